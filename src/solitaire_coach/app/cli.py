@@ -1,0 +1,57 @@
+"""The ``solitaire-coach`` command line.
+
+Each subcommand lives in its own module exposing ``register(subparsers)``, which adds
+its parser and sets ``func`` (called with the parsed arguments, returns an exit code).
+Modules are imported lazily so a problem in one command (say a missing camera
+library) does not break the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# module path -> the subcommands it registers (listed so --help works without importing everything)
+COMMAND_MODULES = [
+    "solitaire_coach.app.cmd_core",       # simulate, coach, replay-log
+]
+
+OPTIONAL_COMMAND_MODULES = [
+    "solitaire_coach.app.cmd_solve",      # solve
+    "solitaire_coach.app.cmd_vision",     # detect, learn-deck
+    "solitaire_coach.app.cmd_live",       # play, record, replay, calibrate, demo
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="solitaire-coach", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    for name in OPTIONAL_COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+"""Core subcommands (filled in by the core issue)."""
+
+
+def register(sub) -> None:
+    pass

@@ -1,0 +1,238 @@
+"""Text formats, parsed and written in one place: the 12-slot snapshot, deal lines and game logs.
+
+Everything here works on strings; reading and writing files (atomically) is done by
+:mod:`solitaire_coach.storage`, outside the pure core.
+
+12-slot snapshot
+    One line of 12 comma-separated codes: slot 1 the top card of the waste, slots 2-5
+    the four foundations (any order), slots 6-12 the top card of tableau columns 1-7.
+    ``XX`` = no card, ``UU`` = could not be read. Optional extra lines follow; the one
+    this module knows is ``runs: <col1>|<col2>|...|<col7>`` giving each column's whole
+    visible face-up run bottom to top (space-separated codes, empty if unknown).
+    Other extra lines, blank lines and ``#`` comments are ignored.
+
+Deal line
+    52 codes separated by spaces: the 28 tableau cards (column 1's card, column 2's two
+    cards bottom to top, ..., column 7's seven), then the 24 stock cards from the top.
+
+Game log
+    Line 1 the deal; then one move per line (``3-5`` or ``3-5 7H``); last line ``won``
+    or ``lost``. ``#`` lines are comments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence, Union
+
+from .cards import Card, CardParseError, check_permutation
+from .moves import Move, MoveParseError
+
+
+class SnapshotParseError(ValueError):
+    """A snapshot line that cannot be read; the message names the slot and the text."""
+
+
+class DealParseError(ValueError):
+    """A deal line that is not a permutation of the 52 cards."""
+
+
+class LogParseError(ValueError):
+    """A malformed game log; the message names the line."""
+
+
+class SlotMark:
+    """``EMPTY`` (``XX``, no card) or ``UNKNOWN`` (``UU``, unreadable)."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+    def __repr__(self) -> str:
+        return self.code
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_slot_mark, (self.code,))
+
+
+def _slot_mark(code: str) -> "SlotMark":
+    return EMPTY if code == "XX" else UNKNOWN
+
+
+EMPTY = SlotMark("XX")
+UNKNOWN = SlotMark("UU")
+
+SlotValue = Union[Card, SlotMark]
+
+SLOT_NAMES = ("waste",) + tuple(f"foundation {i}" for i in range(1, 5)) + tuple(f"column {i}" for i in range(1, 8))
+
+
+def slot_name(index: int) -> str:
+    """Human name of 0-based slot ``index`` (``slot 6 (column 1)``)."""
+    return f"slot {index + 1} ({SLOT_NAMES[index]})"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the camera saw: 12 slot values plus, optionally, each column's visible run."""
+
+    slots: tuple[SlotValue, ...]
+    runs: tuple[tuple[Card, ...] | None, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.slots) != 12:
+            raise SnapshotParseError(f"a snapshot has 12 slots, not {len(self.slots)}")
+
+    @property
+    def waste(self) -> SlotValue:
+        return self.slots[0]
+
+    @property
+    def foundations(self) -> tuple[SlotValue, ...]:
+        return self.slots[1:5]
+
+    @property
+    def columns(self) -> tuple[SlotValue, ...]:
+        return self.slots[5:12]
+
+    def line(self) -> str:
+        return ",".join(v.code for v in self.slots)
+
+    def text(self) -> str:
+        """The whole snapshot file content (slot line, then a runs line if known)."""
+        out = self.line() + "\n"
+        if self.runs is not None:
+            out += "runs: " + "|".join(" ".join(c.code for c in run) if run else "" for run in self.runs) + "\n"
+        return out
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+def parse_slot(text: str, index: int) -> SlotValue:
+    t = text.strip().upper()
+    if t == "XX":
+        return EMPTY
+    if t == "UU":
+        return UNKNOWN
+    try:
+        return Card.parse(t)
+    except CardParseError:
+        raise SnapshotParseError(
+            f"{slot_name(index)}: {text.strip()!r} is not a card code, XX (empty) or UU (unreadable)") from None
+
+
+def parse_snapshot(text: str) -> Snapshot:
+    """Parse snapshot text (the slot line and optional extra lines)."""
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise SnapshotParseError("empty snapshot: expected one line of 12 comma-separated slots")
+    fields = lines[0].split(",")
+    if len(fields) != 12:
+        raise SnapshotParseError(f"line 1: expected 12 comma-separated slots, found {len(fields)}: {lines[0].strip()!r}")
+    slots = tuple(parse_slot(f, i) for i, f in enumerate(fields))
+    runs = None
+    for n, ln in enumerate(lines[1:], start=2):
+        key, sep, value = ln.partition(":")
+        if sep and key.strip().lower() == "runs":
+            groups = value.split("|")
+            if len(groups) != 7:
+                raise SnapshotParseError(f"line {n}: runs needs 7 columns separated by '|', found {len(groups)}")
+            parsed = []
+            for col, group in enumerate(groups):
+                try:
+                    parsed.append(tuple(Card.parse(t) for t in group.split()) or None)
+                except CardParseError as exc:
+                    raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {exc}") from None
+            runs = tuple(parsed)
+    return Snapshot(slots, runs)
+
+
+def format_deal(deal: Sequence[Card]) -> str:
+    return " ".join(c.code for c in deal)
+
+
+def parse_deal(line: str) -> list[Card]:
+    """Parse a deal line; raise DealParseError naming bad codes, duplicates and missing cards."""
+    codes = line.split()
+    cards = []
+    for i, code in enumerate(codes):
+        try:
+            cards.append(Card.parse(code))
+        except CardParseError as exc:
+            raise DealParseError(f"card {i + 1} of the deal: {exc}") from None
+    try:
+        check_permutation(cards)
+    except ValueError as exc:
+        raise DealParseError(f"deal: {exc}") from None
+    return cards
+
+
+def parse_deals(text: str) -> list[list[Card]]:
+    """Parse a deal file: one deal per line, ``#`` comments and blank lines ignored."""
+    deals = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            deals.append(parse_deal(line))
+        except DealParseError as exc:
+            raise DealParseError(f"line {n}: {exc}") from None
+    return deals
+
+
+@dataclass(frozen=True)
+class GameLog:
+    """A deal, the moves played (with the moved card, if recorded) and the result."""
+
+    deal: tuple[Card, ...]
+    moves: tuple[Move, ...]
+    cards: tuple[Card | None, ...]
+    result: str | None  # "won", "lost" or None (unfinished)
+
+    def text(self) -> str:
+        lines = [format_deal(self.deal)]
+        for move, card in zip(self.moves, self.cards):
+            lines.append(move.text + (f" {card.code}" if card is not None else ""))
+        if self.result:
+            lines.append(self.result)
+        return "\n".join(lines) + "\n"
+
+
+def format_log(deal: Sequence[Card], moves: Iterable[Move], cards: Iterable[Card | None] | None = None,
+               result: str | None = None) -> str:
+    moves = tuple(moves)
+    cards_t = tuple(cards) if cards is not None else (None,) * len(moves)
+    return GameLog(tuple(deal), moves, cards_t, result).text()
+
+
+def parse_log(text: str) -> GameLog:
+    """Parse a game log; errors name the line number and the text found."""
+    lines = [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise LogParseError("empty game log: the first line must be a deal")
+    n0, first = lines[0]
+    try:
+        deal = tuple(parse_deal(first))
+    except DealParseError as exc:
+        raise LogParseError(f"line {n0}: {exc}") from None
+    moves, cards, result = [], [], None
+    for n, line in lines[1:]:
+        if result is not None:
+            raise LogParseError(f"line {n}: {line!r} after the result line {result!r}")
+        if line.lower() in ("won", "lost"):
+            result = line.lower()
+            continue
+        parts = line.split()
+        if len(parts) > 2:
+            raise LogParseError(f"line {n}: {line!r}: expected a move and at most one card")
+        try:
+            moves.append(Move.parse(parts[0]))
+            cards.append(Card.parse(parts[1]) if len(parts) == 2 else None)
+        except (MoveParseError, CardParseError) as exc:
+            raise LogParseError(f"line {n}: {exc}") from None
+    return GameLog(deal, tuple(moves), tuple(cards), result)

@@ -1,0 +1,40 @@
+"""The rule options of a Klondike game, as one immutable value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Klondike rule options.
+
+    The defaults are the original design's rules: draw one card at a time, turn the
+    waste over into a new stock at most 3 times (4 passes through the stock), and a
+    card on a foundation never comes back to the tableau.
+
+    ``redeal_limit`` is the number of times the waste may be turned over; ``None``
+    means unlimited.
+    """
+
+    draw_count: int = 1
+    redeal_limit: int | None = 3
+    foundation_return: bool = False
+
+    def __post_init__(self) -> None:
+        if self.draw_count not in (1, 3):
+            raise ValueError(f"draw count must be 1 or 3, not {self.draw_count}")
+        if self.redeal_limit is not None and self.redeal_limit < 0:
+            raise ValueError(f"redeal limit must be 0 or more, not {self.redeal_limit}")
+
+    def describe(self) -> str:
+        redeals = "unlimited redeals" if self.redeal_limit is None else f"{self.redeal_limit} redeals"
+        back = ", foundation cards may come back" if self.foundation_return else ""
+        return f"draw {self.draw_count}, {redeals}{back}"
+
+    def redeals_left(self, used: int) -> int | None:
+        """How many more times the waste may be turned over (None: unlimited)."""
+        return None if self.redeal_limit is None else max(0, self.redeal_limit - used)
+
+
+DEFAULT_RULES = Rules()
