@@ -1,5 +1,167 @@
-"""Core subcommands (filled in by the core issue)."""
+"""Core subcommands: ``simulate``, ``coach`` and ``check-log``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..core.advisor import STRATEGY_FACTORIES, make_strategy
+from ..core.moves import IllegalMoveError
+from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log
+from ..core.rules import Rules
+from ..core.state import GameState, deal_for_seed
+from .coach import CoachSession, run_file_loop
+from .journal import Journal
+
+
+def default_strategy() -> str:
+    return "best" if "best" in STRATEGY_FACTORIES else "baseline"
+
+
+def add_rules_arguments(p) -> None:
+    p.add_argument("--draw", type=int, choices=(1, 3), default=1, help="cards turned from the stock at a time (default 1)")
+    p.add_argument("--redeals", default="3", help="times the waste may be turned over: a number or 'unlimited' (default 3)")
+    p.add_argument("--foundation-return", action="store_true", help="cards may come back from the foundations")
+
+
+def rules_from_args(args) -> Rules:
+    text = str(args.redeals).strip().lower()
+    if text in ("unlimited", "inf", "none", "-1"):
+        limit = None
+    else:
+        try:
+            limit = int(text)
+        except ValueError:
+            raise SystemExit(f"--redeals: {args.redeals!r} is not a number or 'unlimited'")
+    return Rules(draw_count=args.draw, redeal_limit=limit, foundation_return=args.foundation_return)
 
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser("simulate", help="play whole games on the virtual table and report the win rate")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--deals", type=Path, help="file of deal lines")
+    src.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
+    p.add_argument("--count", type=int, default=100, help="number of seeded deals (default 100)")
+    p.add_argument("--strategy", default=None, help=f"advisor strategy (default {default_strategy()})")
+    p.add_argument("--think-time", type=float, default=None, help="seconds per decision for searching strategies")
+    add_rules_arguments(p)
+    p.add_argument("--logs", type=Path, help="write one game log per deal into this folder")
+    p.add_argument("--json", action="store_true", help="print JSON lines instead of text")
+    p.add_argument("--workers", type=int, default=1, help="processes to spread deals over")
+    p.add_argument("--ceiling", action="store_true", help="also solve each deal with full information (the ceiling)")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.set_defaults(func=cmd_simulate)
+
+    c = sub.add_parser("coach", help="coach a game from a snapshot file written by a detector")
+    c.add_argument("--snapshot-file", type=Path, required=True, help="the 12-slot snapshot file to watch")
+    c.add_argument("--journal", type=Path, help="journal file (default: beside the snapshot file)")
+    c.add_argument("--new", action="store_true", help="start a new game even if a journal exists")
+    c.add_argument("--strategy", default=None, help=f"advisor strategy (default {default_strategy()})")
+    c.add_argument("--think-time", type=float, default=None)
+    c.add_argument("--exit-when-done", action="store_true", help="quit when the game is won or lost")
+    add_rules_arguments(c)
+    c.set_defaults(func=cmd_coach)
+
+    k = sub.add_parser("check-log", help="replay game logs and check every move is legal")
+    k.add_argument("logs", nargs="+", type=Path)
+    add_rules_arguments(k)
+    k.set_defaults(func=cmd_check_log)
+
+
+def _strategy_options(args) -> dict:
+    return {"think_time": args.think_time} if args.think_time is not None else {}
+
+
+def cmd_simulate(args) -> int:
+    from .simulate import run_games, summarize, write_log
+
+    rules = rules_from_args(args)
+    strategy = args.strategy or default_strategy()
+    make_strategy(strategy)  # fail early on an unknown name
+    if args.deals:
+        try:
+            deals = parse_deals(args.deals.read_text(encoding="utf-8"))
+        except (OSError, DealParseError) as exc:
+            print(f"error: {args.deals}: {exc}", file=sys.stderr)
+            return 2
+        labelled = [(f"deal-{i + 1:04d}", d) for i, d in enumerate(deals)]
+    else:
+        labelled = [(f"seed-{s}", deal_for_seed(s)) for s in range(args.seed, args.seed + args.count)]
+    if not args.json and not args.quiet:
+        print(f"simulate: {len(labelled)} deals, strategy {strategy}, {rules.describe()}, {args.workers} worker(s)")
+    records = []
+    for rec in run_games(labelled, strategy, rules, workers=args.workers, strategy_options=_strategy_options(args)):
+        records.append(rec)
+        if args.logs:
+            write_log(args.logs, rec)
+        if args.json:
+            print(json.dumps({"deal": rec.label, "result": rec.result, "moves": len(rec.moves),
+                              "seconds": round(rec.seconds, 4)}), flush=True)
+        elif not args.quiet:
+            print(f"{rec.label}: {rec.result} in {len(rec.moves)} moves, {rec.seconds:.3f} s "
+                  f"[{len(records)}/{len(labelled)}]", flush=True)
+    summary = summarize(records)
+    summary["strategy"] = strategy
+    summary["rules"] = rules.describe()
+    if args.ceiling:
+        summary.update(_ceiling([d for _, d in labelled], rules, summary["wins"]))
+    if args.json:
+        print(json.dumps({"summary": summary}))
+    else:
+        lo, hi = summary["ci95"]
+        print(f"games {summary['games']}, wins {summary['wins']}, win rate {summary['win_rate']:.1%} "
+              f"(95% CI {lo:.1%}-{hi:.1%}), median {summary['median_ms_per_move']:.2f} ms per move, "
+              f"think median {summary['median_think_ms']:.2f} ms p99 {summary['p99_think_ms']:.2f} ms")
+        if "ceiling_won" in summary:
+            print(f"ceiling (full information): won {summary['ceiling_won']}, proven lost {summary['ceiling_lost']}, "
+                  f"unknown {summary['ceiling_unknown']}; strategy wins / winnable = {summary['ratio_to_ceiling']:.1%}")
+    return 0
+
+
+def _ceiling(deals, rules: Rules, wins: int) -> dict:
+    try:
+        from ..core.solver import solve
+    except ImportError:
+        print("warning: no solver available; --ceiling skipped", file=sys.stderr)
+        return {}
+    won = lost = unknown = 0
+    for deal in deals:
+        result = solve(GameState.from_deal(deal, rules))
+        won += result.status == "won"
+        lost += result.status == "lost"
+        unknown += result.status == "unknown"
+    return {"ceiling_won": won, "ceiling_lost": lost, "ceiling_unknown": unknown,
+            "ratio_to_ceiling": wins / won if won else 0.0}
+
+
+def cmd_coach(args) -> int:
+    rules = rules_from_args(args)
+    strategy = make_strategy(args.strategy or default_strategy(), **_strategy_options(args))
+    journal = Journal(args.journal) if args.journal else Journal.beside(args.snapshot_file)
+    session = CoachSession(rules, strategy, journal, say=lambda s: print(s, flush=True), resume=not args.new)
+    return run_file_loop(session, args.snapshot_file, exit_when_done=args.exit_when_done)
+
+
+def cmd_check_log(args) -> int:
+    rules = rules_from_args(args)
+    bad = 0
+    for path in args.logs:
+        try:
+            log = parse_log(path.read_text(encoding="utf-8"))
+            state = GameState.from_deal(log.deal, rules)
+            for n, (move, card) in enumerate(zip(log.moves, log.cards), start=1):
+                moved = state.moving_cards(move) if move.kind.value not in ("draw", "redeal") else ()
+                if card is not None and moved and moved[0] is not card:
+                    raise IllegalMoveError(f"move {n} ({move.text}) moves {moved[0].symbol}, the log says {card.symbol}")
+                try:
+                    state = state.play(move)
+                except IllegalMoveError as exc:
+                    raise IllegalMoveError(f"move {n} ({move.text}): {exc}") from None
+            if log.result == "won" and not state.is_won():
+                raise IllegalMoveError("the log says won but the foundations are not complete")
+            print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")
+        except (OSError, LogParseError, IllegalMoveError) as exc:
+            bad += 1
+            print(f"{path}: {exc}")
+    return 1 if bad else 0

@@ -1,0 +1,128 @@
+"""The snapshot-file coach: the original design's loop.
+
+Wait until the snapshot file changes (or Enter is pressed), read it, update the
+tracker, print the advice; ``q`` quits. The tracker is journalled after each accepted
+snapshot, so a restart resumes the same game.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import time
+from pathlib import Path
+from typing import Callable, TextIO
+
+from ..core.advisor import Advice, Strategy
+from ..core.notation import SnapshotParseError, parse_snapshot
+from ..core.rules import Rules
+from ..core.tracker import TableTracker, TrackerReport
+from .journal import Journal, JournalError
+
+
+class CoachSession:
+    """One coached game: snapshot text in, report and advice out. No I/O but the journal."""
+
+    def __init__(self, rules: Rules, strategy: Strategy, journal: Journal | None = None,
+                 say: Callable[[str], None] = print, resume: bool = True) -> None:
+        self.strategy = strategy
+        self.journal = journal
+        self.say = say
+        self.tracker = TableTracker(rules)
+        self.last_advice: Advice | None = None
+        if journal is not None and resume:
+            try:
+                loaded = journal.load()
+            except JournalError as exc:
+                aside = journal.set_aside()
+                say(f"warning: {exc}; moved it to {aside.name} and starting a new game")
+                loaded = None
+            if loaded is not None:
+                if loaded.rules != rules:
+                    say(f"note: the journal's game uses {loaded.rules.describe()}; continuing with those rules")
+                self.tracker = loaded
+                say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far)")
+
+    def process_text(self, text: str, where: str = "snapshot") -> TrackerReport | None:
+        """Read one snapshot text; print what happened and the advice. Bad text changes nothing."""
+        try:
+            snap = parse_snapshot(text)
+        except SnapshotParseError as exc:
+            self.say(f"bad snapshot in {where}: {exc} (the game is unchanged)")
+            return None
+        report = self.tracker.update(snap)
+        if report.kind == "moves":
+            advised = self.last_advice.move if self.last_advice and self.last_advice.status == "move" else None
+            played = " then ".join(m.text for m in report.moves)
+            if advised is not None and report.moves[0] != advised:
+                self.say(f"you played {played} instead of the advised {advised.text}: that is legal, new advice follows")
+            else:
+                self.say(f"seen: {played}")
+        elif report.kind == "inconsistent":
+            self.say(f"that is not a legal continuation: {report.message} (the game is unchanged)")
+        elif report.message:
+            self.say(report.message)
+        if report.accepted:
+            if self.journal is not None and report.kind != "no change":
+                self.journal.save(self.tracker)
+            if self.tracker.state is not None:
+                self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
+                self.say("advice: " + self.last_advice.line())
+        return report
+
+    @property
+    def finished(self) -> bool:
+        return self.last_advice is not None and self.last_advice.status in ("won", "lost")
+
+
+def _file_signature(path: Path):
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, poll_s: float = 0.1,
+                  exit_when_done: bool = False) -> int:
+    """Watch ``path``; process it when it changes or when Enter is pressed; ``q`` quits."""
+    session.say(f"watching {path}: press Enter to read it now, q then Enter to quit")
+    last = None
+    interactive = stdin is not None
+    while True:
+        force = False
+        if interactive:
+            try:
+                ready, _, _ = select.select([stdin], [], [], poll_s)
+            except (ValueError, OSError):
+                ready, interactive = [], False
+            if ready:
+                line = stdin.readline()
+                if line == "":
+                    interactive = False  # stdin closed: keep watching the file
+                elif line.strip().lower() in ("q", "quit"):
+                    return 0
+                else:
+                    force = True
+        else:
+            time.sleep(poll_s)
+        sig = _file_signature(path)
+        if sig is None:
+            if force:
+                session.say(f"{path} does not exist yet")
+            continue
+        if sig != last or force:
+            last = sig
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                session.say(f"cannot read {path}: {exc}")
+                continue
+            session.process_text(text, where=str(path))
+            if exit_when_done and session.finished:
+                return 0
+
+
+def default_snapshot_journal(path: str | os.PathLike) -> Journal:
+    return Journal.beside(path)

@@ -1,0 +1,58 @@
+"""The game journal: the tracker's whole state saved after each accepted snapshot.
+
+A JSON file written atomically, so a crash, a restart or an unplugged camera resumes
+the same game. A journal that cannot be read is never overwritten silently: it is
+renamed aside (``.bad-N``) and the reason is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..core.tracker import TableTracker
+from ..storage import write_json_atomic
+
+JOURNAL_VERSION = 1
+
+
+class JournalError(ValueError):
+    """A journal file that cannot be read back; the message names the file and why."""
+
+
+class Journal:
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def beside(cls, snapshot_path: str | os.PathLike) -> "Journal":
+        """The journal kept next to a snapshot file (``PATH.journal.json``)."""
+        p = Path(snapshot_path)
+        return cls(p.with_name(p.name + ".journal.json"))
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def load(self) -> TableTracker | None:
+        """The saved tracker, or None if there is no journal; raises JournalError if unreadable."""
+        if not self.path.exists():
+            return None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if data.get("version") != JOURNAL_VERSION:
+                raise ValueError(f"version {data.get('version')!r}, expected {JOURNAL_VERSION}")
+            return TableTracker.from_dict(data["tracker"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise JournalError(f"{self.path}: cannot read the journal: {exc}") from None
+
+    def save(self, tracker: TableTracker) -> None:
+        write_json_atomic(self.path, {"version": JOURNAL_VERSION, "tracker": tracker.to_dict()})
+
+    def set_aside(self) -> Path:
+        """Rename an unreadable journal out of the way; returns its new name."""
+        n = 1
+        while (target := self.path.with_name(f"{self.path.name}.bad-{n}")).exists():
+            n += 1
+        self.path.rename(target)
+        return target

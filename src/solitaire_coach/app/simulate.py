@@ -1,0 +1,121 @@
+"""Whole games on the virtual table, through the same tracker and advisor as the live coach."""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..core.advisor import make_strategy
+from ..core.cards import Card
+from ..core.moves import Move
+from ..core.notation import format_log
+from ..core.rules import DEFAULT_RULES, Rules
+from ..core.tracker import TableTracker
+from ..core.virtual_table import OutOfSyncError, VirtualTable, check_in_sync
+from ..storage import write_atomic
+
+
+@dataclass
+class GameRecord:
+    """The outcome of one simulated game."""
+
+    deal: tuple[Card, ...]
+    moves: list[Move] = field(default_factory=list)
+    cards: list[Card | None] = field(default_factory=list)
+    result: str = "lost"
+    seconds: float = 0.0
+    think_ms: list[float] = field(default_factory=list)
+    label: str = ""
+
+    def log_text(self) -> str:
+        return format_log(self.deal, self.moves, self.cards, self.result)
+
+
+def play_game(deal: Sequence[Card], strategy_name: str = "baseline", rules: Rules = DEFAULT_RULES,
+              max_moves: int = 1500, check_sync: bool = True, strategy_options: dict | None = None,
+              label: str = "") -> GameRecord:
+    """Play ``deal`` on a virtual table: advice from the tracker's knowledge only, the
+    advised move done on the true layout, the camera's snapshot fed back to the tracker."""
+    strategy = make_strategy(strategy_name, **(strategy_options or {}))
+    table = VirtualTable.from_deal(deal, rules)
+    tracker = TableTracker(rules)
+    record = GameRecord(tuple(deal), label=label)
+    start = time.perf_counter()
+    report = tracker.update(table.snapshot())
+    if report.kind != "started":
+        raise OutOfSyncError(f"the tracker did not start the game: {report.message}")
+    for _ in range(max_moves):
+        t0 = time.perf_counter()
+        advice = strategy.advise(tracker.state, tracker.history)
+        record.think_ms.append((time.perf_counter() - t0) * 1000)
+        if advice.status == "won":
+            record.result = "won"
+            break
+        if advice.status != "move":
+            break
+        cards = table.perform(advice.move)
+        record.moves.append(advice.move)
+        record.cards.append(cards[0] if cards else None)
+        report = tracker.update(table.snapshot())
+        if report.kind != "moves":
+            raise OutOfSyncError(f"after {advice.move.text} the tracker reported {report.kind}: {report.message}")
+        if check_sync:
+            check_in_sync(tracker.state, table.state)
+    if table.state.is_won():
+        record.result = "won"
+    record.seconds = time.perf_counter() - start
+    return record
+
+
+def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a win rate."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _play_job(job):
+    deal, strategy, rules, options, label = job
+    return play_game(deal, strategy, rules, strategy_options=options, label=label)
+
+
+def run_games(deals: Iterable[tuple[str, Sequence[Card]]], strategy_name: str, rules: Rules,
+              workers: int = 1, strategy_options: dict | None = None):
+    """Yield GameRecords (in deal order) for labelled deals, over ``workers`` processes."""
+    jobs = [(tuple(deal), strategy_name, rules, strategy_options or {}, label) for label, deal in deals]
+    if workers <= 1:
+        for job in jobs:
+            yield _play_job(job)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_play_job, jobs, chunksize=4)
+
+
+def summarize(records: list[GameRecord]) -> dict:
+    n = len(records)
+    wins = sum(r.result == "won" for r in records)
+    lo, hi = wilson_interval(wins, n)
+    think = sorted(t for r in records for t in r.think_ms)
+    per_move = [r.seconds * 1000 / max(1, len(r.moves)) for r in records]
+    return {
+        "games": n, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [lo, hi],
+        "median_ms_per_move": statistics.median(per_move) if per_move else 0.0,
+        "median_think_ms": statistics.median(think) if think else 0.0,
+        "p99_think_ms": think[min(len(think) - 1, int(0.99 * len(think)))] if think else 0.0,
+    }
+
+
+def write_log(directory: str | os.PathLike, record: GameRecord) -> Path:
+    path = Path(directory) / f"{record.label}.log"
+    write_atomic(path, record.log_text())
+    return path

@@ -1,0 +1,369 @@
+"""The table tracker: merges each 12-slot snapshot into the full game state.
+
+The camera shows only the top card of each pile; the tracker remembers everything
+else: how many face-down cards each column has, every column's face-up run, the
+foundations, the stock and waste (contents and order, as far as seen) and the redeals
+used. Unknown cards are ``None`` in its :class:`GameState`, so it never claims to know
+a face-down card.
+
+On each snapshot it looks for the shortest sequence of legal moves that explains the
+change (iterative deepening over moves, where a run of stock turns and redeals counts
+as one step, up to :attr:`TableTracker.max_steps` steps) and reports one of
+
+* ``started``      the first snapshot of a fresh deal started a game;
+* ``moves``        the move(s) the player made (``report.moves``);
+* ``revealed``     no move, but a card that was unknown was seen (a late flip);
+* ``no change``    nothing happened;
+* ``waiting``      the snapshot cannot start a game yet (for instance a UU column);
+* ``inconsistent`` the snapshot cannot follow from the last state by legal moves. The
+  message names the slot, what was expected and what was seen (or an illegal
+  placement: "5♥ was put on 7♣: take it back"). The state is kept, so the next good
+  snapshot continues the game.
+
+Decisions (documented here because the issue leaves them open):
+
+* A column whose newly exposed card has not been turned yet may read ``UU`` or ``XX``
+  (the detector sees a card back, which has no code of its own).
+* Foundation slots are compared as a set of piles, in any order; ``UU`` matches any.
+* When several sequences explain a snapshot equally, the first found wins (moves to
+  the foundation before column moves before waste moves before stock turns).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterator
+
+from .cards import KING, Card
+from .moves import IllegalMoveError, Move, MoveKind
+from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, slot_name
+from .rules import DEFAULT_RULES, Rules
+from .state import COLUMN_COUNT, GameState
+
+
+@dataclass(frozen=True)
+class TrackerReport:
+    kind: str
+    moves: tuple[Move, ...] = ()
+    message: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        """True if the snapshot was merged into the state (anything but inconsistent/waiting)."""
+        return self.kind in ("started", "moves", "revealed", "no change")
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def _view_matches(state: GameState, snap: Snapshot) -> GameState | None:
+    """If ``snap`` is what a camera could see of ``state``, return ``state`` with the
+    unknown cards that the snapshot shows filled in; else None."""
+    try:
+        return _merge_view(state, snap)
+    except _Mismatch:
+        return None
+
+
+def _merge_view(state: GameState, snap: Snapshot) -> GameState:
+    reveals: list[tuple[str, int, Card]] = []
+    # waste
+    w = snap.waste
+    if state.waste:
+        top = state.waste[-1]
+        if top is None:
+            if isinstance(w, Card):
+                reveals.append(("waste", 0, w))
+            elif w is EMPTY:
+                raise _Mismatch
+        elif w is not UNKNOWN and w is not top:
+            raise _Mismatch
+    elif w is not EMPTY and w is not UNKNOWN:
+        raise _Mismatch
+    # foundations (a set of piles in any order)
+    unknown_slots = 0
+    empty_slots = 0
+    shown_suits = set()
+    for v in snap.foundations:
+        if v is UNKNOWN:
+            unknown_slots += 1
+        elif v is EMPTY:
+            empty_slots += 1
+        else:
+            if state.foundations[v.suit] != v.rank or v.suit in shown_suits:
+                raise _Mismatch
+            shown_suits.add(v.suit)
+    empty_piles = sum(1 for h in state.foundations if h == 0)
+    if empty_slots > empty_piles:
+        raise _Mismatch
+    if unknown_slots == 0 and len(shown_suits) != 4 - empty_piles:
+        raise _Mismatch
+    # columns
+    for i, v in enumerate(snap.columns):
+        run = state.faceup[i]
+        if run:
+            if v is not UNKNOWN and v is not run[-1]:
+                raise _Mismatch
+        elif state.hidden[i]:
+            h = state.hidden[i][-1]
+            if isinstance(v, Card):
+                if h is not None and h is not v:
+                    raise _Mismatch
+                reveals.append(("column", i, v))
+        elif v is not EMPTY and v is not UNKNOWN:
+            raise _Mismatch
+    if snap.runs is not None:
+        for i, seen in enumerate(snap.runs):
+            if seen is None:
+                continue
+            run = state.faceup[i]
+            if not run and any(r[0] == "column" and r[1] == i for r in reveals):
+                run = (seen[-1],)
+            if tuple(run[-len(seen):]) != tuple(seen) or len(seen) > len(run):
+                raise _Mismatch
+    if not reveals:
+        return state
+    cards = [c for _, _, c in reveals]
+    if len(set(cards)) != len(cards):
+        raise _Mismatch
+    known = state.known_cards()
+    if any(c in known for c in cards):
+        raise _Mismatch
+    for where, i, card in reveals:
+        state = state.reveal_waste(card) if where == "waste" else state.reveal_column(i, card)
+    return state
+
+
+def _stock_cycle(state: GameState) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+    """Positions reached by 1, 2, ... consecutive stock turns/redeals (one full cycle at most)."""
+    moves: list[Move] = []
+    limit = len(state.stock) + len(state.waste) + 1
+    for _ in range(limit):
+        if state.stock:
+            move = Move.draw()
+        elif state.waste and state.redeals_left() != 0:
+            move = Move.redeal()
+        else:
+            return
+        state = state.play(move)
+        moves.append(move)
+        yield tuple(moves), state
+
+
+def _steps(state: GameState) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+    """One tracker step: a single non-stock move, or a run of stock turns."""
+    for move in state.legal_moves(include_pointless=True):
+        if move.kind in (MoveKind.DRAW, MoveKind.REDEAL):
+            continue
+        yield (move,), state.play(move)
+    yield from _stock_cycle(state)
+
+
+class TableTracker:
+    """Follows a game from snapshots. ``max_steps`` bounds how many steps (moves, or
+    runs of stock turns) may happen between two snapshots; ``node_limit`` bounds the
+    search per snapshot."""
+
+    def __init__(self, rules: Rules = DEFAULT_RULES, state: GameState | None = None,
+                 history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000) -> None:
+        self.rules = rules
+        self.state = state
+        self.history: list[Move] = list(history or [])
+        self.max_steps = max_steps
+        self.node_limit = node_limit
+
+    # starting -------------------------------------------------------------------------
+    def _start(self, snap: Snapshot) -> TrackerReport:
+        problems = []
+        for i, v in enumerate(snap.columns):
+            if not isinstance(v, Card):
+                problems.append(f"{slot_name(5 + i)}: a fresh deal shows a card here, saw {v.code}")
+        if not isinstance(snap.waste, Card):
+            problems.append(f"{slot_name(0)}: a fresh deal has the first stock card turned onto the waste, saw {snap.waste.code}")
+        for i, v in enumerate(snap.foundations):
+            if isinstance(v, Card):
+                problems.append(f"{slot_name(1 + i)}: a fresh deal has empty foundations, saw {v.code}")
+        cards = [v for v in (snap.waste, *snap.columns) if isinstance(v, Card)]
+        dupes = sorted({c.code for c in cards if cards.count(c) > 1})
+        if dupes:
+            problems.append("the same card is seen twice: " + " ".join(dupes))
+        if problems:
+            return TrackerReport("waiting", (), "cannot start a game: " + "; ".join(problems))
+        n = self.rules.draw_count
+        hidden = tuple((None,) * i for i in range(COLUMN_COUNT))
+        faceup = tuple((v,) for v in snap.columns)
+        state = GameState(hidden, faceup, (None,) * (24 - n), (None,) * (n - 1) + (snap.waste,), rules=self.rules)
+        self.state = state
+        self.history = []
+        return TrackerReport("started", (), "new game started: " + snap.line())
+
+    # updating -------------------------------------------------------------------------
+    def update(self, snap: Snapshot) -> TrackerReport:
+        """Merge one snapshot; see the module docstring for the reports."""
+        if self.state is None:
+            return self._start(snap)
+        state = self.state
+        merged = _view_matches(state, snap)
+        if merged is not None:
+            if merged == state:
+                return TrackerReport("no change")
+            self.state = merged
+            return TrackerReport("revealed", (), "turned over: " + _describe_reveals(state, merged))
+        found = self._search(state, snap)
+        if found is None:
+            return TrackerReport("inconsistent", (), explain_inconsistency(state, snap))
+        moves, new_state = found
+        self.state = new_state
+        self.history.extend(moves)
+        return TrackerReport("moves", moves, "played: " + " ".join(m.text for m in moves))
+
+    def _search(self, state: GameState, snap: Snapshot) -> tuple[tuple[Move, ...], GameState] | None:
+        frontier: list[tuple[tuple[Move, ...], GameState]] = [((), state)]
+        nodes = 0
+        seen = {state}
+        for _depth in range(self.max_steps):
+            next_frontier = []
+            for path, node in frontier:
+                for step, child in _steps(node):
+                    nodes += 1
+                    if child in seen:
+                        continue
+                    seen.add(child)
+                    merged = _view_matches(child, snap)
+                    if merged is not None:
+                        return path + step, merged
+                    next_frontier.append((path + step, child))
+                    if nodes >= self.node_limit:
+                        return None
+            frontier = next_frontier
+        return None
+
+    # journal ---------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """A JSON-ready description of the tracker (rules, state, history)."""
+        return {
+            "rules": {"draw_count": self.rules.draw_count, "redeal_limit": self.rules.redeal_limit,
+                      "foundation_return": self.rules.foundation_return},
+            "state": None if self.state is None else state_to_dict(self.state),
+            "history": [m.text for m in self.history],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TableTracker":
+        rules = Rules(**data["rules"])
+        state = None if data.get("state") is None else state_from_dict(data["state"], rules)
+        return cls(rules, state, [Move.parse(t) for t in data.get("history", [])])
+
+
+def _describe_reveals(before: GameState, after: GameState) -> str:
+    parts = []
+    for i in range(COLUMN_COUNT):
+        if before.faceup[i] != after.faceup[i]:
+            parts.append(f"{after.faceup[i][-1].symbol} in column {i + 1}")
+    if before.waste != after.waste:
+        parts.append(f"{after.waste[-1].symbol} on the waste")
+    return ", ".join(parts)
+
+
+def _code(card: Card | None) -> str:
+    return card.code if card is not None else "??"
+
+
+def state_to_dict(state: GameState) -> dict:
+    return {
+        "hidden": [[_code(c) for c in h] for h in state.hidden],
+        "faceup": [[c.code for c in run] for run in state.faceup],
+        "stock": [_code(c) for c in state.stock],
+        "waste": [_code(c) for c in state.waste],
+        "foundations": list(state.foundations),
+        "redeals_used": state.redeals_used,
+    }
+
+
+def state_from_dict(data: dict, rules: Rules) -> GameState:
+    def card(code: str) -> Card | None:
+        return None if code == "??" else Card.parse(code)
+
+    return GameState(
+        hidden=tuple(tuple(card(c) for c in h) for h in data["hidden"]),
+        faceup=tuple(tuple(Card.parse(c) for c in run) for run in data["faceup"]),
+        stock=tuple(card(c) for c in data["stock"]),
+        waste=tuple(card(c) for c in data["waste"]),
+        foundations=tuple(data["foundations"]),
+        redeals_used=int(data["redeals_used"]),
+        rules=rules,
+    )
+
+
+# explaining a snapshot that cannot follow --------------------------------------------
+
+def _expected_slots(state: GameState) -> list[SlotValue | None]:
+    """What each slot should show (None where the state does not know)."""
+    out: list[SlotValue | None] = []
+    out.append(EMPTY if not state.waste else state.waste[-1])
+    out.extend([None] * 4)
+    for i in range(COLUMN_COUNT):
+        if state.faceup[i]:
+            out.append(state.faceup[i][-1])
+        elif state.hidden[i]:
+            out.append(None)
+        else:
+            out.append(EMPTY)
+    return out
+
+
+def _sym(v: SlotValue | None) -> str:
+    if v is None:
+        return "an unknown card"
+    if isinstance(v, Card):
+        return v.symbol
+    return "no card" if v is EMPTY else "an unreadable card"
+
+
+def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
+    """Why ``snap`` cannot follow from ``state``: an illegal placement if one explains it,
+    else every slot that differs, naming the slot, the expected and the seen card."""
+    placements = []
+    for i, v in enumerate(snap.columns):
+        if not isinstance(v, Card) or (state.faceup[i] and state.faceup[i][-1] is v):
+            continue
+        if v not in _movable_cards(state):
+            continue
+        below = state.column_top(i)
+        if below is not None:
+            if not v.goes_on_tableau(below):
+                placements.append(f"{v.symbol} was put on {below.symbol} in column {i + 1}: take it back")
+        elif not state.hidden[i] and v.rank != KING:
+            placements.append(f"{v.symbol} was put into the empty column {i + 1}, where only a king may go: take it back")
+    for v in snap.foundations:
+        if isinstance(v, Card) and state.foundations[v.suit] + 1 < v.rank and v in _movable_cards(state):
+            have = state.foundation_top(v.suit)
+            where = f"on {have.symbol}" if have else "on an empty foundation"
+            placements.append(f"{v.symbol} was put on the foundation {where}: take it back")
+    if placements:
+        return "; ".join(placements)
+    expected = _expected_slots(state)
+    diffs = []
+    for idx, (exp, seen) in enumerate(zip(expected, snap.slots)):
+        if seen is UNKNOWN or (exp is not None and seen is exp) or 1 <= idx <= 4:
+            continue
+        if exp is None and isinstance(seen, Card):
+            continue
+        diffs.append(f"{slot_name(idx)}: expected {_sym(exp)}, saw {_sym(seen)}")
+    for v in snap.foundations:
+        if isinstance(v, Card) and state.foundations[v.suit] != v.rank:
+            have = state.foundation_top(v.suit)
+            diffs.append(f"foundation {v.suit_code}: expected {_sym(have) if have else 'no card'}, saw {v.symbol}")
+    if not diffs:
+        diffs.append("no sequence of legal moves leads from the last position to this one")
+    return "the table does not follow from the last position by legal moves: " + "; ".join(diffs)
+
+
+def _movable_cards(state: GameState) -> set[Card]:
+    cards: set[Card] = set()
+    if state.waste and state.waste[-1] is not None:
+        cards.add(state.waste[-1])
+    for run in state.faceup:
+        cards.update(run)
+    return cards

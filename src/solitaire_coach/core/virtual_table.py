@@ -1,0 +1,72 @@
+"""A virtual table: the true layout of a real deal, played as the person would.
+
+It applies an advised move to the true layout (flipping newly exposed cards, as the
+person does) and produces the snapshot a camera would see, so whole games run through
+exactly the same tracker and advisor as the live coach.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .cards import Card
+from .moves import Move
+from .notation import EMPTY, Snapshot
+from .rules import DEFAULT_RULES, Rules
+from .state import GameState
+
+
+class OutOfSyncError(AssertionError):
+    """The tracker's picture of the game disagrees with the true layout."""
+
+
+@dataclass
+class VirtualTable:
+    """The true layout. Foundation piles sit in the order their aces were put down."""
+
+    state: GameState
+    pile_suits: list[int] = field(default_factory=list)
+
+    @classmethod
+    def from_deal(cls, deal: Sequence[Card], rules: Rules = DEFAULT_RULES) -> "VirtualTable":
+        return cls(GameState.from_deal(deal, rules))
+
+    def perform(self, move: Move) -> tuple[Card, ...]:
+        """Do ``move`` on the table (raises IllegalMoveError); returns the cards moved."""
+        cards = self.state.moving_cards(move)
+        self.state = self.state.play(move)
+        for suit in range(4):
+            if self.state.foundations[suit] and suit not in self.pile_suits:
+                self.pile_suits.append(suit)
+        self.pile_suits = [s for s in self.pile_suits if self.state.foundations[s]]
+        return cards
+
+    def snapshot(self, with_runs: bool = False) -> Snapshot:
+        """What a perfect detector would write for the table now."""
+        s = self.state
+        waste = s.waste[-1] if s.waste else EMPTY
+        piles = [s.foundation_top(suit) for suit in self.pile_suits]
+        piles += [EMPTY] * (4 - len(piles))
+        columns = [run[-1] if run else EMPTY for run in s.faceup]
+        runs = tuple(run or None for run in s.faceup) if with_runs else None
+        return Snapshot(tuple([waste, *piles, *columns]), runs)
+
+
+def check_in_sync(known: GameState, truth: GameState) -> None:
+    """Raise OutOfSyncError unless every card ``known`` claims is where ``truth`` has it."""
+    problems = []
+    if known.faceup != truth.faceup:
+        problems.append("face-up runs differ")
+    if known.foundations != truth.foundations:
+        problems.append(f"foundations {known.foundations} != {truth.foundations}")
+    if known.redeals_used != truth.redeals_used:
+        problems.append("redeal count differs")
+    for name, a, b in [("stock", known.stock, truth.stock), ("waste", known.waste, truth.waste)] + [
+            (f"column {i + 1} face-down", known.hidden[i], truth.hidden[i]) for i in range(7)]:
+        if len(a) != len(b):
+            problems.append(f"{name}: {len(a)} cards tracked, {len(b)} on the table")
+        elif any(x is not None and x is not y for x, y in zip(a, b)):
+            problems.append(f"{name}: a tracked card is not where the table has it")
+    if problems:
+        raise OutOfSyncError("tracker out of sync: " + "; ".join(problems))
