@@ -1,0 +1,125 @@
+"""Lens calibration against a rendered chessboard from a known camera; table calibration;
+the calibration file."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from solitaire_coach.capture.calibration import (SLOT_KEYS, Calibration, CalibrationError, calibrate_lens,
+                                                 calibrate_table, calibration_path, camera_rays, find_board,
+                                                 load_calibration, make_board_image, random_board_poses,
+                                                 render_board_view, save_calibration)
+
+SQUARE_PX = 60
+SIZE = (960, 540)
+K_TRUE = np.array([[700.0, 0, 478.0], [0, 700.0, 272.0], [0, 0, 1]])
+DIST_TRUE = np.array([-0.12, 0.05, 0.0, 0.0, 0.0])
+
+
+@pytest.fixture(scope="module")
+def board_views():
+    board = make_board_image(square_px=SQUARE_PX)
+    rays = camera_rays(K_TRUE, DIST_TRUE, SIZE, supersample=2)
+    poses = random_board_poses(10, np.random.default_rng(1), distance_mm=420)
+    return [(f"view{i}.png", render_board_view(board, SQUARE_PX, SQUARE_PX, 25.0, rays, r, t, SIZE))
+            for i, (r, t) in enumerate(poses)]
+
+
+def test_recovers_known_camera(board_views):
+    cal = calibrate_lens(board_views)
+    fx, fy = cal.focal_px
+    assert abs(fx - 700.0) / 700.0 < 0.01 and abs(fy - 700.0) / 700.0 < 0.01
+    assert cal.rms_px < 0.5
+    assert abs(cal.camera_matrix[0, 2] - 478.0) < 5 and abs(cal.camera_matrix[1, 2] - 272.0) < 5
+    assert cal.dist_coeffs.ravel()[0] == pytest.approx(-0.12, abs=0.03)
+    assert cal.image_size == SIZE and len(cal.views) == 10
+
+
+def test_unusable_views_are_named(board_views):
+    blank = np.full((SIZE[1], SIZE[0], 3), 90, np.uint8)
+    small = cv2.resize(board_views[0][1], (640, 360))
+    with pytest.raises(CalibrationError, match=r"only 2 usable view.*blank.png: the 9x6 board is not"):
+        calibrate_lens(board_views[:2] + [("blank.png", blank), ("small.png", small)])
+    cal = calibrate_lens(board_views[:6] + [("blank.png", blank), ("small.png", small), ("gone.png", None)])
+    assert len(cal.skipped) == 3 and any("640x360" in s for s in cal.skipped)
+
+
+def test_printable_board_is_found_flat():
+    board = make_board_image(square_px=40)
+    corners = find_board(cv2.cvtColor(board, cv2.COLOR_GRAY2BGR))
+    assert corners is not None and len(corners) == 54
+
+
+def _fresh_deal_picture(w=1280, h=720):
+    """A plain drawing of a freshly dealt game: stock, waste, 7 columns of backs + one face."""
+    img = np.full((h, w, 3), (35, 100, 30), np.uint8)
+    cw, ch, gap = 90, 126, 40
+    x0, y0, y1 = 150, 40, 220
+    truth = {}
+
+    def card(x, y, face):
+        cv2.rectangle(img, (x, y), (x + cw, y + ch), (245, 245, 245) if face else (150, 60, 40), -1)
+        cv2.rectangle(img, (x, y), (x + cw, y + ch), (20, 20, 20), 1)
+
+    card(x0, y0, False)
+    truth["stock"] = (x0 + cw / 2, y0 + ch / 2)
+    card(x0 + cw + gap, y0, True)
+    truth["waste"] = (x0 + cw + gap + cw / 2, y0 + ch / 2)
+    for c in range(7):
+        x = x0 + c * (cw + gap)
+        for k in range(c + 1):
+            card(x, y1 + 22 * k, k == c)
+        truth[f"column {c + 1}"] = (x + cw / 2, y1 + ch / 2)
+        if c >= 3:
+            truth[f"foundation {c - 2}"] = (x + cw / 2, y0 + ch / 2)
+    return img, truth, (cw, ch)
+
+
+def test_table_calibration_finds_the_twelve_slots():
+    img, truth, (cw, ch) = _fresh_deal_picture()
+    table = calibrate_table(img)
+    assert tuple(table.slots) == SLOT_KEYS
+    for key, (x, y) in truth.items():
+        sx, sy = table.slots[key]
+        assert abs(sx - x) < 4 and abs(sy - y) < 4, key
+    assert table.card_size_px[0] == pytest.approx(cw, abs=3) and table.card_size_px[1] == pytest.approx(ch, abs=3)
+    # the homography maps the waste card to a 63 x 88 mm rectangle
+    quad = np.array(table.quads["waste"], np.float32).reshape(-1, 1, 2)
+    mm = cv2.perspectiveTransform(quad, table.homography).reshape(-1, 2)
+    assert np.linalg.norm(mm[1] - mm[0]) == pytest.approx(63, abs=0.5)
+
+
+def test_table_calibration_says_what_is_wrong():
+    img = np.full((720, 1280, 3), (35, 100, 30), np.uint8)
+    with pytest.raises(CalibrationError, match="found 0 card region"):
+        calibrate_table(img)
+
+
+def test_calibration_file_round_trip(tmp_path, board_views):
+    lens = calibrate_lens(board_views[:6])
+    img, _, _ = _fresh_deal_picture()
+    cal = Calibration("desk", lens, calibrate_table(img, lens))
+    path = save_calibration(cal, calibration_path("desk", tmp_path))
+    assert path == tmp_path / "desk.json"
+    d = load_calibration("desk", tmp_path)
+    assert set(d["slots"]) == set(SLOT_KEYS) and len(d["card_size_px"]) == 2
+    assert d["camera"]["reprojection_error_px"] < 0.5
+    assert "plane_rvec" in d["table"]
+    json.loads(path.read_text())              # readable JSON, nothing pickled
+
+
+def test_bad_calibration_files(tmp_path):
+    with pytest.raises(CalibrationError, match="no file"):
+        load_calibration("nothing", tmp_path)
+    (tmp_path / "bad.json").write_text("{ nope")
+    with pytest.raises(CalibrationError, match="not valid JSON"):
+        load_calibration("bad", tmp_path)
+    (tmp_path / "odd.json").write_text(json.dumps({"slots": {"column 9": [1, 2]}}))
+    with pytest.raises(CalibrationError, match="unknown slot 'column 9'"):
+        load_calibration("odd", tmp_path)
+    with pytest.raises(CalibrationError, match="letters, digits"):
+        calibration_path("../etc/x")

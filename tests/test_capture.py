@@ -1,0 +1,287 @@
+"""Frame sources, the serial trigger (pyserial loop:// and a pty pair) and the read gate."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import cv2
+import numpy as np
+import pytest
+import serial
+
+from solitaire_coach.capture.gate import HandCheck, MotionMeter, ReadGate
+from solitaire_coach.capture.serial_trigger import SerialTrigger, ascii_line
+from solitaire_coach.capture.sources import (CameraSource, FolderSource, SourceError, VideoFileSource, iter_frames,
+                                             open_source)
+
+
+def _table(seed: int = 0, w: int = 320, h: int = 180) -> np.ndarray:
+    img = np.full((h, w, 3), (40, 110, 30), np.uint8)
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        x, y = int(rng.integers(0, w - 40)), int(rng.integers(0, h - 50))
+        cv2.rectangle(img, (x, y), (x + 30, y + 45), (240, 240, 240), -1)
+    return img
+
+
+# ----------------------------------------------------------------------------- sources
+def test_folder_source_natural_order_and_bad_file(tmp_path):
+    for i in (10, 2, 1):
+        cv2.imwrite(str(tmp_path / f"frame_{i}.png"), _table(i))
+    (tmp_path / "frame_5.png").write_bytes(b"not an image")
+    (tmp_path / "notes.txt").write_text("ignored")
+    warnings = []
+    src = FolderSource(tmp_path, warn=warnings.append)
+    names = [f.name for f in iter_frames(src)]
+    assert names == ["frame_1.png", "frame_2.png", "frame_10.png"]
+    assert len(warnings) == 1 and "frame_5.png" in warnings[0]
+
+
+def test_folder_source_errors_name_the_folder(tmp_path):
+    with pytest.raises(SourceError, match="does not exist"):
+        FolderSource(tmp_path / "nope")
+    with pytest.raises(SourceError, match="holds no images"):
+        FolderSource(tmp_path)
+
+
+def test_video_file_source_reads_all_frames(tmp_path):
+    path = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (320, 180))
+    assert writer.isOpened()
+    for i in range(6):
+        writer.write(_table(i))
+    writer.release()
+    src = open_source(frames=path)
+    assert isinstance(src, VideoFileSource)
+    frames = list(iter_frames(src))
+    assert len(frames) == 6 and frames[0].image.shape == (180, 320, 3)
+    with pytest.raises(SourceError, match="not a video"):
+        open_source(frames=__file__)
+
+
+class FakeCapture:
+    """Stands in for cv2.VideoCapture: a camera that can be unplugged and plugged back."""
+
+    def __init__(self, rig):
+        self.rig = rig
+        self.open = rig["plugged"]
+
+    def isOpened(self):
+        return self.open
+
+    def set(self, *args):
+        return True
+
+    def read(self):
+        if not self.rig["plugged"]:
+            return False, None
+        return True, _table(0)
+
+    def release(self):
+        self.open = False
+
+
+def test_camera_unplugged_and_back_never_raises():
+    rig = {"plugged": True}
+    now = [0.0]
+    warnings = []
+    cam = CameraSource(0, opener=lambda dev: FakeCapture(rig), clock=lambda: now[0], warn=warnings.append,
+                       retry_s=0.5)
+    assert cam.read() is not None
+    rig["plugged"] = False
+    for _ in range(5):
+        now[0] += 0.3
+        assert cam.read() is None
+    assert any("unplugged" in w for w in warnings)
+    rig["plugged"] = True
+    frame = None
+    for _ in range(40):
+        now[0] += 0.3
+        frame = cam.read()
+        if frame is not None:
+            break
+    assert frame is not None and cam.reconnects == 1
+    assert any("back again" in w for w in warnings)
+
+
+def test_camera_that_cannot_open_is_a_clear_error():
+    with pytest.raises(SourceError, match="camera 7 could not be opened"):
+        CameraSource(7, opener=lambda dev: FakeCapture({"plugged": False}))
+
+
+# ----------------------------------------------------------------------------- serial
+def test_serial_loop_trigger_partial_lines_and_garbage():
+    warnings = []
+    trig = SerialTrigger("loop://", warn=warnings.append)
+    port = trig._port
+    port.write(b"SNAP\r\n")
+    assert trig.poll() == 1
+    port.write(b"sn")                          # a line cut in two
+    assert trig.poll() == 0 and trig.pending == b"sn"
+    port.write(b"ap\n")
+    assert trig.poll() == 1
+    port.write(b"\xff\xfe\x80\nHELLO\n\n")
+    assert trig.poll() == 0
+    assert len(warnings) == 2 and "garbled" in warnings[0] and "HELLO" in warnings[1]
+    port.write(b"x" * 400)                     # never ends: dropped, with a warning
+    assert trig.poll() == 0 and trig.pending == b""
+    assert "without an end of line" in warnings[-1]
+
+
+def test_serial_send_is_one_ascii_line():
+    assert ascii_line("Move 7♥ from column 3 onto 8♠ — now", 80) == "Move 7H from column 3 onto 8S - now"
+    assert len(ascii_line("x" * 200, 32)) == 32
+
+
+def test_serial_pty_pair_both_ways_and_port_disappearing():
+    master, slave = os.openpty()
+    name = os.ttyname(slave)
+    warnings = []
+    trig = SerialTrigger(name, warn=warnings.append, retry_s=0.05)
+    try:
+        os.write(master, b"SNAP\n")
+        deadline = time.monotonic() + 2
+        got = 0
+        while not got and time.monotonic() < deadline:
+            got = trig.poll()
+            time.sleep(0.01)
+        assert got == 1
+        assert trig.send("Put A♠ from the waste on the foundation")
+        time.sleep(0.05)
+        assert os.read(master, 200) == b"Put AS from the waste on the foundation\n"
+        os.write(master, b"PING\n")
+        time.sleep(0.05)
+        trig.poll()
+        time.sleep(0.05)
+        assert os.read(master, 200) == b"PONG\n"
+    finally:
+        os.close(master)
+    os.close(slave)
+    time.sleep(0.05)
+    for _ in range(5):                        # the port is gone: warnings, no exception
+        assert trig.poll() == 0
+        assert trig.send("still here?") in (True, False)
+        time.sleep(0.06)
+    assert any("retrying" in w for w in warnings)
+    trig.close()
+
+
+def test_serial_port_reopens_after_it_comes_back():
+    state = {"up": True, "opened": 0}
+
+    class Flaky:
+        def __init__(self):
+            self.inner = serial.serial_for_url("loop://", timeout=0)
+
+        def read(self, n):
+            if not state["up"]:
+                raise serial.SerialException("device disconnected")
+            return self.inner.read(n)
+
+        def write(self, data):
+            return self.inner.write(data)
+
+        def close(self):
+            self.inner.close()
+
+    def opener(port, baud):
+        if not state["up"]:
+            raise serial.SerialException(f"could not open port {port}")
+        state["opened"] += 1
+        return Flaky()
+
+    now = [0.0]
+    warnings = []
+    trig = SerialTrigger("/dev/ttyACM0", opener=opener, warn=warnings.append, clock=lambda: now[0])
+    state["up"] = False
+    assert trig.poll() == 0 and not trig.connected
+    for _ in range(10):
+        now[0] += 1
+        assert trig.poll() == 0
+    state["up"] = True
+    now[0] += 10
+    trig.poll()
+    assert trig.connected and trig.reconnects == 1
+    trig._port.inner.write(b"SNAP\n")
+    assert trig.poll() == 1
+    assert sum("retrying" in w for w in warnings) == 1     # one warning per outage, not one per try
+
+
+def test_serial_missing_port_is_a_clear_error():
+    with pytest.raises(serial.SerialException, match="/dev/does-not-exist"):
+        SerialTrigger("/dev/does-not-exist")
+
+
+# ----------------------------------------------------------------------------- gate
+def _noisy(img, rng, sigma=2.0):
+    return np.clip(img.astype(np.float32) + rng.normal(0, sigma, img.shape), 0, 255).astype(np.uint8)
+
+
+def test_motion_meter_sees_moves_not_noise():
+    rng = np.random.default_rng(0)
+    base = _table(1)
+    meter = MotionMeter()
+    assert meter.measure(base) == float("inf")
+    assert meter.measure(_noisy(base, rng)) < 1.0
+    moved = base.copy()
+    cv2.rectangle(moved, (100, 60), (140, 120), (250, 250, 250), -1)
+    assert meter.measure(moved) > 2.0
+
+
+def _hand(img):
+    out = img.copy()
+    cv2.ellipse(out, (160, 150), (45, 70), 20, 0, 360, (120, 150, 215), -1)   # skin tone (BGR)
+    for k in range(4):
+        cv2.ellipse(out, (130 + 18 * k, 75), (7, 25), 0, 0, 360, (120, 150, 215), -1)
+    return out
+
+
+def test_hand_check_finds_a_hand_not_red_cards():
+    table = _table(2)
+    for k in range(6):                         # red pips on cards are not a hand
+        cv2.circle(table, (30 + 40 * k, 30), 5, (30, 30, 220), -1)
+    check = HandCheck()
+    assert not check(table)
+    assert check(_hand(table))
+
+
+def test_gate_reads_only_still_frames_and_needs_two_agreeing_reads():
+    rng = np.random.default_rng(3)
+    gate = ReadGate(hand_check=HandCheck())
+    a, b = _table(4), _table(5)
+    views = [gate.observe(_noisy(a, rng))]
+    assert not views[0].read                   # first frame: nothing to compare with
+    v = gate.observe(_noisy(a, rng))
+    assert v.read and v.still
+    assert not gate.offer("snapshot A")        # one read is not enough
+    v = gate.observe(_noisy(a, rng))
+    assert v.read and gate.offer("snapshot A")
+    v = gate.observe(_noisy(a, rng))           # resting: same still table is not read again
+    assert not v.read and "resting" in v.reason
+    v = gate.observe(_noisy(b, rng))           # something moved
+    assert not v.read and v.reason == "moving"
+    v = gate.observe(_noisy(_hand(b), rng))
+    assert not v.read
+    v = gate.observe(_noisy(_hand(b), rng))    # a still hand: never read
+    assert not v.read and v.hand
+    gate.observe(_noisy(b, rng))
+    v = gate.observe(_noisy(b, rng))
+    assert v.read and not gate.offer("B")
+    v = gate.observe(_noisy(b, rng))
+    assert v.read and not gate.offer("B'")     # disagreement starts over
+    v = gate.observe(_noisy(b, rng))
+    assert v.read and gate.offer("B'")
+
+
+def test_gate_forced_read_after_rest():
+    rng = np.random.default_rng(4)
+    gate = ReadGate()
+    a = _table(6)
+    for key in (None, "A", "A"):
+        v = gate.observe(_noisy(a, rng))
+        if key:
+            gate.offer(key)
+    assert not gate.observe(_noisy(a, rng)).read
+    gate.force()
+    assert gate.observe(_noisy(a, rng)).read
