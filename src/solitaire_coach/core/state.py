@@ -331,7 +331,7 @@ class GameState:
             drawn = self.stock[:n]
             return replace(self, stock=self.stock[n:], waste=self.waste + drawn)
         if k is MoveKind.REDEAL:
-            return replace(self, stock=tuple(reversed(self.waste)), waste=(), redeals_used=self.redeals_used + 1)
+            return replace(self, stock=self.waste, waste=(), redeals_used=self.redeals_used + 1)
         if k is MoveKind.WASTE_TO_FOUNDATION:
             card = self.waste[-1]
             return replace(self, waste=self.waste[:-1], foundations=_raised(self.foundations, card.suit))

@@ -1,0 +1,200 @@
+"""Cards, rules, every move type and every refusal."""
+
+import pytest
+
+from solitaire_coach.core import Card, CardParseError, GameState, IllegalMoveError, Move, MoveParseError, Rules
+from solitaire_coach.core.state import deal_for_seed
+
+C = Card.parse
+
+
+def state(columns, hidden=None, stock=(), waste=(), foundations=(0, 0, 0, 0), rules=Rules(), redeals=0):
+    """Build a position: columns are lists of face-up codes; hidden gives face-down codes."""
+    hidden = hidden or [[] for _ in range(7)]
+    return GameState(
+        hidden=tuple(tuple(C(c) for c in h) for h in hidden),
+        faceup=tuple(tuple(C(c) for c in col) for col in columns),
+        stock=tuple(C(c) for c in stock), waste=tuple(C(c) for c in waste),
+        foundations=tuple(foundations), redeals_used=redeals, rules=rules)
+
+
+EMPTY7 = [[] for _ in range(7)]
+
+
+def cols(**kw):
+    out = [[] for _ in range(7)]
+    for k, v in kw.items():
+        out[int(k[1:]) - 1] = v.split()
+    return out
+
+
+def test_card_parsing_and_formatting():
+    assert C("7h") is Card(7, 2)
+    assert C(" 10s ").code == "0S" and C("TS") is C("0S")
+    assert C("0S").symbol == "10♠" and C("AH").symbol == "A♥"
+    assert C("KD").is_red and not C("KC").is_red
+    for bad in ("1H", "7X", "", "77H", "ZZ"):
+        with pytest.raises(CardParseError, match="not a card"):
+            C(bad)
+    assert len({C(r + s) for r in "A234567890JQK" for s in "CDHS"}) == 52
+
+
+def test_move_notation_round_trip():
+    for text in ["draw", "redeal", "w-f", "w-3", "4-f", "2-7", "fH-1"]:
+        assert Move.parse(text).text == text
+    for bad in ["3-3", "8-1", "w-0", "fX-2", "move", "1-2-3"]:
+        with pytest.raises(MoveParseError):
+            Move.parse(bad)
+
+
+def test_column_to_column_moves_the_run_whose_head_fits():
+    s = state(cols(c1="KS QH JC 0D", c2="JS", c3="QD"), hidden=[["2C"], [], [], [], [], [], []])
+    new = s.play(Move.parse("1-3"))  # JC 0D onto QD
+    assert [c.code for c in new.faceup[2]] == ["QD", "JC", "0D"]
+    assert [c.code for c in new.faceup[0]] == ["KS", "QH"]
+
+
+def test_move_that_empties_run_flips_the_card_below():
+    s = state(cols(c1="9H", c2="0S"), hidden=[["2C", "3D"], [], [], [], [], [], []])
+    new = s.play(Move.parse("1-2"))
+    assert new.faceup[0] == (C("3D"),) and new.hidden[0] == (C("2C"),)
+
+
+def test_unknown_card_leaves_column_awaiting_flip():
+    s = state(cols(c1="9H", c2="0S")).masked()
+    s = GameState(((None,),) + s.hidden[1:], s.faceup, s.stock, s.waste)
+    new = s.play(Move.parse("1-2"))
+    assert new.awaiting_flip(0)
+    assert new.reveal_column(0, C("4D")).faceup[0] == (C("4D"),)
+    with pytest.raises(ValueError, match="already known"):
+        new.reveal_column(0, C("9H"))
+
+
+def test_foundation_moves_and_refusals():
+    s = state(cols(c1="AH", c2="3H", c3="2S"), waste=["2H"])
+    assert s.play(Move.parse("1-f")).foundations == (0, 0, 1, 0)
+    with pytest.raises(IllegalMoveError, match="needs the ace first"):
+        s.check(Move.parse("3-f"))
+    with pytest.raises(IllegalMoveError, match="needs the ace first"):
+        s.check(Move.parse("w-f"))
+    s2 = s.play(Move.parse("1-f")).play(Move.parse("w-f"))
+    assert s2.foundations == (0, 0, 2, 0) and not s2.waste
+    s3 = state(cols(c1="5H"), foundations=(0, 0, 3, 0))
+    with pytest.raises(IllegalMoveError, match="needs a 4 first"):
+        s3.check(Move.parse("1-f"))
+    with pytest.raises(IllegalMoveError, match="is empty"):
+        s3.check(Move.parse("2-f"))
+
+
+def test_tableau_refusals_say_why():
+    s = state(cols(c1="7H", c2="9S", c3="7S", c4="8C", c6="AD"), waste=["4C"])
+    with pytest.raises(IllegalMoveError, match=r"7♥ cannot go on 9♠: it needs a red 8"):
+        s.check(Move.parse("1-2"))
+    with pytest.raises(IllegalMoveError, match=r"7♠ cannot go on 8♣: it needs a red 7"):
+        s.check(Move.parse("3-4"))
+    with pytest.raises(IllegalMoveError, match="only a king"):
+        s.check(Move.parse("1-5"))
+    with pytest.raises(IllegalMoveError, match="only a king can"):
+        s.check(Move.parse("w-5"))
+    with pytest.raises(IllegalMoveError, match="nothing goes on an ace"):
+        s.check(Move.parse("w-6"))
+    assert s.play(Move.parse("1-4")).faceup[3] == (C("8C"), C("7H"))
+
+
+def test_king_run_into_empty_column():
+    s = state(cols(c1="KH QC", c2="3D"), hidden=[["5S"], [], [], [], [], [], []])
+    new = s.play(Move.parse("1-3"))
+    assert new.faceup[2] == (C("KH"), C("QC")) and new.faceup[0] == (C("5S"),)
+    lone_king = state(cols(c1="KH"))
+    assert Move.parse("1-2") not in lone_king.legal_moves()
+    assert Move.parse("1-2") in lone_king.legal_moves(include_pointless=True)
+
+
+def test_face_down_target_refused():
+    s = state(cols(c1="KH"), hidden=[[], ["2C"], [], [], [], [], []])
+    s = GameState(s.hidden, s.faceup, s.stock, s.waste)
+    with pytest.raises(IllegalMoveError, match="face-down card on top"):
+        s.check(Move.parse("1-2"))
+
+
+def test_draw_and_redeal_limits():
+    rules = Rules(redeal_limit=1)
+    s = state(EMPTY7, stock=["2C", "3C"], rules=rules)
+    s = s.play(Move.draw()).play(Move.draw())
+    assert [c.code for c in s.waste] == ["2C", "3C"] and not s.stock
+    with pytest.raises(IllegalMoveError, match="stock is empty"):
+        s.check(Move.draw())
+    s = s.play(Move.redeal())
+    assert [c.code for c in s.stock] == ["2C", "3C"] and s.redeals_used == 1
+    with pytest.raises(IllegalMoveError, match="only be turned over when the stock is empty"):
+        s.check(Move.redeal())
+    s = s.play(Move.draw()).play(Move.draw())
+    with pytest.raises(IllegalMoveError, match="already been turned over 1 times"):
+        s.check(Move.redeal())
+    empty = state(EMPTY7)
+    with pytest.raises(IllegalMoveError, match="both empty"):
+        empty.check(Move.draw())
+    with pytest.raises(IllegalMoveError, match="nothing to turn over"):
+        empty.check(Move.redeal())
+
+
+def test_draw_three():
+    s = state(EMPTY7, stock=["2C", "3C", "4C", "5C"], rules=Rules(draw_count=3))
+    s = s.play(Move.draw())
+    assert s.waste_top() is C("4C") and len(s.stock) == 1
+    s = s.play(Move.draw())
+    assert s.waste_top() is C("5C") and not s.stock
+
+
+def test_foundation_return_only_when_allowed():
+    s = state(cols(c1="4S"), foundations=(0, 0, 3, 0))
+    with pytest.raises(IllegalMoveError, match="never comes back"):
+        s.check(Move.parse("fH-1"))
+    s2 = state(cols(c1="4S"), foundations=(0, 0, 3, 0), rules=Rules(foundation_return=True))
+    assert Move.parse("fH-1") in s2.legal_moves()
+    new = s2.play(Move.parse("fH-1"))
+    assert new.foundations == (0, 0, 2, 0) and new.faceup[0][-1] is C("3H")
+    with pytest.raises(IllegalMoveError, match="foundation is empty"):
+        s2.check(Move.parse("fC-1"))
+
+
+def test_waste_refusals():
+    s = state(cols(c1="8S"))
+    with pytest.raises(IllegalMoveError, match="waste is empty"):
+        s.check(Move.parse("w-1"))
+
+
+def test_initial_deal_layout_and_win_detection():
+    deal = deal_for_seed(7)
+    s = GameState.from_deal(deal)
+    assert [len(h) for h in s.hidden] == list(range(7))
+    assert len(s.stock) == 23 and s.waste == (deal[28],)
+    assert s.faceup[6] == (deal[27],)
+    assert not s.is_won()
+    won = state(EMPTY7, foundations=(13, 13, 13, 13))
+    assert won.is_won() and won.legal_moves() == []
+
+
+def test_rules_validation():
+    with pytest.raises(ValueError):
+        Rules(draw_count=2)
+    with pytest.raises(ValueError):
+        Rules(redeal_limit=-1)
+    assert "unlimited" in Rules(redeal_limit=None).describe()
+
+
+def test_every_legal_move_plays_and_illegal_ones_raise():
+    """On many random positions, legal_moves and check agree."""
+    import random
+    rng = random.Random(3)
+    every = [Move.parse(t) for t in ["draw", "redeal", "w-f"] + [f"w-{i}" for i in range(1, 8)]
+             + [f"{i}-f" for i in range(1, 8)] + [f"{i}-{j}" for i in range(1, 8) for j in range(1, 8) if i != j]]
+    for seed in range(30):
+        s = GameState.from_deal(deal_for_seed(seed))
+        for _ in range(60):
+            legal = set(s.legal_moves(include_pointless=True))
+            for m in every:
+                assert s.is_legal(m) == (m in legal), (m, str(s))
+            if not legal:
+                break
+            s = s.play(rng.choice(sorted(legal, key=lambda m: m.text)))

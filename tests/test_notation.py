@@ -1,0 +1,95 @@
+"""Snapshot, deal and game-log formats: round trips and malformed input."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from solitaire_coach.core import (EMPTY, UNKNOWN, Card, DealParseError, LogParseError, Move, Snapshot,
+                                  SnapshotParseError, format_deal, format_log, parse_deal, parse_log, parse_snapshot)
+from solitaire_coach.core.cards import FULL_DECK
+from solitaire_coach.core.notation import parse_deals
+from solitaire_coach.core.state import deal_for_seed
+from solitaire_coach.storage import write_atomic
+
+slot_values = st.one_of(st.sampled_from(FULL_DECK), st.just(EMPTY), st.just(UNKNOWN))
+
+
+@given(st.lists(slot_values, min_size=12, max_size=12))
+def test_snapshot_round_trip(values):
+    snap = Snapshot(tuple(values))
+    assert parse_snapshot(snap.text()) == snap
+
+
+def test_original_design_example_and_lenient_reading():
+    snap = parse_snapshot("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\n")
+    assert snap.waste is Card.parse("KS") and snap.foundations == (UNKNOWN,) * 4
+    lenient = parse_snapshot("  ks , uu,xx,Xx,UU,10s,th,qc,7h,8d,9d,9c  ")
+    assert lenient.columns[0] is Card.parse("0S") and lenient.columns[1] is Card.parse("0H")
+    assert lenient.line() == "KS,UU,XX,XX,UU,0S,0H,QC,7H,8D,9D,9C"
+
+
+def test_snapshot_extra_lines_are_tolerated_and_runs_read():
+    text = "KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\n# comment\nlighting: dim\nruns: 6H 5S|5H||7H|||\n"
+    snap = parse_snapshot(text)
+    assert snap.runs[0] == (Card.parse("6H"), Card.parse("5S")) and snap.runs[2] is None
+    assert parse_snapshot(snap.text()) == snap
+
+
+@pytest.mark.parametrize("text, message", [
+    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D", "expected 12 comma-separated slots, found 11"),
+    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C,XX", "found 13"),
+    ("KS,UU,UU,UU,UU,5S,1H,QC,7H,8D,9D,9C", r"slot 7 \(column 2\): '1H'"),
+    ("K,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C", r"slot 1 \(waste\): 'K'"),
+    ("KS,UU,UU,ZZ,UU,5S,5H,QC,7H,8D,9D,9C", r"slot 4 \(foundation 3\)"),
+    ("", "empty snapshot"),
+    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns: 1|2", "runs needs 7 columns"),
+])
+def test_malformed_snapshots_name_the_slot(text, message):
+    with pytest.raises(SnapshotParseError, match=message):
+        parse_snapshot(text)
+
+
+@settings(max_examples=50)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_deal_round_trip(seed):
+    deal = deal_for_seed(seed)
+    assert parse_deal(format_deal(deal)) == deal
+
+
+def test_bad_deals_name_duplicates_and_missing():
+    deal = deal_for_seed(1)
+    codes = [c.code for c in deal]
+    codes[5] = codes[6]
+    with pytest.raises(DealParseError, match=f"duplicated: {codes[6]}.*missing: {deal[5].code}"):
+        parse_deal(" ".join(codes))
+    with pytest.raises(DealParseError, match="51 cards"):
+        parse_deal(" ".join(codes[:51]))
+    with pytest.raises(DealParseError, match="card 3 of the deal"):
+        parse_deal("AS 2S XX")
+    with pytest.raises(DealParseError, match="line 3"):
+        parse_deals("# deals\n" + format_deal(deal) + "\nAS AS\n")
+
+
+def test_log_round_trip_and_errors():
+    deal = deal_for_seed(2)
+    moves = [Move.parse(t) for t in ["draw", "1-2", "w-f", "fS-3", "redeal"]]
+    cards = [None, Card.parse("7H"), Card.parse("AS"), None, None]
+    text = format_log(deal, moves, cards, "lost")
+    log = parse_log(text)
+    assert list(log.deal) == deal and list(log.moves) == moves and list(log.cards) == cards and log.result == "lost"
+    assert log.text() == text
+    with pytest.raises(LogParseError, match="line 2"):
+        parse_log(format_deal(deal) + "\n9-1\n")
+    with pytest.raises(LogParseError, match="line 3.*after the result"):
+        parse_log(format_deal(deal) + "\nwon\ndraw\n")
+    with pytest.raises(LogParseError, match="line 1"):
+        parse_log("AS 2S\n")
+    with pytest.raises(LogParseError, match="line 2.*not a card"):
+        parse_log(format_deal(deal) + "\n1-2 7X\n")
+
+
+def test_atomic_write_replaces_whole_file(tmp_path):
+    target = tmp_path / "snap.txt"
+    write_atomic(target, "KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\n")
+    write_atomic(target, "AS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\n")
+    assert target.read_text().startswith("AS")
+    assert [p.name for p in tmp_path.iterdir()] == ["snap.txt"]
