@@ -19,42 +19,64 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-MOTION_SIZE = (160, 90)
+MOTION_SIZE = (320, 180)
+CHANGE_LEVEL = 24          # a thumbnail pixel "changed" when its grey level moved this much
 
 
 class MotionMeter:
-    """Mean absolute grey-level change between consecutive frames on a 160x90 thumbnail."""
+    """Change between pictures on a blurred 320x180 grey thumbnail: the mean absolute
+    difference (0..255; whole-picture motion such as a hand) and the fraction of pixels
+    that changed by more than ``CHANGE_LEVEL`` (small local changes such as one card
+    replaced by another). Sensor noise moves neither."""
 
     def __init__(self, size: tuple[int, int] = MOTION_SIZE) -> None:
         self.size = size
         self._prev: np.ndarray | None = None
+        self.last_fraction = 0.0
 
     def thumbnail(self, image: np.ndarray) -> np.ndarray:
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         small = cv2.resize(grey, self.size, interpolation=cv2.INTER_AREA)
-        return cv2.GaussianBlur(small, (5, 5), 0).astype(np.int16)
+        return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
+
+    @staticmethod
+    def compare(a: np.ndarray | None, b: np.ndarray | None) -> tuple[float, float]:
+        """(mean absolute difference, fraction of changed pixels); (inf, 1) if not comparable."""
+        if a is None or b is None or a.shape != b.shape:
+            return float("inf"), 1.0
+        diff = np.abs(a - b)
+        return float(diff.mean()), float(np.count_nonzero(diff > CHANGE_LEVEL)) / diff.size
 
     def measure(self, image: np.ndarray) -> float:
-        """Change since the previous call (``inf`` for the first frame or a size change)."""
+        """Mean change since the previous call (``inf`` for the first frame or a size
+        change); the changed fraction is left in ``last_fraction``."""
         thumb = self.thumbnail(image)
         prev, self._prev = self._prev, thumb
-        if prev is None or prev.shape != thumb.shape:
-            return float("inf")
-        return float(np.mean(np.abs(thumb - prev)))
+        mean, self.last_fraction = self.compare(prev, thumb)
+        return mean
+
+    @property
+    def last(self) -> np.ndarray | None:
+        return self._prev
 
     def reset(self) -> None:
         self._prev = None
 
 
 class HandCheck:
-    """Finds a hand: a large connected skin-coloured region (YCrCb skin range).
+    """Finds a hand: a large connected skin-coloured region that was not there before.
 
-    Card faces have red pips and small face-card pictures; these are small regions,
-    far below ``min_area`` (a fraction of the frame; a hand at table distance covers
-    several percent). Works on a 320-pixel-wide thumbnail, well under a millisecond.
+    Skin is taken as the usual YCrCb skin range, less strongly saturated pixels (red pips
+    of hearts and diamonds are saturated). Pips and small face-card pictures are far below
+    ``min_area`` (a fraction of the frame; a hand and wrist at table distance cover
+    several percent, a card about 1.5%). Pixels that were skin-coloured in the
+    ``reference`` mask (the last picture accepted without a hand) do not count, so a
+    wooden or beige table is not taken for a hand (a hand over such a table is then
+    missed, and only stillness and agreement guard the read). Runs on a 320-pixel-wide
+    thumbnail, about a millisecond.
     """
 
-    def __init__(self, min_area: float = 0.006, width: int = 320) -> None:
+    def __init__(self, min_area: float = 0.02, width: int = 320) -> None:
         self.min_area = min_area
         self.width = width
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
@@ -64,20 +86,22 @@ class HandCheck:
         small = cv2.resize(image, (self.width, max(1, round(h * self.width / w))), interpolation=cv2.INTER_AREA)
         ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
         skin = cv2.inRange(ycc, (40, 138, 85), (250, 175, 128))
-        # skin is never saturated red (hearts, diamonds are): drop strongly saturated pixels
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
         skin &= cv2.inRange(hsv, (0, 25, 50), (25, 190, 255)) | cv2.inRange(hsv, (160, 25, 50), (180, 190, 255))
         return cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
 
-    def largest_fraction(self, image: np.ndarray) -> float:
-        mask = self.mask(image)
+    def largest_fraction(self, image: np.ndarray, reference: np.ndarray | None = None,
+                         mask: np.ndarray | None = None) -> float:
+        mask = self.mask(image) if mask is None else mask
+        if reference is not None and reference.shape == mask.shape:
+            mask = mask & cv2.bitwise_not(cv2.dilate(reference, self._kernel, iterations=2))
         n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if n <= 1:
             return 0.0
         return float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size
 
-    def __call__(self, image: np.ndarray) -> bool:
-        return self.largest_fraction(image) >= self.min_area
+    def __call__(self, image: np.ndarray, reference: np.ndarray | None = None) -> bool:
+        return self.largest_fraction(image, reference) >= self.min_area
 
 
 @dataclass(frozen=True)
@@ -104,9 +128,10 @@ class ReadGate:
       a read anyway -- still subject to stillness, the hand check and agreement.
     """
 
-    def __init__(self, *, motion_threshold: float = 2.0, still_frames: int = 1, agree: int = 2,
-                 hand_check: HandCheck | None = None) -> None:
+    def __init__(self, *, motion_threshold: float = 2.0, change_fraction: float = 0.0005, still_frames: int = 1,
+                 agree: int = 2, hand_check: HandCheck | None = None) -> None:
         self.motion_threshold = motion_threshold
+        self.change_fraction = change_fraction
         self.still_frames = still_frames
         self.agree = agree
         self.meter = MotionMeter()
@@ -116,6 +141,10 @@ class ReadGate:
         self._forced = False
         self._candidate: str | None = None
         self._candidate_count = 0
+        self._mask: np.ndarray | None = None       # skin mask of the last frame looked at
+        self._reference: np.ndarray | None = None  # skin mask of the last accepted picture
+        self._accepted_thumb: np.ndarray | None = None
+        self._read_thumb: np.ndarray | None = None
 
     def force(self) -> None:
         self._forced = True
@@ -129,7 +158,12 @@ class ReadGate:
     def observe(self, image: np.ndarray) -> GateView:
         """Look at a frame; say whether to read it."""
         motion = self.meter.measure(image)
-        still = motion < self.motion_threshold
+        still = motion < self.motion_threshold and self.meter.last_fraction < self.change_fraction
+        if still and self._resting and self._accepted_thumb is not None:
+            # a change too slow or small to see frame to frame still ends the rest
+            _, since = MotionMeter.compare(self._accepted_thumb, self.meter.last)
+            if since >= self.change_fraction:
+                self._resting = False
         if not still:
             self._break()
             self._resting = False
@@ -139,11 +173,15 @@ class ReadGate:
             return GateView(False, True, False, motion, "resting (table unchanged since the last read)")
         if self._still_run < self.still_frames:
             return GateView(False, True, False, motion, "settling")
-        hand = self.hand_check(image) if self.hand_check else False
+        hand = False
+        if self.hand_check:
+            self._mask = self.hand_check.mask(image)
+            hand = self.hand_check.largest_fraction(image, self._reference, self._mask) >= self.hand_check.min_area
         if hand:
             self._candidate = None
             self._candidate_count = 0
             return GateView(False, True, True, motion, "hand in the picture")
+        self._read_thumb = self.meter.last
         return GateView(True, True, False, motion, "still")
 
     def offer(self, key: str) -> bool:
@@ -155,6 +193,8 @@ class ReadGate:
             self._candidate = key
             self._candidate_count = 1
         if self._candidate_count >= self.agree:
+            self._reference = self._mask
+            self._accepted_thumb = self._read_thumb
             self._resting = True
             self._forced = False
             self._candidate = None

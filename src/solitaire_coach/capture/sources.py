@@ -11,6 +11,7 @@ Sources never decide anything about cards or rules; they only deliver pictures.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -56,12 +57,19 @@ def _natural_key(path: Path) -> list:
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
 
 
-class FolderSource:
-    """The images of a folder in natural name order (``frame_2`` before ``frame_10``).
+MANIFEST = "frames.jsonl"
 
-    A file that cannot be decoded is skipped with a warning naming it (through ``warn``),
-    never a crash. ``timestamp`` is the frame index divided by ``fps`` (recordings are
-    taken at a steady rate) unless a ``frames.json``-style timestamp is supplied.
+
+class FolderSource:
+    """Recorded frames: the images of a folder.
+
+    With a ``frames.jsonl`` manifest (written by :class:`FrameRecorder`) the frames come
+    in its order with its timestamps; a still picture recorded once may be listed several
+    times. Without one, every image in natural name order (``frame_2`` before
+    ``frame_10``) at ``fps`` frames a second.
+
+    A file that cannot be decoded, or a manifest line that cannot be read, is skipped with
+    a warning naming it (through ``warn``), never a crash.
     """
 
     live = False
@@ -71,32 +79,123 @@ class FolderSource:
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise SourceError(f"frames folder {str(self.folder)!r} does not exist or is not a folder")
-        self.paths = sorted((p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()),
-                            key=_natural_key)
-        if not self.paths:
-            raise SourceError(f"frames folder {str(self.folder)!r} holds no images ({', '.join(IMAGE_SUFFIXES)})")
-        self.fps = fps
-        self.name = f"folder {self.folder}"
         self._warn = warn or (lambda msg: None)
+        self.fps = fps
+        self.entries: list[dict] = []
+        manifest = self.folder / MANIFEST
+        if manifest.is_file():
+            self.entries = self._read_manifest(manifest)
+        else:
+            paths = sorted((p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()),
+                           key=_natural_key)
+            self.entries = [{"file": p.name, "t": i / fps} for i, p in enumerate(paths)]
+        if not self.entries:
+            raise SourceError(f"frames folder {str(self.folder)!r} holds no images ({', '.join(IMAGE_SUFFIXES)})")
+        self.paths = [self.folder / e["file"] for e in self.entries]
+        self.name = f"folder {self.folder}"
         self._next = 0
+        self._cache: tuple[str, np.ndarray] | None = None
+
+    def _read_manifest(self, manifest: Path) -> list[dict]:
+        entries = []
+        for n, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                e = json.loads(line)
+                name = str(e["file"])
+                t = float(e.get("t", len(entries) / self.fps))
+            except (ValueError, KeyError, TypeError) as exc:
+                self._warn(f"{manifest}: line {n} skipped, not a frame entry ({exc})")
+                continue
+            if "/" in name or "\\" in name or name.startswith("."):
+                self._warn(f"{manifest}: line {n} skipped, {name!r} is not a file name in the folder")
+                continue
+            entries.append({"file": name, "t": t, "forced": bool(e.get("forced", False))})
+        return entries
 
     def __len__(self) -> int:
-        return len(self.paths)
+        return len(self.entries)
 
     def read(self) -> Frame | None:
-        while self._next < len(self.paths):
+        while self._next < len(self.entries):
             i = self._next
             self._next += 1
-            path = self.paths[i]
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is None:
-                self._warn(f"{path}: not a readable image, skipped")
-                continue
-            return Frame(image, i, i / self.fps, path.name)
+            entry = self.entries[i]
+            path = self.folder / entry["file"]
+            if self._cache is not None and self._cache[0] == entry["file"]:
+                image = self._cache[1].copy()
+            else:
+                image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                if image is None:
+                    self._warn(f"{path}: not a readable image, skipped")
+                    continue
+                self._cache = (entry["file"], image)
+                image = image.copy()
+            return Frame(image, i, entry["t"], entry["file"], forced=entry.get("forced", False))
         return None
 
     def close(self) -> None:
-        self._next = len(self.paths)
+        self._next = len(self.entries)
+
+
+class FrameRecorder:
+    """Saves frames as they are read: JPEG files plus a ``frames.jsonl`` manifest line each.
+
+    Image files are written atomically; the manifest is appended line by line (a line cut
+    short by a crash is skipped, with a warning, on replay). With ``dedupe`` a frame that
+    is the same picture as the last one saved (change below ``dedupe_level`` grey levels,
+    i.e. sensor noise) is listed again instead of being written again.
+    """
+
+    def __init__(self, folder: str | os.PathLike, *, quality: int = 85, dedupe: bool = True,
+                 dedupe_level: float = 0.6) -> None:
+        from .gate import MotionMeter
+
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.quality = int(quality)
+        self.dedupe = dedupe
+        self.dedupe_level = dedupe_level
+        self._meter = MotionMeter()
+        existing = [p for p in self.folder.glob("frame_*.jpg")]
+        self._count = 1 + max((int(p.stem.split("_")[1]) for p in existing if p.stem.split("_")[1].isdigit()), default=0)
+        self._last_file: str | None = None
+        self._last_thumb = None
+        self._manifest = open(self.folder / MANIFEST, "a", encoding="utf-8")
+        self.written = 0
+        self.listed = 0
+
+    def add(self, frame: Frame, t: float | None = None) -> str:
+        """Record ``frame``; returns the file name listed for it."""
+        from ..storage import write_atomic
+
+        thumb = self._meter.thumbnail(frame.image)
+        same = (self.dedupe and self._last_thumb is not None and self._last_file is not None
+                and thumb.shape == self._last_thumb.shape
+                and float(np.mean(np.abs(thumb - self._last_thumb))) < self.dedupe_level)
+        if not same:
+            name = f"frame_{self._count:06d}.jpg"
+            self._count += 1
+            ok, data = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+            if not ok:
+                raise SourceError(f"could not encode frame {frame.name} as JPEG")
+            write_atomic(self.folder / name, data.tobytes())
+            self._last_file, self._last_thumb = name, thumb
+            self.written += 1
+        entry = {"file": self._last_file, "t": round(frame.timestamp if t is None else t, 4)}
+        if frame.forced:
+            entry["forced"] = True
+        self._manifest.write(json.dumps(entry) + "\n")
+        self._manifest.flush()
+        self.listed += 1
+        return self._last_file
+
+    def close(self) -> None:
+        if not self._manifest.closed:
+            self._manifest.flush()
+            os.fsync(self._manifest.fileno())
+            self._manifest.close()
 
 
 class VideoFileSource:

@@ -1,0 +1,502 @@
+"""Live subcommands: ``play``, ``record``, ``replay``, ``demo`` and ``calibrate``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+DEMO_GAME = "game1"
+
+
+def _rules_args(p) -> None:
+    from .cmd_core import add_rules_arguments
+
+    add_rules_arguments(p)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("play", help="the live coach: camera (or serial trigger, or frames) -> advice on the frame")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--camera", help="camera index or device path (default 0)")
+    src.add_argument("--frames", type=Path, help="a folder of recorded frames (or a video file) instead of a camera")
+    p.add_argument("--serial", metavar="PORT", help="a serial port (or pyserial URL) whose SNAP lines trigger a read; "
+                   "the advice is sent back as one line")
+    p.add_argument("--baud", type=int, default=9600)
+    p.add_argument("--auto", action="store_true", help="with --serial: also read whenever the table is still "
+                   "(default: only when triggered)")
+    p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path")
+    p.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
+    p.add_argument("--width", type=int, default=1280)
+    p.add_argument("--height", type=int, default=720)
+    p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
+    p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR")
+    p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
+                   help="the game journal (default ./solitaire-coach-game.journal.json): a restart resumes the game")
+    p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
+    p.add_argument("--strategy", default=None)
+    p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
+    p.add_argument("--exit-when-done", action="store_true")
+    p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (tests, benchmarks)")
+    _rules_args(p)
+    p.set_defaults(func=cmd_play)
+
+    r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay")
+    r.add_argument("dir", type=Path)
+    r.add_argument("--camera", default="0")
+    r.add_argument("--width", type=int, default=1280)
+    r.add_argument("--height", type=int, default=720)
+    r.add_argument("--fps", type=float, default=5.0, help="frames saved per second (default 5)")
+    r.add_argument("--quality", type=int, default=85, help="JPEG quality (default 85)")
+    r.add_argument("--seconds", type=float, default=None, help="stop after this long (default: q or Ctrl-C)")
+    r.add_argument("--no-window", action="store_true")
+    r.add_argument("--no-dedupe", action="store_true", help="write every frame even when the picture did not change")
+    r.set_defaults(func=cmd_record)
+
+    y = sub.add_parser("replay", help="run the whole pipeline on recorded frames and print what play would")
+    y.add_argument("dir", type=Path, help="folder of frames (with frames.jsonl from record) or a video file")
+    _replay_args(y)
+    y.set_defaults(func=cmd_replay)
+
+    d = sub.add_parser("demo", help="replay a built-in recorded game: see the coach work with no camera")
+    d.add_argument("--game", default=DEMO_GAME, help=f"which built-in game (default {DEMO_GAME})")
+    _replay_args(d)
+    d.set_defaults(func=cmd_demo)
+
+    c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)")
+    c.add_argument("--name", help="calibration name: writes calibration/NAME.json")
+    c.add_argument("--camera", help="camera index or device path: capture the views live")
+    c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
+    c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration)")
+    c.add_argument("--print-board", type=Path, metavar="PNG", help="write the chessboard to print, then stop")
+    c.add_argument("--board", default="9x6", help="inner corners of the board, COLSxROWS (default 9x6)")
+    c.add_argument("--square-mm", type=float, default=25.0, help="printed square size in mm (default 25)")
+    c.add_argument("--views", type=int, default=12, help="board views to capture live (default 12)")
+    c.add_argument("--width", type=int, default=1280)
+    c.add_argument("--height", type=int, default=720)
+    c.add_argument("--no-window", action="store_true")
+    c.add_argument("--folder", type=Path, default=Path("calibration"), help="where calibration files go")
+    c.set_defaults(func=cmd_calibrate)
+
+
+def _replay_args(y) -> None:
+    y.add_argument("--json", action="store_true", help="one JSON line per frame on stdout (text goes to stderr)")
+    y.add_argument("--calibration", help="calibration NAME or .json path")
+    y.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
+    y.add_argument("--strategy", default=None)
+    y.add_argument("--window", action="store_true", help="show the frames with the advice drawn, as play does")
+    y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write the annotated frames read into DIR")
+    y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
+                   "(default: moves.log in the folder, if there)")
+    y.add_argument("--fps", type=float, default=5.0, help="frame rate of a folder without frames.jsonl")
+    _rules_args(y)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _err(message: str) -> int:
+    print(f"solitaire-coach: {message}", file=sys.stderr)
+    return 2
+
+
+def _load_calibration(name):
+    if not name:
+        return None
+    from ..capture.calibration import load_calibration
+
+    return load_calibration(name)
+
+
+def make_detector(model: Path | None, calibration: dict | None):
+    """The vision card detector (imported here so the other commands work without it)."""
+    try:
+        from ..vision.detector import CardDetector
+    except ImportError as exc:
+        raise SystemExit(f"solitaire-coach: the card detector is not available ({exc})")
+    return CardDetector(model_path=str(model) if model else None, calibration=calibration)
+
+
+def _session(args, journal_path: Path | None, say, resume: bool):
+    from ..core.advisor import make_strategy
+    from .cmd_core import default_strategy, rules_from_args
+    from .coach import CoachSession
+    from .journal import Journal
+
+    strategy = make_strategy(args.strategy or default_strategy())
+    journal = Journal(journal_path) if journal_path is not None else None
+    return CoachSession(rules_from_args(args), strategy, journal, say=say, resume=resume)
+
+
+def builtin_game_dir(name: str = DEMO_GAME) -> Path:
+    """The folder of a built-in recorded game: ``fixtures/games/NAME`` of the repository
+    this package was installed from (``pip install -e .``)."""
+    here = Path(__file__).resolve()
+    for root in here.parents:
+        candidate = root / "fixtures" / "games" / name
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit(f"solitaire-coach: the built-in game {name!r} was not found; it lives in fixtures/games/{name} "
+                     "of the repository (install with pip install -e . from a clone)")
+
+
+# ----------------------------------------------------------------------------- play
+def cmd_play(args) -> int:
+    from ..capture.calibration import CalibrationError
+    from ..capture.gate import ReadGate
+    from ..capture.serial_trigger import SerialTrigger
+    from ..capture.sources import FrameRecorder, SourceError, open_source
+    from .live import KeyReader, LiveCoach, json_line, run_loop
+
+    text_out = sys.stderr if args.json else sys.stdout
+
+    def say(line: str) -> None:
+        print(line, file=text_out, flush=True)
+
+    try:
+        calibration = _load_calibration(args.calibration)
+    except CalibrationError as exc:
+        return _err(str(exc))
+    trigger = None
+    if args.serial:
+        try:
+            trigger = SerialTrigger(args.serial, args.baud, warn=lambda m: say("warning: " + m))
+        except Exception as exc:
+            return _err(str(exc))
+    try:
+        if args.frames is not None:
+            source = open_source(frames=args.frames, warn=lambda m: say("warning: " + m))
+        else:
+            source = open_source(camera=args.camera if args.camera is not None else "0", width=args.width,
+                                 height=args.height, warn=lambda m: say("warning: " + m))
+    except SourceError as exc:
+        return _err(str(exc))
+    detector = make_detector(args.model, calibration)
+    session = _session(args, args.journal, say, resume=not args.new)
+    if args.new and args.journal.exists():
+        say(f"starting a new game (the old journal {args.journal} is replaced at the first accepted read)")
+    coach = LiveCoach(session, detector, ReadGate(), say=say, trigger=trigger)
+    recorder = FrameRecorder(args.record) if args.record else None
+    window = not args.no_window
+    if window and not os.environ.get("DISPLAY") and sys.platform.startswith("linux") and not os.environ.get("WAYLAND_DISPLAY"):
+        say("note: no display found; running without a window (use --no-window to silence this)")
+        window = False
+    say(f"watching {source.name}: the table is read when it is still; press Enter (or the trigger) to read now, "
+        "q then Enter to quit" + ("; q in the window" if window else ""))
+    on_result = (lambda r: print(json_line(r), flush=True)) if args.json else None
+    try:
+        return run_loop(coach, source, window=window, keys=KeyReader(sys.stdin), on_result=on_result,
+                        recorder=recorder, trigger=trigger, trigger_only=bool(trigger) and not args.auto,
+                        exit_when_done=args.exit_when_done, max_frames=args.max_frames)
+    finally:
+        source.close()
+        if recorder is not None:
+            recorder.close()
+        if trigger is not None:
+            trigger.close()
+
+
+# ----------------------------------------------------------------------------- record
+def cmd_record(args) -> int:
+    import cv2
+
+    from ..capture.sources import CameraSource, FrameRecorder, SourceError
+    from .live import KeyReader
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    try:
+        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=lambda m: say("warning: " + m))
+    except SourceError as exc:
+        return _err(str(exc))
+    recorder = FrameRecorder(args.dir, quality=args.quality, dedupe=not args.no_dedupe)
+    keys = KeyReader(sys.stdin)
+    say(f"recording {cam.name} into {args.dir} at {args.fps:g} frames a second; q then Enter (or q in the window) stops")
+    start = time.monotonic()
+    next_t = start
+    window = not args.no_window
+    try:
+        while True:
+            if keys.poll() == "quit":
+                break
+            if args.seconds is not None and time.monotonic() - start >= args.seconds:
+                break
+            frame = cam.read()
+            if frame is None:
+                time.sleep(0.05)
+                continue
+            if frame.timestamp >= next_t:
+                next_t = max(next_t + 1.0 / args.fps, frame.timestamp)
+                recorder.add(frame, t=frame.timestamp - start)
+            if window:
+                cv2.imshow("solitaire-coach record", frame.image)
+                if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
+                    break
+    finally:
+        cam.close()
+        recorder.close()
+        if window:
+            cv2.destroyAllWindows()
+    say(f"recorded {recorder.listed} frames ({recorder.written} pictures written) into {args.dir}; "
+        f"replay with: solitaire-coach replay {args.dir}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- replay
+def cmd_replay(args) -> int:
+    return run_replay(args, args.dir)
+
+
+def cmd_demo(args) -> int:
+    game = builtin_game_dir(args.game)
+    print(f"demo: replaying the recorded game {game.name} ({game}) through the whole coach: "
+          "detect, track, advise", flush=True)
+    return run_replay(args, game)
+
+
+def run_replay(args, folder: Path) -> int:
+    import cv2
+
+    from ..capture.calibration import CalibrationError
+    from ..capture.gate import ReadGate
+    from ..capture.sources import SourceError, open_source
+    from ..core.notation import LogParseError, parse_log
+    from .live import LiveCoach, draw_overlay, json_line
+
+    text_out = sys.stderr if args.json else sys.stdout
+
+    def say(line: str) -> None:
+        print(line, file=text_out, flush=True)
+
+    try:
+        calibration = _load_calibration(args.calibration)
+        source = open_source(frames=folder, fps=args.fps, warn=lambda m: say("warning: " + m))
+    except (CalibrationError, SourceError) as exc:
+        return _err(str(exc))
+    if calibration is None and (folder / "calibration.json").is_file():
+        calibration = _load_calibration(folder / "calibration.json")
+    expect_path = args.expect if args.expect is not None else (folder / "moves.log" if folder.is_dir() else None)
+    expected = None
+    if expect_path is not None and expect_path.is_file():
+        try:
+            expected = [m.text for m in parse_log(expect_path.read_text(encoding="utf-8")).moves]
+        except LogParseError as exc:
+            return _err(f"{expect_path}: {exc}")
+    elif args.expect is not None:
+        return _err(f"expected move log {str(args.expect)!r} does not exist")
+    detector = make_detector(args.model, calibration)
+    session = _session(args, None, say, resume=False)
+    coach = LiveCoach(session, detector, ReadGate(), say=say)
+    if args.save_overlay:
+        args.save_overlay.mkdir(parents=True, exist_ok=True)
+    coach.start()
+    frames = reads = 0
+    hand_moves = []
+    detect_ms = []
+    t_start = time.perf_counter()
+    truth = _frame_truth(folder)
+    while True:
+        frame = source.read()
+        if frame is None:
+            break
+        frames += 1
+        result = coach.step(frame)
+        if result.snapshot is not None:
+            reads += 1
+            detect_ms.append(result.timings_ms.get("detect", 0.0))
+        if result.report is not None and result.report.moves and truth.get(frame.name, {}).get("hand"):
+            hand_moves.append(frame.name)
+        if args.json:
+            print(json_line(result), flush=True)
+        if args.window or args.save_overlay:
+            picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
+                                   else coach.last_accepted_detection, coach.advice, coach.state,
+                                   note=next((ln for ln in reversed(result.lines) if not ln.startswith("advice")), ""),
+                                   gate=result.gate, calibration=calibration)
+            if args.save_overlay and result.accepted:
+                cv2.imwrite(str(args.save_overlay / f"{frame.index:05d}_{Path(frame.name).stem}.jpg"), picture,
+                            [cv2.IMWRITE_JPEG_QUALITY, 80])
+            if args.window:
+                cv2.imshow("solitaire-coach replay", picture)
+                if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
+                    break
+    elapsed = time.perf_counter() - t_start
+    history = [m.text for m in session.tracker.history]
+    summary = {"frames": frames, "reads": reads, "moves": len(history), "seconds": round(elapsed, 2),
+               "detect_ms_median": round(sorted(detect_ms)[len(detect_ms) // 2], 1) if detect_ms else None,
+               "moves_from_hand_frames": hand_moves,
+               "advice": session.last_advice.text if session.last_advice else None}
+    ok = True
+    if expected is not None:
+        summary["expected_moves"] = len(expected)
+        summary["matches_expected"] = history == expected
+        if history != expected:
+            ok = False
+            first = next((i for i, (a, b) in enumerate(zip(history, expected)) if a != b), min(len(history), len(expected)))
+            summary["first_difference"] = {"index": first, "inferred": history[first:first + 3],
+                                           "expected": expected[first:first + 3]}
+    if hand_moves:
+        ok = False
+    say(f"replay: {frames} frames, {reads} read, {len(history)} moves inferred"
+        + (f" ({'all' if summary.get('matches_expected') else 'NOT all'} as in {expect_path.name}: "
+           f"{len(expected)} expected)" if expected is not None else "")
+        + f", {len(hand_moves)} from frames with a hand; {elapsed:.1f} s")
+    if args.json:
+        print(json.dumps({"summary": summary}, ensure_ascii=False), flush=True)
+    return 0 if ok else 1
+
+
+def _frame_truth(folder: Path) -> dict:
+    """Per-frame truth of a rendered game (``truth.jsonl``: file -> {hand: bool, ...}), if any."""
+    path = folder / "truth.jsonl" if folder.is_dir() else None
+    out: dict = {}
+    if path is None or not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            e = json.loads(line)
+            out[e["file"]] = e
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
+# ----------------------------------------------------------------------------- calibrate
+def _parse_board(text: str) -> tuple[int, int]:
+    try:
+        a, b = text.lower().split("x")
+        cols, rows = int(a), int(b)
+    except ValueError:
+        raise SystemExit(f"solitaire-coach: --board {text!r}: expected COLSxROWS inner corners, like 9x6")
+    if cols < 3 or rows < 3 or cols == rows:
+        raise SystemExit(f"solitaire-coach: --board {text!r}: use at least 3x3 corners and different counts (like 9x6)")
+    return cols, rows
+
+
+def cmd_calibrate(args) -> int:
+    import cv2
+
+    from ..capture.calibration import (Calibration, CalibrationError, calibrate_lens, calibrate_table,
+                                       calibration_path, load_images, make_board_image, save_calibration)
+
+    pattern = _parse_board(args.board)
+    if args.print_board:
+        board = make_board_image(pattern, square_px=200)
+        if not cv2.imwrite(str(args.print_board), board):
+            return _err(f"could not write {args.print_board} (is it a .png path in an existing folder?)")
+        print(f"wrote {args.print_board}: a {pattern[0]}x{pattern[1]}-corner chessboard; print it flat, "
+              f"measure one square (default {args.square_mm:g} mm) and pass --square-mm")
+        return 0
+    if not args.name:
+        return _err("calibrate needs --name NAME (or --print-board PNG)")
+    try:
+        out_path = calibration_path(args.name, args.folder)
+    except CalibrationError as exc:
+        return _err(str(exc))
+    if (args.camera is None) == (args.images is None):
+        return _err("give either --camera N (live) or --images DIR (offline)")
+    lens = table = None
+    try:
+        if args.images is not None:
+            views = load_images(args.images)
+            lens = calibrate_lens(views, pattern, args.square_mm)
+            if args.table is not None:
+                img = cv2.imread(str(args.table), cv2.IMREAD_COLOR)
+                if img is None:
+                    return _err(f"--table {str(args.table)!r} is not a readable image")
+                table = calibrate_table(img, lens)
+        else:
+            lens, table = _calibrate_live(args, pattern)
+    except CalibrationError as exc:
+        return _err(str(exc))
+    cal = Calibration(args.name, lens, table)
+    save_calibration(cal, out_path)
+    print(f"lens: {len(lens.views)} views, focal {lens.focal_px[0]:.1f} x {lens.focal_px[1]:.1f} px, "
+          f"reprojection error {lens.rms_px:.3f} px" + (f"; skipped {len(lens.skipped)}: " + "; ".join(lens.skipped[:5])
+                                                          if lens.skipped else ""))
+    if table is not None:
+        print(f"table: 12 slots found, card {table.card_size_px[0]:.0f} x {table.card_size_px[1]:.0f} px")
+    else:
+        print("table: not calibrated (give --table PHOTO of a fresh deal, or calibrate live)")
+    print(f"wrote {out_path}")
+    return 0
+
+
+def _calibrate_live(args, pattern):
+    """Capture board views from a camera (automatically, when the board is still and in a
+    new pose), then one frame of a fresh deal."""
+    import cv2
+    import numpy as np
+
+    from ..capture.calibration import CalibrationError, calibrate_lens, calibrate_table, find_board
+    from ..capture.gate import MotionMeter
+    from ..capture.sources import CameraSource, SourceError
+    from .live import KeyReader
+
+    try:
+        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=print)
+    except SourceError as exc:
+        raise CalibrationError(str(exc)) from None
+    keys = KeyReader(sys.stdin)
+    meter = MotionMeter()
+    views, poses = [], []
+    window = not args.no_window
+    print(f"show the printed {pattern[0]}x{pattern[1]} board to the camera in {args.views} different poses "
+          "(tilted, near, far, corners of the picture); a view is taken when the board is held still")
+    try:
+        while len(views) < args.views:
+            if keys.poll() == "quit":
+                raise CalibrationError("stopped before enough board views were taken")
+            frame = cam.read()
+            if frame is None:
+                time.sleep(0.05)
+                continue
+            still = meter.measure(frame.image) < 1.5
+            corners = find_board(frame.image, pattern) if still else None
+            if corners is not None:
+                c = corners.reshape(-1, 2)
+                pose = np.array([*c.mean(axis=0), np.ptp(c[:, 0]), np.ptp(c[:, 1])])
+                scale = max(frame.image.shape[:2])
+                if all(np.abs(pose - p).max() > 0.08 * scale for p in poses):
+                    views.append((f"view {len(views) + 1}", frame.image.copy()))
+                    poses.append(pose)
+                    print(f"view {len(views)} of {args.views} taken")
+            if window:
+                show = frame.image.copy()
+                if corners is not None:
+                    cv2.drawChessboardCorners(show, pattern, corners, True)
+                cv2.putText(show, f"views {len(views)}/{args.views}", (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.2,
+                            (0, 255, 255), 3)
+                cv2.imshow("solitaire-coach calibrate", show)
+                if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
+                    raise CalibrationError("stopped before enough board views were taken")
+        lens = calibrate_lens(views, pattern, args.square_mm)
+        print(f"lens done: reprojection error {lens.rms_px:.3f} px. Now deal a fresh game (stock, one card on the "
+              "waste, seven columns), take your hands away and hold still")
+        table, last_error = None, ""
+        while table is None:
+            if keys.poll() == "quit":
+                print(f"table not calibrated ({last_error or 'stopped'})")
+                break
+            frame = cam.read()
+            if frame is None:
+                time.sleep(0.05)
+                continue
+            if meter.measure(frame.image) < 1.0:
+                try:
+                    table = calibrate_table(frame.image, lens)
+                except CalibrationError as exc:
+                    if str(exc) != last_error:
+                        print(f"not yet: {exc}")
+                        last_error = str(exc)
+            if window:
+                cv2.imshow("solitaire-coach calibrate", frame.image)
+                if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
+                    print("table not calibrated (stopped)")
+                    break
+        return lens, table
+    finally:
+        cam.close()
+        if window:
+            cv2.destroyAllWindows()

@@ -1,0 +1,474 @@
+"""The live coach: frames in, advice out -- the loop behind ``play``, ``replay`` and ``demo``.
+
+:class:`LiveCoach` is the logic for one frame: the read gate says whether to look, the
+card detector reads the 12-slot snapshot, two agreeing reads are given to the
+:class:`~solitaire_coach.app.coach.CoachSession` (tracker, advisor, journal), and what it
+says is collected. It draws nothing and reads no keys, so ``play`` and ``replay`` print
+exactly the same lines for the same frames.
+
+:func:`run_loop` drives a coach from a frame source (camera, folder, video), with an
+optional window, Enter / serial trigger to force a read, and ``q`` to quit.
+
+:func:`draw_overlay` (at the end) is the picture: every card read boxed and labelled,
+the advised move as an arrow from the card to where it goes, the advice and its reason
+in large text. Drawing is separate from the logic and only used when a window is shown
+or frames are saved.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Protocol, Sequence, TextIO
+
+import cv2
+import numpy as np
+
+from ..capture.gate import GateView, ReadGate
+from ..capture.serial_trigger import SerialTrigger, ascii_line
+from ..capture.sources import Frame, FrameRecorder, FrameSource
+from ..core.advisor import Advice
+from ..core.cards import RANK_NAMES, Card
+from ..core.moves import MoveKind
+from ..core.notation import UNKNOWN, Snapshot
+from ..core.state import GameState
+from ..core.tracker import TrackerReport
+from .coach import CoachSession
+
+
+class Detector(Protocol):
+    def detect(self, frame_bgr: np.ndarray): ...  # -> DetectionResult(snapshot, cards, elapsed_ms)
+
+
+@dataclass
+class StepResult:
+    """What the coach made of one frame."""
+
+    frame: Frame
+    gate: GateView
+    detection: object | None = None          # the detector's result when the frame was read
+    snapshot: Snapshot | None = None
+    accepted: bool = False                   # two reads agreed: given to the tracker
+    report: TrackerReport | None = None
+    advice: Advice | None = None             # the advice in force after this frame
+    lines: list[str] = field(default_factory=list)   # what was said for this frame
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        d: dict = {"frame": self.frame.name, "index": self.frame.index, "t": round(self.frame.timestamp, 4),
+                   "read": self.snapshot is not None, "gate": self.gate.reason,
+                   "motion": None if self.gate.motion == float("inf") else round(self.gate.motion, 3),
+                   "hand": self.gate.hand}
+        if self.snapshot is not None:
+            d["snapshot"] = self.snapshot.line()
+            d["accepted"] = self.accepted
+        if self.report is not None:
+            d["report"] = self.report.kind
+            d["moves"] = [m.text for m in self.report.moves]
+            if self.report.message:
+                d["message"] = self.report.message
+        if self.advice is not None:
+            d["advice"] = self.advice.text
+            d["advice_reason"] = self.advice.reason
+            d["advised_move"] = self.advice.move.text if self.advice.move is not None else None
+        if self.lines:
+            d["said"] = list(self.lines)
+        if self.timings_ms:
+            d["ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
+        return d
+
+
+class LiveCoach:
+    """One coached game fed frame by frame. ``say`` gets every line meant for the person."""
+
+    def __init__(self, session: CoachSession, detector: Detector, gate: ReadGate | None = None, *,
+                 say: Callable[[str], None] = print, trigger: SerialTrigger | None = None) -> None:
+        self.session = session
+        self.detector = detector
+        self.gate = gate if gate is not None else ReadGate()
+        self.say = say
+        self.trigger = trigger
+        self.last_detection = None
+        self.last_accepted_detection = None
+        self._said: list[str] = []
+        self._last_advice_line: str | None = None
+        self._sent: str | None = None
+        session.say = self._collect  # the session speaks through us
+
+    # the session's lines, with a repeated unchanged advice left out ---------------------
+    def _collect(self, line: str) -> None:
+        if line.startswith("advice: "):
+            if line == self._last_advice_line:
+                return
+            self._last_advice_line = line
+        self._said.append(line)
+
+    def _flush(self, result: StepResult) -> None:
+        result.lines.extend(self._said)
+        for line in self._said:
+            self.say(line)
+        self._said = []
+
+    @property
+    def advice(self) -> Advice | None:
+        return self.session.last_advice
+
+    @property
+    def state(self) -> GameState | None:
+        return self.session.tracker.state
+
+    def force(self) -> None:
+        """Read the table at the next still frame, even if nothing moved."""
+        self.gate.force()
+
+    def start(self) -> None:
+        """Say the advice for a resumed game before the first frame."""
+        if self.session.tracker.state is not None and self.session.last_advice is None:
+            tr = self.session.tracker
+            self.session.last_advice = self.session.strategy.advise(tr.state, tr.history)
+            self._collect("advice: " + self.session.last_advice.line())
+        for line in self._said:
+            self.say(line)
+        self._said = []
+        self._send_advice()
+
+    def step(self, frame: Frame) -> StepResult:
+        t0 = time.perf_counter()
+        if frame.forced:
+            self.gate.force()
+        view = self.gate.observe(frame.image)
+        result = StepResult(frame, view, advice=self.session.last_advice)
+        result.timings_ms["gate"] = (time.perf_counter() - t0) * 1000
+        if not view.read:
+            self._flush(result)
+            return result
+        t1 = time.perf_counter()
+        detection = self.detector.detect(frame.image)
+        t2 = time.perf_counter()
+        result.timings_ms["detect"] = (t2 - t1) * 1000
+        self.last_detection = detection
+        snap = detection.snapshot
+        result.detection, result.snapshot = detection, snap
+        key = snap.text()
+        if all(v is UNKNOWN for v in snap.slots):
+            self.gate.reject()
+            self._flush(result)
+            return result
+        if self.gate.offer(key):
+            result.accepted = True
+            self.last_accepted_detection = detection
+            result.report = self.session.process_text(key, where=frame.name)
+            result.advice = self.session.last_advice
+            result.timings_ms["track_advise"] = (time.perf_counter() - t2) * 1000
+            self._send_advice()
+        self._flush(result)
+        return result
+
+    def _send_advice(self) -> None:
+        advice = self.session.last_advice
+        if self.trigger is None or advice is None:
+            return
+        text = advice.text
+        if text != self._sent and self.trigger.send(text):
+            self._sent = text
+
+
+# ----------------------------------------------------------------------------- the loop
+class KeyReader:
+    """Lines typed in the terminal, without blocking: Enter forces a read, q quits."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        try:
+            self.ok = stream is not None and stream.isatty()
+        except (ValueError, AttributeError):
+            self.ok = False
+
+    def poll(self) -> str | None:
+        if not self.ok:
+            return None
+        try:
+            ready, _, _ = select.select([self.stream], [], [], 0)
+        except (ValueError, OSError):
+            self.ok = False
+            return None
+        if not ready:
+            return None
+        line = self.stream.readline()
+        if line == "":
+            self.ok = False
+            return None
+        return "quit" if line.strip().lower() in ("q", "quit") else "read"
+
+
+def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, keys: KeyReader | None = None,
+             on_result: Callable[[StepResult], None] | None = None, recorder: FrameRecorder | None = None,
+             trigger: SerialTrigger | None = None, trigger_only: bool = False,
+             exit_when_done: bool = False, idle_s: float = 0.01, max_frames: int | None = None,
+             window_name: str = "solitaire-coach") -> int:
+    """Feed ``source`` through ``coach`` until it ends (files), ``q`` is pressed, or the game
+    ends (with ``exit_when_done``). A live camera that stops answering is waited for.
+
+    With ``trigger_only`` (a serial rig and no camera motion watching), frames are only
+    read after a trigger: the gate then still asks for a still, agreeing picture."""
+    coach.start()
+    shown = False
+    count = 0
+    pending_trigger = 0
+    try:
+        while True:
+            if keys is not None:
+                k = keys.poll()
+                if k == "quit":
+                    return 0
+                if k == "read":
+                    coach.force()
+                    pending_trigger += 1
+            if trigger is not None:
+                n = trigger.poll()
+                if n:
+                    coach.force()
+                    pending_trigger += n
+            frame = source.read()
+            if frame is None:
+                if not source.live:
+                    return 0
+                if window and shown and (cv2.waitKey(50) & 0xFF) in (ord("q"), 27):
+                    return 0
+                time.sleep(idle_s if not window else 0)
+                continue
+            count += 1
+            if recorder is not None:
+                recorder.add(frame)
+            if trigger_only and not pending_trigger and not frame.forced:
+                result = StepResult(frame, GateView(False, False, False, float("nan"), "waiting for the trigger"),
+                                    advice=coach.advice)
+            else:
+                result = coach.step(frame)
+                if result.accepted:
+                    pending_trigger = 0
+            if on_result is not None:
+                on_result(result)
+            if window:
+                picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
+                                       else coach.last_accepted_detection, coach.advice, coach.state,
+                                       note=_note(result), gate=result.gate)
+                cv2.imshow(window_name, picture)
+                shown = True
+                key = cv2.waitKey(1) & 0xFF
+                if key in (ord("q"), 27):
+                    return 0
+                if key in (13, 10, ord(" ")):
+                    coach.force()
+                try:
+                    if cv2.getWindowProperty(window_name, cv2.WND_PROP_VISIBLE) < 1:
+                        coach.say("window closed: the game is journalled; run play again to continue")
+                        return 0
+                except cv2.error:
+                    return 0
+            if exit_when_done and coach.session.finished:
+                return 0
+            if max_frames is not None and count >= max_frames:
+                return 0
+    finally:
+        if window and shown:
+            cv2.destroyWindow(window_name)
+
+
+def _note(result: StepResult) -> str:
+    if result.report is not None and result.report.kind == "inconsistent":
+        return result.report.message
+    for line in reversed(result.lines):
+        if not line.startswith("advice: "):
+            return line
+    return ""
+
+
+# ----------------------------------------------------------------------------- drawing
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+_GREEN = (60, 220, 60)
+_YELLOW = (0, 220, 255)
+_RED = (40, 40, 235)
+_WHITE = (255, 255, 255)
+
+
+def _cards_of(detection) -> list:
+    return list(getattr(detection, "cards", []) or []) if detection is not None else []
+
+
+def _centre(quad) -> tuple[float, float]:
+    q = np.asarray(quad, np.float32).reshape(-1, 2)
+    return float(q[:, 0].mean()), float(q[:, 1].mean())
+
+
+def _label(card: Card | None) -> str:
+    return "back" if card is None else RANK_NAMES[card.rank - 1] + card.suit_code
+
+
+def slot_points(detection, image_shape: tuple[int, ...], calibration: dict | None = None) -> dict[str, tuple[float, float]]:
+    """Where each of the 12 slots (and ``stock``) is in the picture: the centre of the top
+    card read there; for an empty slot the calibration's point, else a point estimated
+    from the other slots (columns and the upper row share seven evenly spaced x places)."""
+    points: dict[str, tuple[float, float]] = {}
+    per_slot: dict[str, list] = {}
+    for det in _cards_of(detection):
+        per_slot.setdefault(det.slot, []).append(det)
+    heights = []
+    for slot, dets in per_slot.items():
+        if slot.startswith("column"):
+            top = max(dets, key=lambda d: _centre(d.quad)[1])
+        elif slot == "waste":
+            top = max(dets, key=lambda d: _centre(d.quad)[0])
+        else:
+            top = dets[-1]
+        points[slot] = _centre(top.quad)
+        q = np.asarray(top.quad, np.float32).reshape(-1, 2)
+        heights.append(float(np.linalg.norm(q[3] - q[0])) if len(q) == 4 else 0.0)
+    cal_slots = (calibration or {}).get("slots") or {}
+    for slot, xy in cal_slots.items():
+        points.setdefault(slot, (float(xy[0]), float(xy[1])))
+    # estimate the missing ones from a 7-place grid
+    place = {"stock": 0, "waste": 1, **{f"foundation {i}": 2 + i for i in range(1, 5)},
+             **{f"column {i}": i - 1 for i in range(1, 8)}}
+    xs = [(place[s], p[0]) for s, p in points.items() if s in place and s != "waste"]
+    h, w = image_shape[:2]
+    card_h = float(np.median(heights)) if heights else h / 5
+    if len(xs) >= 2 and len({i for i, _ in xs}) >= 2:
+        a, b = np.polyfit([i for i, _ in xs], [x for _, x in xs], 1)
+    else:
+        a, b = w / 7.5, w / 14
+    upper = [p[1] for s, p in points.items() if not s.startswith("column")]
+    upper_y = float(np.median(upper)) if upper else card_h * 0.7
+    column_starts = []
+    for s, dets in per_slot.items():
+        if s.startswith("column"):
+            column_starts.append(min(_centre(d.quad)[1] for d in dets))
+    lower_y = min(column_starts) if column_starts else upper_y + 1.3 * card_h
+    for slot, i in place.items():
+        if slot not in points:
+            points[slot] = (float(a * i + b), upper_y if not slot.startswith("column") else lower_y)
+    return points
+
+
+def arrow_for(advice: Advice | None, state: GameState | None, detection, image_shape,
+              calibration: dict | None = None) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The advised move as (from, to) pixel points, or None."""
+    if advice is None or advice.move is None or state is None:
+        return None
+    move = advice.move
+    pts = slot_points(detection, image_shape, calibration)
+    by_card = {d.card: _centre(d.quad) for d in _cards_of(detection) if getattr(d, "card", None) is not None}
+
+    def foundation_for(suit: int) -> tuple[float, float]:
+        for d in _cards_of(detection):
+            if d.slot.startswith("foundation") and d.card is not None and d.card.suit == suit:
+                return _centre(d.quad)
+        taken = {d.slot for d in _cards_of(detection) if d.slot.startswith("foundation")}
+        for i in range(1, 5):
+            if f"foundation {i}" not in taken:
+                return pts[f"foundation {i}"]
+        return pts["foundation 1"]
+
+    k = move.kind
+    try:
+        if k is MoveKind.DRAW:
+            a, b = pts["stock"], pts["waste"]
+        elif k is MoveKind.REDEAL:
+            a, b = pts["waste"], pts["stock"]
+        else:
+            cards = state.moving_cards(move)
+            head = cards[0] if cards else None
+            if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+                a = by_card.get(head, pts["waste"])
+            elif k is MoveKind.FOUNDATION_TO_COLUMN:
+                a = foundation_for(move.source)
+            else:
+                a = by_card.get(head, pts[f"column {move.source + 1}"])
+            if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION):
+                b = foundation_for(head.suit)
+            else:
+                b = pts[f"column {move.target + 1}"]
+    except Exception:  # an advice the picture cannot place: no arrow rather than a crash
+        return None
+    return (int(a[0]), int(a[1])), (int(b[0]), int(b[1]))
+
+
+def _text(img, text: str, org, scale: float, colour, thick: int) -> None:
+    cv2.putText(img, text, org, FONT, scale, (0, 0, 0), thick + 4, cv2.LINE_AA)
+    cv2.putText(img, text, org, FONT, scale, colour, thick, cv2.LINE_AA)
+
+
+def _wrap(text: str, scale: float, thick: int, width: int) -> list[str]:
+    words, lines, cur = text.split(), [], ""
+    for word in words:
+        trial = (cur + " " + word).strip()
+        if cur and cv2.getTextSize(trial, FONT, scale, thick)[0][0] > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = trial
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: GameState | None, *,
+                 note: str = "", gate: GateView | None = None, calibration: dict | None = None) -> np.ndarray:
+    """The frame with every card read boxed and labelled, the advised move as an arrow, the
+    advice and its reason in large text, and the latest note (a deviation, an illegal move)."""
+    out = image.copy()
+    h, w = out.shape[:2]
+    unit = w / 1280.0
+    for det in _cards_of(detection):
+        q = np.asarray(det.quad, np.float32).reshape(-1, 1, 2).astype(np.int32)
+        colour = _GREEN if det.card is not None else (200, 160, 60)
+        cv2.polylines(out, [q], True, colour, max(1, int(2 * unit)), cv2.LINE_AA)
+        if det.card is not None:
+            x, y = q.reshape(-1, 2)[0]
+            _text(out, _label(det.card), (int(x) + 3, int(y) - 6), 0.6 * unit, colour, max(1, int(2 * unit)))
+    arrow = arrow_for(advice, state, detection, out.shape, calibration)
+    if arrow is not None:
+        (x0, y0), (x1, y1) = arrow
+        length = max(1.0, float(np.hypot(x1 - x0, y1 - y0)))
+        cv2.arrowedLine(out, (x0, y0), (x1, y1), (0, 0, 0), int(12 * unit), cv2.LINE_AA, tipLength=min(0.4, 40 * unit / length))
+        cv2.arrowedLine(out, (x0, y0), (x1, y1), _YELLOW, int(7 * unit), cv2.LINE_AA, tipLength=min(0.4, 40 * unit / length))
+        cv2.circle(out, (x0, y0), int(10 * unit), _YELLOW, -1, cv2.LINE_AA)
+    # the advice, large, on a dark band at the bottom
+    lines: list[tuple[str, float, tuple, int]] = []
+    if advice is not None:
+        for ln in _wrap(ascii_line(advice.text, 200), 1.1 * unit, max(2, int(3 * unit)), int(w - 40 * unit)):
+            lines.append((ln, 1.1 * unit, _YELLOW if advice.status == "move" else _WHITE, max(2, int(3 * unit))))
+        if advice.reason:
+            for ln in _wrap(ascii_line(advice.reason, 200), 0.7 * unit, max(1, int(2 * unit)), int(w - 40 * unit)):
+                lines.append((ln, 0.7 * unit, _WHITE, max(1, int(2 * unit))))
+    elif state is None:
+        lines.append(("Deal a new game and hold still", 1.0 * unit, _WHITE, max(2, int(3 * unit))))
+    if lines:
+        band = sum(int(44 * s) + 6 for _, s, _, _ in lines) + int(16 * unit)
+        overlay = out.copy()
+        cv2.rectangle(overlay, (0, h - band), (w, h), (0, 0, 0), -1)
+        out = cv2.addWeighted(overlay, 0.55, out, 0.45, 0)
+        y = h - band + int(8 * unit)
+        for ln, s, colour, thick in lines:
+            y += int(40 * s) + 6
+            _text(out, ln, (int(20 * unit), y), s, colour, thick)
+    if note:
+        bad = "take it back" in note or "not a legal" in note
+        for i, ln in enumerate(_wrap(ascii_line(note, 240), 0.8 * unit, max(2, int(2 * unit)), int(w - 40 * unit))[:3]):
+            _text(out, ln, (int(20 * unit), int((40 + 36 * i) * unit)), 0.8 * unit, _RED if bad else _WHITE,
+                  max(2, int(2 * unit)))
+    if gate is not None and not gate.read and gate.reason not in ("resting (table unchanged since the last read)",):
+        status = "hand in the picture" if gate.hand else gate.reason
+        _text(out, status, (int(w - 330 * unit), int(30 * unit)), 0.7 * unit, _WHITE, max(1, int(2 * unit)))
+    return out
+
+
+def format_terminal(results: Iterable[StepResult]) -> Sequence[str]:
+    return [line for r in results for line in r.lines]
+
+
+def json_line(result: StepResult) -> str:
+    return json.dumps(result.to_json(), ensure_ascii=False)

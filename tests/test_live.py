@@ -1,0 +1,381 @@
+"""The live loop: gate + detector + tracker + advisor + journal, the overlay, and the
+play / replay / record commands, with a test double for the card detector (the real
+detector is exercised by tests/test_live_games.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from solitaire_coach.app import cmd_live
+from solitaire_coach.app.cli import main
+from solitaire_coach.app.coach import CoachSession
+from solitaire_coach.app.journal import Journal
+from solitaire_coach.app.live import LiveCoach, arrow_for, draw_overlay, run_loop, slot_points
+from solitaire_coach.capture.gate import ReadGate
+from solitaire_coach.capture.sources import Frame, FrameRecorder, FolderSource
+from solitaire_coach.core.advisor import make_strategy
+from solitaire_coach.core.cards import Card
+from solitaire_coach.core.moves import Move
+from solitaire_coach.core.notation import Snapshot, parse_snapshot
+from solitaire_coach.core.rules import DEFAULT_RULES
+from solitaire_coach.core.state import deal_for_seed
+from solitaire_coach.core.virtual_table import VirtualTable
+
+# ----------------------------------------------------------------------------- doubles
+
+
+@dataclass
+class FakeCard:
+    card: Card | None
+    quad: np.ndarray
+    confidence: float
+    slot: str
+
+
+@dataclass
+class FakeResult:
+    snapshot: Snapshot
+    cards: list
+    elapsed_ms: float = 0.0
+
+
+def _key(image: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(image).tobytes()).hexdigest()
+
+
+class TableDouble:
+    """Stands in for the card detector: pictures are drawn by ``picture`` for a snapshot,
+    and read back exactly. A picture with a hand drawn on reads as the snapshot under it
+    (the worst case: a detector that sees through hands)."""
+
+    def __init__(self):
+        self.known: dict[str, Snapshot] = {}
+        self.calls = 0
+
+    def picture(self, snap: Snapshot, hand: bool = False, shift: int = 0) -> np.ndarray:
+        img = np.full((360, 640, 3), (40, 100, 35), np.uint8)
+        for i, v in enumerate(snap.slots):
+            x, y = 20 + (i % 7) * 88, 30 + (i // 7) * 160
+            colour = (240, 240, 240) if isinstance(v, Card) else (60, 60, 160)
+            cv2.rectangle(img, (x, y), (x + 70, y + 100), colour, -1)
+            code = v.code
+            cv2.putText(img, code, (x + 5, y + 40), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 2)
+        if hand:
+            cv2.ellipse(img, (300 + shift, 300), (90, 140), 15, 0, 360, (120, 150, 215), -1)
+        self.known[_key(img)] = snap
+        return img
+
+    def detect(self, image):
+        self.calls += 1
+        snap = self.known.get(_key(image))
+        if snap is None:
+            snap = parse_snapshot(",".join(["UU"] * 12))
+        cards = []
+        for i, v in enumerate(snap.slots):
+            x, y = 20 + (i % 7) * 88, 30 + (i // 7) * 160
+            slot = "waste" if i == 0 else f"foundation {i}" if i < 5 else f"column {i - 4}"
+            if isinstance(v, Card):
+                quad = np.float32([[x, y], [x + 70, y], [x + 70, y + 100], [x, y + 100]])
+                cards.append(FakeCard(v, quad, 1.0, slot))
+        return FakeResult(snap, cards, 1.0)
+
+
+def _session(journal=None, say=None):
+    return CoachSession(DEFAULT_RULES, make_strategy("baseline"), journal, say=say or (lambda s: None))
+
+
+def _frames(images, start=0):
+    return [Frame(img, start + i, (start + i) * 0.2, f"f{start + i}") for i, img in enumerate(images)]
+
+
+def _game_frames(double: TableDouble, n_moves: int = 6, seed: int = 102, hands: bool = True):
+    """Frames of a game played by the advice: each position held still 3 frames, with a
+    hand reaching in before each move; returns frames and the moves played."""
+    table = VirtualTable.from_deal(deal_for_seed(seed))
+    from solitaire_coach.core.tracker import TableTracker
+    tracker = TableTracker()
+    tracker.update(table.snapshot())
+    strategy = make_strategy("baseline")
+    images = [double.picture(table.snapshot())] * 3
+    moves = []
+    for k in range(n_moves):
+        advice = strategy.advise(tracker.state, tracker.history)
+        before = table.snapshot()
+        table.perform(advice.move)
+        moves.append(advice.move.text)
+        after = table.snapshot()
+        tracker.update(after)
+        if hands:
+            images += [double.picture(before, hand=True, shift=k), double.picture(after, hand=True, shift=k + 1)]
+            images += [double.picture(after, hand=True, shift=k + 1)] * 3     # a still hand: never read
+        images += [double.picture(after)] * 3
+    return _frames(images), moves
+
+
+# ----------------------------------------------------------------------------- the coach
+def test_live_coach_follows_a_game_and_never_reads_hands():
+    double = TableDouble()
+    frames, moves = _game_frames(double)
+    said = []
+    coach = LiveCoach(_session(), double, ReadGate(), say=said.append)
+    results = [coach.step(f) for f in frames]
+    assert [m.text for m in coach.session.tracker.history] == moves
+    for r in results:
+        if r.snapshot is not None:
+            assert not r.gate.hand
+    hand_reads = [r for r in results if r.gate.hand and r.snapshot is not None]
+    assert not hand_reads
+    assert any(r.gate.hand for r in results)
+    assert said[0].startswith("new game started")
+    assert any(line.startswith("advice: ") for line in said)
+    # two reads per still position, none while moving or resting
+    assert double.calls == 2 * (len(moves) + 1)
+    js = results[-1].to_json()
+    assert js["frame"] == frames[-1].name and "advice" in js
+
+
+def test_deviation_and_illegal_move_are_said():
+    double = TableDouble()
+    table = VirtualTable.from_deal(deal_for_seed(102))
+    start = table.snapshot()
+    said = []
+    coach = LiveCoach(_session(), double, ReadGate(hand_check=None), say=said.append)
+    for f in _frames([double.picture(start)] * 3):
+        coach.step(f)
+    advised = coach.advice.move
+    other = [m for m in table.state.legal_moves() if m != advised and m.kind.value != "draw"]
+    assert other, "deal 102 has a second legal move at the start"
+    # an illegal placement: the waste card onto a column where it does not fit
+    waste = table.state.waste[-1]
+    bad_col = next(i for i in range(7) if not waste.goes_on_tableau(table.state.faceup[i][-1]))
+    slots = list(start.slots)
+    slots[0] = parse_snapshot(",".join(["XX"] * 12)).slots[0]
+    slots[5 + bad_col] = waste
+    bad = Snapshot(tuple(slots))
+    for f in _frames([double.picture(bad)] * 3, 3):
+        coach.step(f)
+    assert any("take it back" in s for s in said), said
+    assert coach.session.tracker.history == []
+    # taken back, then another legal move than the advice
+    for f in _frames([double.picture(start)] * 3, 6):
+        coach.step(f)
+    table.perform(other[0])
+    for f in _frames([double.picture(table.snapshot())] * 3, 9):
+        coach.step(f)
+    assert coach.session.tracker.history == [other[0]]
+    assert any("instead of the advised" in s for s in said), said
+
+
+def test_journal_resumes_the_same_game_after_a_crash(tmp_path):
+    double = TableDouble()
+    frames, moves = _game_frames(double, n_moves=6, hands=False)
+    journal = Journal(tmp_path / "game.journal.json")
+    coach = LiveCoach(_session(journal), double, ReadGate())
+    half = len(frames) // 2
+    while np.array_equal(frames[half].image, frames[half - 1].image):
+        half += 1                     # stop as a new position comes in (the camera sees it again on restart)
+    for f in frames[:half]:
+        coach.step(f)
+    done = len(coach.session.tracker.history)
+    assert 0 < done < len(moves)
+    # "crash": a new process, a new coach from the journal
+    said = []
+    coach2 = LiveCoach(_session(journal, say=said.append), double, ReadGate(), say=said.append)
+    assert len(coach2.session.tracker.history) == done
+    coach2.start()
+    for f in frames[half:]:
+        coach2.step(f)
+    assert [m.text for m in coach2.session.tracker.history] == moves
+
+
+class FlakyCamera:
+    """A live source whose camera is unplugged for a while mid-game."""
+
+    live = True
+    name = "camera flaky"
+
+    def __init__(self, frames, gap_at, gap_len):
+        self.frames = list(frames)
+        self.gap_at, self.gap_len = gap_at, gap_len
+        self.calls = 0
+
+    def read(self):
+        self.calls += 1
+        if self.gap_at <= self.calls < self.gap_at + self.gap_len:
+            return None
+        return self.frames.pop(0) if self.frames else None
+
+    def close(self):
+        pass
+
+
+def test_camera_gap_mid_game_loses_nothing():
+    double = TableDouble()
+    frames, moves = _game_frames(double, n_moves=5, hands=False)
+    coach = LiveCoach(_session(), double, ReadGate(), say=lambda s: None)
+    cam = FlakyCamera(frames, gap_at=10, gap_len=30)
+    run_loop(coach, cam, window=False, idle_s=0, max_frames=len(frames))
+    assert [m.text for m in coach.session.tracker.history] == moves
+
+
+# ----------------------------------------------------------------------------- drawing
+def test_overlay_draws_boxes_arrow_and_text():
+    double = TableDouble()
+    table = VirtualTable.from_deal(deal_for_seed(102))
+    snap = table.snapshot()
+    img = double.picture(snap)
+    coach = LiveCoach(_session(), double, ReadGate(hand_check=None))
+    for f in _frames([img] * 3):
+        coach.step(f)
+    advice, state = coach.advice, coach.state
+    assert advice is not None and advice.move is not None
+    arrow = arrow_for(advice, state, coach.last_detection, img.shape)
+    assert arrow is not None and arrow[0] != arrow[1]
+    out = draw_overlay(img, coach.last_detection, advice, state, note="5♥ was put on 7♣: take it back")
+    assert out.shape == img.shape and not np.array_equal(out, img)
+    assert np.array_equal(img, double.picture(snap))       # the frame itself is not drawn on
+    # every slot gets a point, even empty ones (estimated from the others)
+    pts = slot_points(coach.last_detection, img.shape)
+    assert set(pts) >= {"stock", "waste", "foundation 1", "column 7"}
+    for kind in ("draw", "redeal", "w-f", "1-f", "w-3", "2-5"):
+        draw_overlay(img, coach.last_detection, advice, state)   # never raises
+
+
+# ----------------------------------------------------------------------------- commands
+def _write_recording(tmp_path: Path, frames) -> Path:
+    folder = tmp_path / "rec"
+    rec = FrameRecorder(folder, quality=95)
+    for f in frames:
+        rec.add(f)
+    rec.close()
+    return folder
+
+
+def test_recorder_dedupes_still_pictures_and_replays_in_order(tmp_path):
+    double = TableDouble()
+    frames, _ = _game_frames(double, n_moves=2)
+    folder = _write_recording(tmp_path, frames)
+    listed = (folder / "frames.jsonl").read_text().splitlines()
+    assert len(listed) == len(frames)
+    assert len(list(folder.glob("frame_*.jpg"))) < len(frames)
+    (folder / "frames.jsonl").write_text("\n".join(listed) + '\n{"file": "frame_0000')   # cut short by a crash
+    warnings = []
+    src = FolderSource(folder, warn=warnings.append)
+    assert len(src) == len(frames) and "line" in warnings[0]
+
+
+class ExactDouble(TableDouble):
+    """The double for recorded (JPEG) pictures: recognises them by their picture id."""
+
+    def __init__(self, by_thumb):
+        super().__init__()
+        self.by_thumb = by_thumb
+
+    def detect(self, image):
+        self.calls += 1
+        small = cv2.resize(image, (64, 36), interpolation=cv2.INTER_AREA).astype(np.float32)
+        best = min(self.by_thumb, key=lambda item: float(np.abs(item[0] - small).mean()))
+        snap = best[1]
+        return FakeResult(snap, [], 1.0)
+
+
+def _replay_setup(tmp_path, monkeypatch, n_moves=3):
+    double = TableDouble()
+    frames, moves = _game_frames(double, n_moves=n_moves)
+    folder = _write_recording(tmp_path, frames)
+    thumbs = [(cv2.resize(img_f.image, (64, 36), interpolation=cv2.INTER_AREA).astype(np.float32),
+               double.known[_key(img_f.image)]) for img_f in frames]
+    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: ExactDouble(thumbs))
+    return folder, moves
+
+
+def test_replay_prints_what_play_prints_and_json(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch)
+    assert main(["replay", str(folder)]) == 0
+    replay_out = capsys.readouterr().out.splitlines()
+    journal = tmp_path / "j.json"
+    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal)]) == 0
+    play_out = capsys.readouterr().out.splitlines()
+    # the same lines, play adding its "watching" header, replay its summary
+    assert play_out[1:] == replay_out[:-1]
+    assert any("new game started" in ln for ln in replay_out)
+    assert replay_out[-1].startswith("replay:") and f"{len(moves)} moves inferred" in replay_out[-1]
+    assert main(["replay", str(folder), "--json"]) == 0
+    out = capsys.readouterr()
+    lines = [json.loads(ln) for ln in out.out.splitlines()]
+    assert lines[-1]["summary"]["moves"] == len(moves)
+    per_frame = lines[:-1]
+    assert len(per_frame) == len((folder / "frames.jsonl").read_text().splitlines())
+    inferred = [m for ln in per_frame for m in ln.get("moves", [])]
+    assert inferred == moves
+    assert all("snapshot" in ln for ln in per_frame if ln["read"])
+    assert "new game started" in out.err
+
+
+def test_replay_checks_an_expected_log(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch)
+    from solitaire_coach.core.notation import format_log
+    deal = deal_for_seed(102)
+    (folder / "moves.log").write_text(format_log(deal, [Move.parse(m) for m in moves]))
+    assert main(["replay", str(folder)]) == 0
+    assert "all as in moves.log" in capsys.readouterr().out
+    (folder / "moves.log").write_text(format_log(deal, [Move.parse(m) for m in moves[:-1]] + [Move.draw()]))
+    assert main(["replay", str(folder), "--json"]) == 1
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])["summary"]
+    assert summary["matches_expected"] is False and summary["first_difference"]["index"] == len(moves) - 1
+
+
+def test_play_resumes_from_its_journal(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch, n_moves=4)
+    journal = tmp_path / "j.json"
+    n = len((folder / "frames.jsonl").read_text().splitlines())
+    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--max-frames", str(n // 2)]) == 0
+    first = json.loads(journal.read_text())["tracker"]["history"]
+    assert 0 < len(first) < len(moves)
+    capsys.readouterr()
+    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal)]) == 0
+    out = capsys.readouterr().out
+    assert "resumed the game" in out
+    assert json.loads(journal.read_text())["tracker"]["history"] == moves
+
+
+def test_command_errors_are_clear(tmp_path, capsys):
+    assert main(["replay", str(tmp_path / "nothing")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["play", "--frames", str(tmp_path), "--no-window"]) == 2
+    assert "holds no images" in capsys.readouterr().err
+    assert main(["calibrate", "--name", "x"]) == 2
+    assert "--camera" in capsys.readouterr().err
+    assert main(["play", "--calibration", str(tmp_path / "none.json"), "--frames", str(tmp_path), "--no-window"]) == 2
+    assert "no file" in capsys.readouterr().err
+
+
+def test_calibrate_command_offline_and_print_board(tmp_path, capsys):
+    board_png = tmp_path / "board.png"
+    assert main(["calibrate", "--print-board", str(board_png)]) == 0
+    assert cv2.imread(str(board_png)) is not None
+    from solitaire_coach.capture.calibration import camera_rays, make_board_image, random_board_poses, render_board_view
+    k = np.array([[600.0, 0, 320], [0, 600.0, 240], [0, 0, 1]])
+    rays = camera_rays(k, np.zeros(5), (640, 480), supersample=2)
+    board = make_board_image(square_px=50)
+    views = tmp_path / "views"
+    views.mkdir()
+    for i, (r, t) in enumerate(random_board_poses(6, np.random.default_rng(5), distance_mm=380)):
+        cv2.imwrite(str(views / f"v{i}.png"), render_board_view(board, 50, 50, 25.0, rays, r, t, (640, 480)))
+    from tests.test_calibration import _fresh_deal_picture
+    img, _, _ = _fresh_deal_picture(640 * 2, 360 * 2)
+    cv2.imwrite(str(tmp_path / "deal.png"), img)
+    assert main(["calibrate", "--images", str(views), "--table", str(tmp_path / "deal.png"), "--name", "desk",
+                 "--folder", str(tmp_path / "cal")]) == 0
+    out = capsys.readouterr().out
+    assert "reprojection error" in out and "12 slots" in out
+    d = json.loads((tmp_path / "cal" / "desk.json").read_text())
+    assert abs(d["camera"]["camera_matrix"][0][0] - 600) < 6
