@@ -85,6 +85,7 @@ def terminal_advice(state: GameState) -> Advice | None:
 
 STRATEGY_FACTORIES: dict[str, str] = {
     "baseline": "solitaire_coach.core.baseline:BaselineStrategy",
+    "best": "solitaire_coach.core.best:BestStrategy",
 }
 
 

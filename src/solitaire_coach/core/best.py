@@ -1,0 +1,255 @@
+"""The ``best`` strategy: hindsight optimisation over sampled layouts of the unseen cards.
+
+The strategy sees only what the tracker knows: in its :class:`GameState` every card
+the player has not seen (face-down tableau cards, stock cards not yet turned) is
+``None``, and it never looks anywhere else. For each decision it
+
+1. answers at once when the position decides it: the game is won, a column is
+   waiting for a flip, no move is left (proven lost), a card may go to the
+   foundation with no possible loss (a *safe* move: its tableau children are on
+   the foundations already), or only one move is legal;
+2. when every card is known, solves the position exactly (the full-information
+   solver) and follows the solution, saying the game is won and how many moves are
+   left, or that it is lost;
+3. otherwise deals the unseen cards at random into their places many times (every
+   layout consistent with what has been seen is equally likely), solves each layout
+   after each candidate move with a small node budget, and plays the move that wins
+   most layouts (ties broken by a fixed order of preference). An unknown result
+   (budget spent) counts half a win.
+
+The random numbers come from a generator seeded with the strategy's ``seed`` and
+the visible position only, so the advice depends on nothing the player cannot see
+(and is the same every time for the same position). ``think_time`` bounds the
+sampling of one decision in seconds (at least ``min_samples`` layouts are always
+searched).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import replace
+from typing import Sequence
+
+from .advisor import Advice, describe_move, terminal_advice
+from .cards import SUIT_SYMBOLS, Card
+from .moves import Move, MoveKind
+from .state import GameState
+from .solver import solve
+
+_STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
+
+
+def is_safe_foundation_card(state: GameState, card: Card) -> bool:
+    """True if ``card`` may go to its foundation with no possible loss: an ace or a two,
+    or a card whose two possible tableau children (the opposite colour, one lower)
+    are on the foundations already. Needs the foundation to accept the card."""
+    if state.foundations[card.suit] + 1 != card.rank:
+        return False
+    if card.rank <= 2:
+        return True
+    other = (0, 3) if card.is_red else (1, 2)
+    return all(state.foundations[s] >= card.rank - 1 for s in other)
+
+
+def _visible_key(state: GameState) -> str:
+    """A text naming the visible position (unknown cards as ``??``); seeds the sampling."""
+    def c(card):
+        return "??" if card is None else card.code
+    cols = "|".join(" ".join(c(x) for x in state.hidden[i]) + "/" + " ".join(x.code for x in state.faceup[i])
+                    for i in range(7))
+    return (f"{cols}#{' '.join(c(x) for x in state.stock)}#{' '.join(c(x) for x in state.waste)}"
+            f"#{state.foundations}#{state.redeals_used}#{state.rules}")
+
+
+def sample_layout(state: GameState, rng: random.Random) -> GameState:
+    """A full layout consistent with ``state``: its unknown cards replaced by a random
+    arrangement of the cards not seen anywhere."""
+    unseen = state.unseen_cards()
+    rng.shuffle(unseen)
+    it = iter(unseen)
+
+    def fill(cards):
+        return tuple(next(it) if x is None else x for x in cards)
+
+    sample = replace(state, hidden=tuple(fill(h) for h in state.hidden), stock=fill(state.stock),
+                     waste=fill(state.waste))
+    try:
+        next(it)
+    except StopIteration:
+        return sample
+    raise ValueError("the position does not account for every card: more cards are unseen than unknown places")
+
+
+def _preference(state: GameState, move: Move) -> int:
+    """Tie-break order (lower first): foundation, freeing a face-down card, others, stock."""
+    k = move.kind
+    if k is MoveKind.COLUMN_TO_FOUNDATION:
+        return 0 if (len(state.faceup[move.source]) == 1 and state.hidden[move.source]) else 2
+    if k is MoveKind.COLUMN_TO_COLUMN:
+        run = state.faceup[move.source]
+        if len(state.moving_cards(move)) == len(run):
+            return 1 if state.hidden[move.source] else 4
+        return 5
+    if k is MoveKind.WASTE_TO_FOUNDATION:
+        return 2
+    if k is MoveKind.WASTE_TO_COLUMN:
+        return 3
+    if k in _STOCK_KINDS:
+        return 6
+    return 7
+
+
+def explain(state: GameState, move: Move) -> str:
+    """Why a move helps, in a few words a person understands."""
+    k = move.kind
+    if k is MoveKind.DRAW:
+        if state.stock and state.stock[0] is None:
+            return "nothing on the table helps yet: see what the stock holds"
+        return "brings the next stock card up to play"
+    if k is MoveKind.REDEAL:
+        return "the stock is used up: go through it again"
+    cards = state.moving_cards(move)
+    card = cards[0]
+    if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION):
+        text = f"the {card.symbol} is needed on the foundation"
+        if is_safe_foundation_card(state, card):
+            text = f"the {card.symbol} can go up safely: no card can ever need it in the tableau"
+        if k is MoveKind.COLUMN_TO_FOUNDATION and len(state.faceup[move.source]) == 1:
+            if state.hidden[move.source]:
+                text += f", and it frees a face-down card in column {move.source + 1}"
+            else:
+                text += f", and it empties column {move.source + 1}"
+        return text
+    if k is MoveKind.COLUMN_TO_COLUMN:
+        run = state.faceup[move.source]
+        if len(cards) == len(run):
+            if state.hidden[move.source]:
+                return f"frees a face-down card in column {move.source + 1}"
+            return f"empties column {move.source + 1} for a king"
+        below = run[len(run) - len(cards) - 1]
+        if state.foundations[below.suit] + 1 == below.rank:
+            return f"uncovers the {below.symbol} for the foundation"
+        return f"uncovers the {below.symbol} in column {move.source + 1}"
+    if k is MoveKind.WASTE_TO_COLUMN:
+        if not state.faceup[move.target]:
+            return f"gives the {card.symbol} the empty column {move.target + 1}"
+        return f"plays the {card.symbol} from the waste to reach the cards under it"
+    return f"brings the {card.symbol} back from the {SUIT_SYMBOLS[card.suit]} foundation"
+
+
+class BestStrategy:
+    """Hindsight optimisation over sampled layouts, with a full-information solver."""
+
+    name = "best"
+
+    def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 24, min_samples: int = 4,
+                 node_limit: int = 3000, solve_node_limit: int = 400_000, **_options) -> None:
+        if samples < 1 or min_samples < 1:
+            raise ValueError("samples and min_samples must be at least 1")
+        if node_limit < 1 or solve_node_limit < 1:
+            raise ValueError("node limits must be positive")
+        if think_time is not None and think_time <= 0:
+            raise ValueError(f"think time must be positive, not {think_time}")
+        self.think_time = think_time
+        self.seed = seed
+        self.samples = samples
+        self.min_samples = min(min_samples, samples)
+        self.node_limit = node_limit
+        self.solve_node_limit = solve_node_limit
+        self._plan: tuple[GameState, tuple[Move, ...]] | None = None
+        self._failed_full: GameState | None = None
+        self._visited: set[str] = set()
+        self._history_len = -1
+        self.last_stats: dict = {}
+
+    # ---------------------------------------------------------------------------
+    def advise(self, state: GameState, history: Sequence[Move] = ()) -> Advice:
+        done = terminal_advice(state)
+        if done is not None:
+            return done
+        if len(history) <= self._history_len or not history:
+            self._visited.clear()  # a new game
+        self._history_len = len(history)
+        self._visited.add(self._position_key(state))
+        moves = state.legal_moves()
+        if not moves:
+            return Advice("lost", None, "No move is left: the game is lost", proven=True)
+        if state.is_complete_knowledge():
+            full = self._advise_known(state)
+            if full is not None:
+                return full
+        for move in moves:
+            if move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.WASTE_TO_FOUNDATION):
+                if is_safe_foundation_card(state, state.moving_cards(move)[0]):
+                    return self._advice(state, move, "")
+        fresh = [m for m in moves if self._position_key(state.play(m)) not in self._visited]
+        if not fresh:
+            return Advice("lost", None, "No move makes progress: every move only repeats an earlier position")
+        if len(fresh) == 1:
+            return self._advice(state, fresh[0], "the only move that makes progress" if len(moves) > 1 else "the only move")
+        return self._sampled(state, fresh)
+
+    def _position_key(self, state: GameState) -> str:
+        key = _visible_key(state)
+        if state.rules.redeal_limit is None:  # with unlimited redeals the count says nothing
+            key = key.replace(f"#{state.redeals_used}#", "#", 1)
+        return key
+
+    def _advice(self, state: GameState, move: Move, extra: str, proven: bool = False) -> Advice:
+        reason = explain(state, move)
+        if extra:
+            reason = f"{reason}; {extra}"
+        return Advice("move", move, describe_move(state, move), reason, proven=proven)
+
+    def _advise_known(self, state: GameState) -> Advice | None:
+        """Every card is known: follow an exact solution (or say the game is lost)."""
+        if self._plan is not None and self._plan[0] == state and self._plan[1]:
+            plan = self._plan[1]
+        elif self._failed_full == state:
+            return None
+        else:
+            result = solve(state, node_limit=self.solve_node_limit)
+            if result.status == "lost":
+                return Advice("lost", None, "The game cannot be won from here: every line was searched", proven=True)
+            if result.status != "won":
+                self._failed_full = state
+                return None
+            plan = result.moves
+        move = plan[0]
+        self._plan = (state.play(move), plan[1:])
+        left = len(plan)
+        reason = (f"{explain(state, move)}; every card is now visible: the game is won, "
+                  f"{left} move{'s' if left != 1 else ''} to finish")
+        return Advice("move", move, describe_move(state, move), reason, proven=True)
+
+    def _sampled(self, state: GameState, moves: list[Move]) -> Advice:
+        start = time.perf_counter()
+        rng = random.Random(f"{self.seed}|{_visible_key(state)}")
+        candidates = sorted(moves, key=lambda m: _preference(state, m))
+        scores = [0.0] * len(candidates)
+        complete = not state.unseen_cards()
+        n_samples = 1 if complete else self.samples
+        done = 0
+        for i in range(n_samples):
+            sample = sample_layout(state, rng)
+            for j, move in enumerate(candidates):
+                result = solve(sample.play(move), node_limit=self.node_limit, verify=False)
+                if result.status == "won":
+                    # shorter wins (more progress) break ties between moves that win alike
+                    scores[j] += 1.0 + 0.001 * max(0, 400 - len(result.moves)) / 400
+                elif result.status == "unknown":
+                    scores[j] += 0.5
+            done = i + 1
+            if done >= self.min_samples:
+                if self.think_time is not None and time.perf_counter() - start > self.think_time:
+                    break
+                ordered = sorted(scores, reverse=True)
+                if len(ordered) > 1 and ordered[0] - ordered[1] > n_samples - done + 0.01:
+                    break  # no other move can catch up
+        best = max(range(len(candidates)), key=lambda j: (scores[j], -j))
+        self.last_stats = {"samples": done, "scores": dict(zip((m.text for m in candidates), scores)),
+                           "seconds": time.perf_counter() - start}
+        wins = round(scores[best], 1)
+        extra = f"wins about {wins:g} of {done} sampled layout{'s' if done != 1 else ''}"
+        return self._advice(state, candidates[best], extra)

@@ -1,0 +1,83 @@
+"""The ``best`` strategy: honest (sees no hidden card), sensible, explained."""
+
+from __future__ import annotations
+
+from solitaire_coach.core import Card, GameState, Move, deal_for_seed
+from solitaire_coach.core.advisor import make_strategy, strategy_names
+from solitaire_coach.core.best import BestStrategy, explain, is_safe_foundation_card, sample_layout
+
+import random
+
+FAST = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
+
+
+def play(deal, strategy, max_moves=400):
+    """Play on the true layout; the strategy sees only cards that have been seen."""
+    truth = GameState.from_deal(deal)
+    seen: set[Card] = set()
+    advices, history = [], []
+    for _ in range(max_moves):
+        seen.update(c for run in truth.faceup for c in run)
+        if truth.waste:
+            seen.add(truth.waste[-1])
+        advice = strategy.advise(truth.masked(seen), history)
+        advices.append((advice.status, advice.move, advice.text, advice.reason))
+        if advice.status != "move":
+            break
+        truth = truth.play(advice.move)
+        history.append(advice.move)
+    return truth, seen, advices
+
+
+def test_registered_by_name():
+    assert "best" in strategy_names()
+    assert isinstance(make_strategy("best", think_time=0.5, seed=3, samples=8), BestStrategy)
+
+
+def test_swapping_two_unseen_cards_changes_no_advice():
+    deal = deal_for_seed(1)
+    truth, seen, advices = play(deal, BestStrategy(**FAST))
+    assert advices[-1][0] != "won"  # the honesty test needs cards that stay face down
+    positions = [i for i, c in enumerate(deal) if c not in seen]
+    assert len(positions) >= 2
+    a, b = positions[0], positions[-1]
+    swapped = list(deal)
+    swapped[a], swapped[b] = swapped[b], swapped[a]
+    truth2, seen2, advices2 = play(swapped, BestStrategy(**FAST))
+    assert advices2 == advices
+
+
+def test_wins_an_easy_deal_and_says_so():
+    truth, _, advices = play(deal_for_seed(3), BestStrategy(**FAST))
+    assert truth.is_won()
+    assert advices[-1][0] == "won"
+    proven = [a for a in advices if "the game is won" in a[3]]
+    assert proven, "the advisor should say the game is won once every card is visible"
+    assert "moves to finish" in proven[0][3] or "move to finish" in proven[0][3]
+
+
+def test_samples_keep_what_is_seen():
+    truth = GameState.from_deal(deal_for_seed(5))
+    view = truth.masked()
+    sample = sample_layout(view, random.Random(0))
+    assert sample.is_complete_knowledge()
+    assert sample.faceup == view.faceup and sample.waste[-1] == view.waste[-1]
+    assert sorted(c.index for h in sample.hidden for c in h) + sorted(c.index for c in sample.stock[:0]) != []
+    cards = [c for h in sample.hidden for c in h] + list(sample.stock) + list(sample.waste) + [
+        c for run in sample.faceup for c in run]
+    assert len(set(cards)) == 52
+
+
+def test_explanations():
+    state = GameState.from_deal(deal_for_seed(2))
+    for move in state.legal_moves():
+        assert explain(state, move)
+    ace = Card(1, 2)
+    assert is_safe_foundation_card(GameState(((),) * 7, ((),) * 7, (), (ace,)), ace)
+
+
+def test_lost_when_no_move():
+    empty = ((),) * 7
+    state = GameState(empty, ((Card(13, 0),),) + ((),) * 6, (), (), foundations=(11, 13, 13, 13))
+    advice = BestStrategy(**FAST).advise(state.masked())
+    assert advice.status == "lost" and advice.proven
