@@ -118,13 +118,14 @@ class GameWriter:
         self.frames: list[dict] = []
         self.truth: list[dict] = []
         self.bytes = 0
+        self.cloth_colour: np.ndarray | None = None
 
     def picture(self, layout: TableLayout, *, hand: bool = False, variant: int = 0, what: str,
                 image: np.ndarray | None = None, painted_hand: bool = False) -> tuple[str, np.ndarray]:
         if image is None:
-            seed = self.render_seed
-            image, _ = render_layout(layout, seed, self.size[0], self.size[1], deck=self.deck, hand=hand,
-                                     difficulty=self.difficulty)
+            image, truth = render_layout(layout, self.render_seed, self.size[0], self.size[1], deck=self.deck,
+                                         hand=hand, difficulty=self.difficulty)
+            image = self.steady_light(image, truth)
         self.count += 1
         name = f"frame_{self.count:06d}.jpg"
         data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])[1].tobytes()
@@ -133,6 +134,24 @@ class GameWriter:
         self.truth.append({"file": name, "hand": hand or painted_hand, "what": what,
                            "snapshot": layout.snapshot().line()})
         return name, image
+
+    def steady_light(self, image: np.ndarray, truth) -> np.ndarray:
+        """The renderer draws a new light and colour cast for every picture; a real room's
+        light is steady. Scale each colour channel so the cloth (everything outside the
+        cards) has the colour it had in the game's first picture."""
+        cloth = np.full(image.shape[:2], 255, np.uint8)
+        for tc in truth.cards:
+            cv2.fillConvexPoly(cloth, np.round(tc.full_quad).astype(np.int32), 0)
+        cloth = cv2.erode(cloth, np.ones((9, 9), np.uint8))
+        pixels = image[cloth > 0].astype(np.float32)
+        if len(pixels) < 1000:
+            return image
+        colour = np.median(pixels, axis=0) + 1.0
+        if self.cloth_colour is None:
+            self.cloth_colour = colour
+            return image
+        gain = np.clip(self.cloth_colour / colour, 0.7, 1.4)
+        return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
     def show(self, name: str, times: int = 1) -> None:
         for _ in range(times):

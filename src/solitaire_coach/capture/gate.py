@@ -47,6 +47,19 @@ class MotionMeter:
         diff = np.abs(a - b)
         return float(diff.mean()), float(np.count_nonzero(diff > CHANGE_LEVEL)) / diff.size
 
+    @staticmethod
+    def fine(image: np.ndarray, size: tuple[int, int] = (640, 360)) -> np.ndarray:
+        """A sharper thumbnail for small, slow changes (one card's index replaced by
+        another's); a 3x3 median takes out isolated noisy pixels."""
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        return cv2.medianBlur(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), 3).astype(np.int16)
+
+    @staticmethod
+    def changed_pixels(a: np.ndarray | None, b: np.ndarray | None, level: int = 30) -> int:
+        if a is None or b is None or a.shape != b.shape:
+            return 1 << 30
+        return int(np.count_nonzero(np.abs(a - b) > level))
+
     def measure(self, image: np.ndarray) -> float:
         """Mean change since the previous call (``inf`` for the first frame or a size
         change); the changed fraction is left in ``last_fraction``."""
@@ -125,12 +138,15 @@ class ReadGate:
       in a row giving the same snapshot), with no motion or hand in between.
     * After an accepted read the gate rests until the picture moves again, so a still
       table is not read over and over; ``force()`` (Enter, the serial trigger) asks for
-      a read anyway -- still subject to stillness, the hand check and agreement.
+      a read anyway -- still subject to stillness and agreement, but not to the hand
+      check (the person says the table is clear: the way out when a skin-coloured table
+      or light is taken for a hand).
     """
 
     def __init__(self, *, motion_threshold: float = 2.0, change_fraction: float = 0.0005, still_frames: int = 1,
-                 agree: int = 2, hand_check: HandCheck | None = None) -> None:
+                 agree: int = 2, hand_check: HandCheck | None = None, fine_pixels: int = 8) -> None:
         self.motion_threshold = motion_threshold
+        self.fine_pixels = fine_pixels
         self.change_fraction = change_fraction
         self.still_frames = still_frames
         self.agree = agree
@@ -143,8 +159,8 @@ class ReadGate:
         self._candidate_count = 0
         self._mask: np.ndarray | None = None       # skin mask of the last frame looked at
         self._reference: np.ndarray | None = None  # skin mask of the last accepted picture
-        self._accepted_thumb: np.ndarray | None = None
-        self._read_thumb: np.ndarray | None = None
+        self._accepted_fine: np.ndarray | None = None
+        self._read_fine: np.ndarray | None = None
 
     def force(self) -> None:
         self._forced = True
@@ -159,10 +175,12 @@ class ReadGate:
         """Look at a frame; say whether to read it."""
         motion = self.meter.measure(image)
         still = motion < self.motion_threshold and self.meter.last_fraction < self.change_fraction
-        if still and self._resting and self._accepted_thumb is not None:
-            # a change too slow or small to see frame to frame still ends the rest
-            _, since = MotionMeter.compare(self._accepted_thumb, self.meter.last)
-            if since >= self.change_fraction:
+        fine = None
+        if still and self._resting and self._accepted_fine is not None:
+            # a change too slow or small to see frame to frame (a K♠ turned where a K♣
+            # lay) still ends the rest
+            fine = MotionMeter.fine(image)
+            if MotionMeter.changed_pixels(self._accepted_fine, fine) >= self.fine_pixels:
                 self._resting = False
         if not still:
             self._break()
@@ -177,11 +195,11 @@ class ReadGate:
         if self.hand_check:
             self._mask = self.hand_check.mask(image)
             hand = self.hand_check.largest_fraction(image, self._reference, self._mask) >= self.hand_check.min_area
-        if hand:
+        if hand and not self._forced:
             self._candidate = None
             self._candidate_count = 0
             return GateView(False, True, True, motion, "hand in the picture")
-        self._read_thumb = self.meter.last
+        self._read_fine = fine if fine is not None else MotionMeter.fine(image)
         return GateView(True, True, False, motion, "still")
 
     def offer(self, key: str) -> bool:
@@ -194,7 +212,7 @@ class ReadGate:
             self._candidate_count = 1
         if self._candidate_count >= self.agree:
             self._reference = self._mask
-            self._accepted_thumb = self._read_thumb
+            self._accepted_fine = self._read_fine
             self._resting = True
             self._forced = False
             self._candidate = None
