@@ -108,6 +108,16 @@ def _load_calibration(name):
     return load_calibration(name)
 
 
+def _try_detector():
+    """The card detector for table calibration, or None (then cards are found by colour)."""
+    try:
+        from ..vision.detector import CardDetector
+
+        return CardDetector()
+    except Exception:
+        return None
+
+
 def make_detector(model: Path | None, calibration: dict | None):
     """The vision card detector (imported here so the other commands work without it)."""
     try:
@@ -405,7 +415,7 @@ def cmd_calibrate(args) -> int:
                 img = cv2.imread(str(args.table), cv2.IMREAD_COLOR)
                 if img is None:
                     return _err(f"--table {str(args.table)!r} is not a readable image")
-                table = calibrate_table(img, lens)
+                table = calibrate_table(img, lens, detector=_try_detector())
         else:
             lens, table = _calibrate_live(args, pattern)
     except CalibrationError as exc:
@@ -472,6 +482,7 @@ def _calibrate_live(args, pattern):
                 if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
                     raise CalibrationError("stopped before enough board views were taken")
         lens = calibrate_lens(views, pattern, args.square_mm)
+        detector = _try_detector()
         print(f"lens done: reprojection error {lens.rms_px:.3f} px. Now deal a fresh game (stock, one card on the "
               "waste, seven columns), take your hands away and hold still")
         table, last_error = None, ""
@@ -485,7 +496,7 @@ def _calibrate_live(args, pattern):
                 continue
             if meter.measure(frame.image) < 1.0:
                 try:
-                    table = calibrate_table(frame.image, lens)
+                    table = calibrate_table(frame.image, lens, detector=detector)
                 except CalibrationError as exc:
                     if str(exc) != last_error:
                         print(f"not yet: {exc}")

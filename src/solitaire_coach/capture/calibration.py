@@ -262,12 +262,81 @@ def find_card_blobs(image: np.ndarray, min_area_frac: float = 0.002) -> list[np.
     return [c for c in contours if cv2.contourArea(c) >= min_area_frac * h * w]
 
 
-def calibrate_table(image: np.ndarray, lens: LensCalibration | None = None) -> TableCalibration:
+def calibrate_table(image: np.ndarray, lens: LensCalibration | None = None, detector=None) -> TableCalibration:
     """Slot positions, card size and table plane from one frame of a freshly dealt game.
 
     Expects the usual layout: the stock and the one turned waste card top left, the four
     (empty) foundation places top right above columns 4-7, and seven columns below.
+    With a card ``detector`` (anything with ``detect(frame) -> result.cards``, each with
+    ``quad`` and ``slot``) the cards it finds are used; without one, or when it does not
+    find the 9 piles, the cards are found as regions that stand out from a plain cloth.
     Raises CalibrationError saying what was found when the picture does not show that."""
+    if detector is not None:
+        try:
+            return _table_from_detections(image, detector.detect(image), lens)
+        except CalibrationError as exc:
+            first_error = exc
+        try:
+            return _table_from_blobs(image, lens)
+        except CalibrationError:
+            raise first_error from None
+    return _table_from_blobs(image, lens)
+
+
+def _table_from_detections(image: np.ndarray, result, lens: LensCalibration | None) -> TableCalibration:
+    piles: dict[str, list[np.ndarray]] = {}
+    for det in getattr(result, "cards", []):
+        piles.setdefault(det.slot, []).append(np.asarray(det.quad, np.float32).reshape(4, 2))
+    wanted = ["stock", "waste"] + [f"column {i}" for i in range(1, 8)]
+    missing = [k for k in wanted if k not in piles]
+    if missing:
+        raise CalibrationError("the card detector did not find " + ", ".join(missing)
+                               + " (calibrate on a freshly dealt game with one card turned onto the waste)")
+    extra = [k for k in piles if k.startswith("foundation")]
+    if extra:
+        raise CalibrationError(f"cards seen on {', '.join(sorted(extra))}: a fresh deal has empty foundations")
+    waste = _order_quad(piles["waste"][-1])
+    card_w, card_h, homography, rvec, tvec = _card_geometry(waste, lens)
+    slots: dict[str, tuple[float, float]] = {}
+    for key in wanted:
+        quads = piles[key]
+        first = min(quads, key=lambda q: float(q[:, 1].mean()))  # the first card of a column lies highest
+        c = first.mean(axis=0)
+        slots[key] = (float(c[0]), float(c[1]))
+    _add_foundations(slots)
+    quads = {"waste": [[round(float(x), 1), round(float(y), 1)] for x, y in waste]}
+    h, w = image.shape[:2]
+    return TableCalibration({k: slots[k] for k in SLOT_KEYS}, (card_w, card_h), (w, h), homography, rvec, tvec, quads)
+
+
+def _add_foundations(slots: dict[str, tuple[float, float]]) -> None:
+    """Foundations sit above columns 4..7, on the stock row (following the row's tilt)."""
+    sx, sy = slots["stock"]
+    wx, wy = slots["waste"]
+    tilt = (wy - sy) / max(1e-6, wx - sx)
+    for f in range(4):
+        cx = slots[f"column {4 + f}"][0]
+        slots[f"foundation {f + 1}"] = (cx, sy + tilt * (cx - sx))
+
+
+def _card_geometry(quad: np.ndarray, lens: LensCalibration | None):
+    """Card size (px), image->table-mm homography and plane pose from one card's corners."""
+    card_w = float((np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2)
+    card_h = float((np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])) / 2)
+    cw, ch = CARD_MM
+    mm = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]], np.float32)
+    homography = cv2.getPerspectiveTransform(quad.astype(np.float32), mm)
+    rvec = tvec = None
+    if lens is not None:
+        obj = np.concatenate([mm, np.zeros((4, 1), np.float32)], axis=1)
+        ok, rvec, tvec = cv2.solvePnP(obj, quad.astype(np.float64), lens.camera_matrix, lens.dist_coeffs,
+                                      flags=cv2.SOLVEPNP_IPPE)
+        if not ok:
+            rvec = tvec = None
+    return card_w, card_h, homography, rvec, tvec
+
+
+def _table_from_blobs(image: np.ndarray, lens: LensCalibration | None) -> TableCalibration:
     h, w = image.shape[:2]
     blobs = find_card_blobs(image)
     if len(blobs) < 9:
@@ -300,8 +369,7 @@ def calibrate_table(image: np.ndarray, lens: LensCalibration | None = None) -> T
         box = cv2.boxPoints(cv2.minAreaRect(waste_contour))
         quad = box
     quad = _order_quad(quad)
-    card_w = float((np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2)
-    card_h = float((np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])) / 2)
+    card_w, card_h, homography, rvec, tvec = _card_geometry(quad, lens)
 
     def centre_of_first_card(rect) -> tuple[float, float]:
         x, y, bw, bh = rect
@@ -310,27 +378,10 @@ def calibrate_table(image: np.ndarray, lens: LensCalibration | None = None) -> T
     slots: dict[str, tuple[float, float]] = {}
     slots["stock"] = centre_of_first_card(upper[0][0])
     slots["waste"] = centre_of_first_card(upper[1][0])
-    columns = [centre_of_first_card(rc[0]) for rc in lower]
-    for i, c in enumerate(columns, start=1):
-        slots[f"column {i}"] = c
-    row_y = (slots["stock"][1] + slots["waste"][1]) / 2
-    # foundations sit above columns 4..7, on the stock row; follow the row's tilt
-    tilt = (slots["waste"][1] - slots["stock"][1]) / max(1e-6, slots["waste"][0] - slots["stock"][0])
-    for f in range(4):
-        cx = columns[3 + f][0]
-        slots[f"foundation {f + 1}"] = (cx, row_y + tilt * (cx - (slots["stock"][0] + slots["waste"][0]) / 2))
+    for i, rc in enumerate(lower, start=1):
+        slots[f"column {i}"] = centre_of_first_card(rc[0])
+    _add_foundations(slots)
     slots = {k: slots[k] for k in SLOT_KEYS}
-    # table plane: the waste card's corners are a 63 x 88 mm rectangle
-    cw, ch = CARD_MM
-    mm = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]], np.float32)
-    homography = cv2.getPerspectiveTransform(quad.astype(np.float32), mm)
-    rvec = tvec = None
-    if lens is not None:
-        obj = np.concatenate([mm, np.zeros((4, 1), np.float32)], axis=1)
-        ok, rvec, tvec = cv2.solvePnP(obj, quad.astype(np.float64), lens.camera_matrix, lens.dist_coeffs,
-                                      flags=cv2.SOLVEPNP_IPPE)
-        if not ok:
-            rvec = tvec = None
     quads = {"waste": [[round(float(x), 1), round(float(y), 1)] for x, y in quad]}
     return TableCalibration(slots, (card_w, card_h), (w, h), homography, rvec, tvec, quads)
 
