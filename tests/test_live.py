@@ -379,3 +379,46 @@ def test_calibrate_command_offline_and_print_board(tmp_path, capsys):
     assert "reprojection error" in out and "12 slots" in out
     d = json.loads((tmp_path / "cal" / "desk.json").read_text())
     assert abs(d["camera"]["camera_matrix"][0][0] - 600) < 6
+
+
+def test_serial_rig_triggers_reads_and_gets_the_advice(tmp_path):
+    import os
+    import time
+
+    from solitaire_coach.capture.serial_trigger import SerialTrigger
+
+    double = TableDouble()
+    frames, moves = _game_frames(double, n_moves=2, hands=False)
+    master, slave = os.openpty()
+    trig = SerialTrigger(os.ttyname(slave), warn=lambda m: None)
+    try:
+        class Source:
+            live = False
+            name = "frames"
+
+            def __init__(self):
+                self.frames = list(frames)
+
+            def read(self):
+                return self.frames.pop(0) if self.frames else None
+
+            def close(self):
+                pass
+
+        # no trigger: trigger-only mode reads nothing
+        coach = LiveCoach(_session(), double, ReadGate(), say=lambda s: None, trigger=trig)
+        run_loop(coach, Source(), trigger=trig, trigger_only=True)
+        assert coach.session.tracker.state is None and double.calls == 0
+        # a SNAP: the next still pictures are read, the advice goes back down the wire
+        os.write(master, b"SNAP\n")
+        time.sleep(0.05)
+        coach = LiveCoach(_session(), double, ReadGate(), say=lambda s: None, trigger=trig)
+        run_loop(coach, Source(), trigger=trig, trigger_only=True)
+        assert coach.session.tracker.state is not None
+        time.sleep(0.05)
+        sent = os.read(master, 1000).decode("ascii")
+        assert sent.endswith("\n") and "Put A" in sent and "\u2663" not in sent
+    finally:
+        trig.close()
+        os.close(master)
+        os.close(slave)
