@@ -1,0 +1,81 @@
+"""``detect`` and ``learn-deck``: read a layout from a photo; learn an unusual deck."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("detect", help="read the 12-slot snapshot from a photo of the table")
+    p.add_argument("image", help="photo or frame (any format OpenCV reads)")
+    p.add_argument("--calibration", help="calibration JSON with the slot positions (optional)")
+    p.add_argument("--deck", help="a deck learnt with learn-deck (name under calibration/decks)")
+    p.add_argument("--json", action="store_true", help="print every card seen as JSON")
+    p.add_argument("--annotate", metavar="OUT.png", help="write the frame with what was read drawn on it")
+    p.add_argument("--model", help="folder with card_locator.onnx and card_reader.onnx (default: shipped)")
+    p.set_defaults(func=cmd_detect)
+    q = subparsers.add_parser("learn-deck", help="learn a deck from a photo of its 52 cards in a 4x13 grid")
+    q.add_argument("image", help="photo: rows C D H S top to bottom, ace to king left to right, face up")
+    q.add_argument("--name", help="deck name (default: the photo's file name without extension)")
+    q.set_defaults(func=cmd_learn_deck)
+
+
+def _read(path: str):
+    import cv2
+
+    img = cv2.imread(path, cv2.IMREAD_COLOR)
+    if img is None:
+        print(f"error: cannot read image {path!r}", file=sys.stderr)
+    return img
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    from ..storage import write_atomic
+    from ..vision.annotate import draw_detections
+    from ..vision.detector import CardDetector, load_calibration
+
+    img = _read(args.image)
+    if img is None:
+        return 2
+    cal = load_calibration(args.calibration) if args.calibration else None
+    try:
+        det = CardDetector(args.model, calibration=cal, deck=args.deck)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    res = det.detect(img)
+    if args.json:
+        print(json.dumps(res.to_json()))
+    else:
+        print(res.snapshot.line())
+    if args.annotate:
+        import cv2
+
+        ext = Path(args.annotate).suffix or ".png"
+        ok, buf = cv2.imencode(ext, draw_detections(img, res))
+        if not ok:
+            print(f"error: cannot encode {args.annotate!r}", file=sys.stderr)
+            return 2
+        write_atomic(args.annotate, buf.tobytes())
+    return 0
+
+
+def cmd_learn_deck(args: argparse.Namespace) -> int:
+    from ..vision.learn import DeckLayoutError, learn_deck
+
+    img = _read(args.image)
+    if img is None:
+        return 2
+    name = args.name or Path(args.image).stem
+    try:
+        info = learn_deck(img, name)
+    except DeckLayoutError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"learnt deck {name!r}: references in {info['folder']} "
+          f"(the shipped model alone read {info['model_read_right_before']}/52 of its cards); "
+          f"use: solitaire-coach detect IMAGE --deck {name}")
+    return 0

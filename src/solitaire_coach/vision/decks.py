@@ -1,0 +1,258 @@
+"""Card art for the scene renderer: decks drawn by our own code, and rasterised deck folders.
+
+A deck folder holds ``AC.jpg`` .. ``KS.jpg`` (codes as in :mod:`solitaire_coach.core.cards`)
+and optionally ``back.jpg``. Our own decks (``drawn-N``) need no files at all, so tests and
+fixtures can be made on any machine.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..core.cards import FULL_DECK, Card
+
+FACE_W = 144
+FACE_H = 202
+
+_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+          cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL)
+_RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[3]
+
+
+def deck_dirs() -> list[Path]:
+    """Folders searched for rasterised decks (``SOLITAIRE_DECKS`` first, then the repo's)."""
+    dirs = [Path(p) for p in os.environ.get("SOLITAIRE_DECKS", "").split(os.pathsep) if p]
+    root = repo_root()
+    dirs += [root / "out" / "decks", root / "fixtures" / "vision" / "decks"]
+    return [d for d in dirs if d.is_dir()]
+
+
+def available_decks() -> list[str]:
+    names = []
+    for d in deck_dirs():
+        names += sorted(p.name for p in d.iterdir() if (p / "AS.jpg").exists())
+    return names
+
+
+def suit_mask(suit: int, size: int, style: int = 0) -> np.ndarray:
+    """A filled suit symbol (C D H S) as a uint8 mask of ``size`` x ``size``."""
+    s = size * 4
+    m = np.zeros((s, s), np.uint8)
+    c = s // 2
+    r = s // 4
+    if suit == 1:  # diamond
+        k = 0.42 if style % 2 else 0.36
+        pts = np.array([[c, 2], [c + int(s * k), c], [c, s - 3], [c - int(s * k), c]], np.int32)
+        cv2.fillPoly(m, [pts], 255)
+    elif suit == 2:  # heart
+        cv2.circle(m, (c - r + 2, int(s * 0.36)), r, 255, -1)
+        cv2.circle(m, (c + r - 2, int(s * 0.36)), r, 255, -1)
+        pts = np.array([[c - 2 * r + 3, int(s * 0.44)], [c + 2 * r - 3, int(s * 0.44)], [c, s - 4]], np.int32)
+        cv2.fillPoly(m, [pts], 255)
+    elif suit == 3:  # spade
+        cv2.circle(m, (c - r + 2, int(s * 0.58)), r, 255, -1)
+        cv2.circle(m, (c + r - 2, int(s * 0.58)), r, 255, -1)
+        pts = np.array([[c - 2 * r + 3, int(s * 0.50)], [c + 2 * r - 3, int(s * 0.50)], [c, 3]], np.int32)
+        cv2.fillPoly(m, [pts], 255)
+        pts = np.array([[c, int(s * 0.6)], [c + r, s - 2], [c - r, s - 2]], np.int32)
+        cv2.fillPoly(m, [pts], 255)
+    else:  # club
+        rr = int(r * 0.9)
+        cv2.circle(m, (c, int(s * 0.28)), rr, 255, -1)
+        cv2.circle(m, (c - rr - 4, int(s * 0.56)), rr, 255, -1)
+        cv2.circle(m, (c + rr + 4, int(s * 0.56)), rr, 255, -1)
+        pts = np.array([[c, int(s * 0.45)], [c + r, s - 2], [c - r, s - 2]], np.int32)
+        cv2.fillPoly(m, [pts], 255)
+    return cv2.resize(m, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def _stamp(img: np.ndarray, mask: np.ndarray, x: int, y: int, colour) -> None:
+    h, w = mask.shape
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    if x1 <= x0 or y1 <= y0:
+        return
+    a = mask[y0 - y:y1 - y, x0 - x:x1 - x, None].astype(np.float32) / 255.0
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = (roi * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
+
+
+def _text_mask(text: str, font: int, height: int, thick: int) -> np.ndarray:
+    scale = 1.0
+    (tw, th), base = cv2.getTextSize(text, font, scale, thick)
+    scale = height / max(th, 1)
+    thick_s = max(1, int(round(thick * scale * 0.6)))
+    (tw, th), base = cv2.getTextSize(text, font, scale, thick_s)
+    m = np.zeros((th + base + 4, tw + 4), np.uint8)
+    cv2.putText(m, text, (2, th + 2), font, scale, 255, thick_s, cv2.LINE_AA)
+    ys, xs = np.nonzero(m)
+    if len(xs) == 0:
+        return m
+    return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+@dataclass
+class DrawnDeck:
+    """A deck drawn by our own code; ``style`` picks fonts, colours, index size and backs."""
+
+    style: int
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return f"drawn-{self.style}"
+
+    def _params(self):
+        rng = np.random.default_rng(1000 + self.style)
+        return dict(
+            font=_FONTS[self.style % len(_FONTS)],
+            thick=int(rng.integers(1, 4)),
+            index_h=float(rng.uniform(0.085, 0.13)),
+            suit_s=float(rng.uniform(0.08, 0.12)),
+            margin=float(rng.uniform(0.03, 0.07)),
+            red=tuple(int(v) for v in (rng.integers(0, 60), rng.integers(0, 40), rng.integers(170, 235))),
+            black=tuple(int(v) for v in rng.integers(0, 50, 3)),
+            paper=tuple(int(v) for v in rng.integers(232, 256, 3)),
+            back_colour=tuple(int(v) for v in rng.integers(20, 220, 3)),
+            back_pattern=int(rng.integers(0, 4)),
+            border=bool(rng.integers(0, 2)),
+        )
+
+    def face(self, card: Card) -> np.ndarray:
+        if card in self._cache:
+            return self._cache[card]
+        p = self._params()
+        W, H = FACE_W, FACE_H
+        img = np.full((H, W, 3), p["paper"], np.uint8)
+        if p["border"]:
+            cv2.rectangle(img, (3, 3), (W - 4, H - 4), (200, 200, 200), 1)
+        colour = p["red"] if card.is_red else p["black"]
+        th = int(H * p["index_h"])
+        tm = _text_mask(_RANK_TEXT[card.rank - 1], p["font"], th, p["thick"])
+        if tm.shape[1] > W * 0.22:
+            tm = cv2.resize(tm, (int(W * 0.22), tm.shape[0]))
+        mx, my = int(W * p["margin"]), int(H * p["margin"] * 0.8)
+        ss = int(W * p["suit_s"]) + 4
+        cx = mx + max(tm.shape[1], ss) // 2
+        sm = suit_mask(card.suit, ss, self.style)
+        layer = np.zeros((H, W), np.uint8)
+        layer[my:my + tm.shape[0], cx - tm.shape[1] // 2:cx - tm.shape[1] // 2 + tm.shape[1]] = tm
+        y2 = my + tm.shape[0] + max(2, th // 6)
+        layer[y2:y2 + ss, cx - ss // 2:cx - ss // 2 + ss] = np.maximum(
+            layer[y2:y2 + ss, cx - ss // 2:cx - ss // 2 + ss], sm)
+        layer = np.maximum(layer, layer[::-1, ::-1])  # the rotated index at the bottom right
+        # centre: pips on a grid or a framed picture for court cards
+        big = int(W * 0.2)
+        if card.rank > 10:
+            cv2.rectangle(layer, (int(W * 0.22), int(H * 0.2)), (int(W * 0.78), int(H * 0.8)), 255, 2)
+            fm = _text_mask(_RANK_TEXT[card.rank - 1], p["font"], int(H * 0.22), p["thick"] + 1)
+            y, x = int(H * 0.28), W // 2 - fm.shape[1] // 2
+            layer[y:y + fm.shape[0], x:x + fm.shape[1]] |= fm
+            sb = suit_mask(card.suit, big, self.style)
+            y = int(H * 0.55)
+            layer[y:y + big, W // 2 - big // 2:W // 2 - big // 2 + big] |= sb
+        else:
+            n = card.rank
+            rows = {1: [1], 2: [1, 1], 3: [1, 1, 1], 4: [2, 2], 5: [2, 1, 2], 6: [2, 2, 2], 7: [2, 1, 2, 2],
+                    8: [2, 2, 2, 2], 9: [2, 2, 1, 2, 2], 10: [2, 2, 2, 2, 2]}[n]
+            ps = big if n == 1 else int(W * 0.13)
+            sp = suit_mask(card.suit, ps, self.style)
+            ys = np.linspace(H * 0.2, H * 0.8 - ps, len(rows)) if len(rows) > 1 else [H / 2 - ps / 2]
+            for y, k in zip(ys, rows):
+                xs = [W / 2 - ps / 2] if k == 1 else [W * 0.3 - ps / 2, W * 0.7 - ps / 2]
+                for x in xs:
+                    layer[int(y):int(y) + ps, int(x):int(x) + ps] |= sp
+        _stamp(img, layer, 0, 0, colour)
+        self._cache[card] = img
+        return img
+
+    def back(self) -> np.ndarray:
+        return drawn_back(self._params()["back_pattern"] + 4 * self.style, self._params()["back_colour"])
+
+
+def drawn_back(pattern: int, colour) -> np.ndarray:
+    """A card back drawn by our code: a coloured pattern inside a white margin."""
+    W, H = FACE_W, FACE_H
+    img = np.full((H, W, 3), 245, np.uint8)
+    inner = np.zeros((H - 16, W - 16, 3), np.uint8)
+    inner[:] = colour
+    dark = tuple(int(v * 0.55) for v in colour)
+    light = tuple(min(255, int(v * 1.4 + 40)) for v in colour)
+    k = pattern % 4
+    h, w = inner.shape[:2]
+    if k == 0:
+        for i in range(-h, w, 9):
+            cv2.line(inner, (i, 0), (i + h, h), dark, 2)
+            cv2.line(inner, (i + h, 0), (i, h), dark, 2)
+    elif k == 1:
+        for y in range(0, h, 10):
+            for x in range((y // 10) % 2 * 10, w, 20):
+                cv2.rectangle(inner, (x, y), (x + 9, y + 9), dark, -1)
+    elif k == 2:
+        for y in range(6, h, 12):
+            for x in range(6, w, 12):
+                cv2.circle(inner, (x, y), 3, light, -1)
+    else:
+        for r in range(4, max(h, w), 8):
+            cv2.ellipse(inner, (w // 2, h // 2), (r, int(r * 1.4)), 0, 0, 360, light, 2)
+    img[8:-8, 8:-8] = inner
+    return img
+
+
+@dataclass
+class FolderDeck:
+    """A deck rasterised into a folder of JPEG faces (see training/prepare_decks.py)."""
+
+    path: Path
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def _load(self, stem: str) -> np.ndarray | None:
+        if stem not in self._cache:
+            img = cv2.imread(str(self.path / f"{stem}.jpg"), cv2.IMREAD_COLOR)
+            self._cache[stem] = None if img is None else cv2.resize(img, (FACE_W, FACE_H),
+                                                                    interpolation=cv2.INTER_AREA)
+        return self._cache[stem]
+
+    def face(self, card: Card) -> np.ndarray:
+        img = self._load(card.code)
+        if img is None:
+            raise FileNotFoundError(self.path / f"{card.code}.jpg")
+        return img
+
+    def back(self) -> np.ndarray | None:
+        return self._load("back")
+
+
+@functools.lru_cache(maxsize=64)
+def load_deck(name: str | None):
+    """A deck by name: ``drawn-N`` or a folder name found in :func:`deck_dirs` (cached)."""
+    if name is None or name.startswith("drawn-"):
+        return DrawnDeck(int(name.split("-")[1]) if name else 0)
+    for d in deck_dirs():
+        if (d / name / "AS.jpg").exists():
+            return FolderDeck(d / name)
+    raise FileNotFoundError(f"no deck named {name!r} in {', '.join(map(str, deck_dirs())) or 'any deck folder'}")
+
+
+ALL_CARDS = FULL_DECK
+
+# Designs never used for training: VAL_DECKS pick the UU threshold, TEST_DECKS measure.
+# (gnome-ornamental and the two kde "nicu" decks share an artist, so all three are held out.)
+VAL_DECKS = ("gnome-bellot", "gnome-anglo_modern", "drawn-10")
+TEST_DECKS = ("gnome-paris", "gnome-tango_nuevo", "gnome-ornamental", "gnome-slavic_costumes",
+              "kde-nicu-ornamental", "kde-nicu-white", "kde-standard", "drawn-11")
+TRAIN_EXCLUDE = frozenset(VAL_DECKS + TEST_DECKS)

@@ -1,0 +1,386 @@
+"""Frame -> every visible card -> 12-slot snapshot.
+
+Two small ONNX networks run by onnxruntime (see ``models/README.md``):
+
+1. the *locator* marks the top-left corner of every visible card, face up or back,
+   whole or a fanned strip, on the frame scaled to 640 px wide;
+2. the *reader* looks at the corner index patch of each mark and says face / back /
+   not-a-card, and the rank and suit. A read below the calibrated confidence gives an
+   unreadable card (``UU`` in the snapshot), never a guess.
+
+Slots come from the cards' positions (top row: stock, waste, gap, four foundations;
+below: seven columns), or from a camera calibration when one is given. Nothing here
+knows the rules of the game.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..core.cards import Card
+from ..core.notation import EMPTY, UNKNOWN, Snapshot
+from . import features as F
+
+SLOT_ORDER = ("waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4") + tuple(
+    f"column {i}" for i in range(1, 8))
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[3]
+
+
+def default_model_dir() -> Path:
+    return Path(os.environ.get("SOLITAIRE_MODELS", repo_root() / "models"))
+
+
+def deck_dir(name: str) -> Path:
+    return repo_root() / "calibration" / "decks" / name
+
+
+@dataclass(frozen=True)
+class CardDetection:
+    """One card seen: ``card`` None for a back (or, with ``face_up`` True, an unreadable face);
+    ``quad`` the visible part (tl, tr, br, bl; 4x2 float32 image px); ``slot`` e.g. ``column 3``."""
+
+    card: Card | None
+    quad: np.ndarray
+    confidence: float
+    slot: str
+    face_up: bool = True
+
+    @property
+    def code(self) -> str:
+        """``7S``, ``back`` or ``UU``."""
+        if self.card is not None:
+            return self.card.code
+        return "UU" if self.face_up else "back"
+
+
+@dataclass(frozen=True)
+class DetectionResult:
+    snapshot: Snapshot
+    cards: list[CardDetection]
+    elapsed_ms: float
+
+    def to_json(self) -> dict:
+        return {
+            "snapshot": self.snapshot.line(),
+            "runs": self.snapshot.text().splitlines()[1][6:] if self.snapshot.runs is not None else None,
+            "cards": [{"card": c.code, "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in c.quad],
+                       "confidence": round(float(c.confidence), 4), "slot": c.slot} for c in self.cards],
+            "elapsed_ms": round(self.elapsed_ms, 1),
+        }
+
+
+@dataclass
+class _Mark:
+    x: float
+    y: float
+    w: float
+    h: float
+    score: float
+    kind: int = 2  # 0 face, 1 back, 2 none
+    card: Card | None = None
+    conf: float = 0.0
+    slot: str = ""
+    right: float | None = None  # where the next card covers this one (x), if it does
+    bottom: float | None = None  # likewise (y)
+
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+class CardDetector:
+    """Reads a Klondike layout from camera frames. Create once, call :meth:`detect` per frame.
+
+    ``model_path``: a folder holding ``card_locator.onnx`` and ``card_reader.onnx`` (default
+    the shipped ``models/``). ``calibration``: optional dict with ``slots`` (slot name ->
+    [x, y] image px, the centre of the card in that slot) and ``card_size_px``. ``deck``: the
+    name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``).
+    """
+
+    def __init__(self, model_path=None, calibration: dict | None = None, deck: str | None = None,
+                 threads: int = 0):
+        d = Path(model_path) if model_path is not None else default_model_dir()
+        if d.is_file():
+            d = d.parent
+        self.locator = _session(d / "card_locator.onnx", threads)
+        self.reader = _session(d / "card_reader.onnx", threads)
+        cfg = {}
+        if (d / "vision.json").exists():
+            cfg = json.loads((d / "vision.json").read_text(encoding="utf-8"))
+        self.peak_thresh = float(cfg.get("peak_thresh", 0.3))
+        self.read_thresh = float(cfg.get("read_thresh", 0.9))
+        self.none_thresh = float(cfg.get("none_thresh", 0.5))
+        self.ref_weight = float(cfg.get("ref_weight", 1.0))
+        self.calibration = calibration
+        self.deck = deck
+        self.refs = None
+        if deck:
+            self.refs = load_deck_refs(deck)
+
+    # ------------------------------------------------------------------ networks
+    def locate(self, frame_bgr: np.ndarray) -> list[_Mark]:
+        img, s = F.locator_input(frame_bgr)
+        out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
+        marks = [_Mark(x / s, y / s, w / s, h / s, sc, kd) for x, y, w, h, sc, kd in
+                 F.decode_peaks(out, self.peak_thresh)]
+        return marks
+
+    def read_patches(self, patches: np.ndarray):
+        """kind, rank, suit probabilities and embeddings of N patches (N x 48 x 36 x 3 BGR)."""
+        if len(patches) == 0:
+            z = np.zeros((0,), np.float32)
+            return z.reshape(0, 3), z.reshape(0, 13), z.reshape(0, 4), z.reshape(0, 128)
+        return self.reader.run(None, {"patch": F.to_tensor(patches)})
+
+    def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
+        return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), (m.w, 0), (0, m.h)) for m in marks]) if marks else \
+            np.zeros((0, F.READ_H, F.READ_W, 3), np.uint8)
+
+    def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray) -> np.ndarray:
+        """N x 52 card probabilities (index = Card.index), using the learnt deck if any."""
+        p = (suit[:, :, None] * rank[:, None, :]).reshape(len(rank), 52)
+        if self.refs is not None and len(emb):
+            sim = emb @ self.refs.T  # cosine similarity to the 52 reference patches
+            pr = np.exp((sim - sim.max(1, keepdims=True)) * 25.0)
+            pr /= pr.sum(1, keepdims=True)
+            p = p ** 0.5 * pr ** self.ref_weight
+            p /= p.sum(1, keepdims=True)
+        return p
+
+    # ------------------------------------------------------------------ main step
+    def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
+        t0 = time.perf_counter()
+        marks = self.locate(frame_bgr)
+        kind, rank, suit, emb = self.read_patches(self.patches(frame_bgr, marks))
+        probs = self.card_probs(rank, suit, emb)
+        kept = []
+        for i, m in enumerate(marks):
+            if kind[i, 2] >= self.none_thresh:
+                continue
+            if kind[i, 1] > kind[i, 0]:
+                m.kind, m.conf = 1, float(kind[i, 1])
+            else:
+                j = int(probs[i].argmax())
+                m.kind = 0
+                m.conf = float(probs[i, j] * (kind[i, 0] + kind[i, 1]))
+                m.card = Card.from_index(j) if m.conf >= self.read_thresh else None
+            kept.append(m)
+        kept = _suppress(kept)
+        _dedupe_cards(kept)
+        assign_slots(kept, frame_bgr.shape[1], self.calibration)
+        _cover(kept)
+        cards = [CardDetection(m.card, _quad(m), m.conf, m.slot, m.kind == 0) for m in kept]
+        snap = build_snapshot(kept)
+        return DetectionResult(snap, cards, (time.perf_counter() - t0) * 1000.0)
+
+
+# ---------------------------------------------------------------------- helpers
+def _suppress(marks: list[_Mark]) -> list[_Mark]:
+    """Drop a mark that sits on a stronger one (the same corner found twice)."""
+    marks = sorted(marks, key=lambda m: -m.score)
+    out: list[_Mark] = []
+    for m in marks:
+        if any(abs(m.x - o.x) < 0.08 * o.w and abs(m.y - o.y) < 0.03 * o.h for o in out):
+            continue
+        out.append(m)
+    return out
+
+
+def _dedupe_cards(marks: list[_Mark]) -> None:
+    """A card can lie on the table once: of two reads of one card the weaker becomes unreadable."""
+    best: dict[Card, _Mark] = {}
+    for m in marks:
+        if m.card is None:
+            continue
+        o = best.get(m.card)
+        if o is None:
+            best[m.card] = m
+        else:
+            weak = m if m.conf < o.conf else o
+            weak.card = None
+            best[m.card] = o if weak is m else m
+
+
+def _clusters(xs: list[float], gap: float) -> list[list[int]]:
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    groups: list[list[int]] = []
+    for i in order:
+        if groups and xs[i] - xs[groups[-1][-1]] <= gap:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = None) -> None:
+    """Set each mark's slot from its position (standard layout) or from a calibration."""
+    if not marks:
+        return
+    w = float(np.median([m.w for m in marks]))
+    h = float(np.median([m.h for m in marks]))
+    if calibration and calibration.get("slots"):
+        _assign_calibrated(marks, calibration, w, h)
+        return
+    top_y = min(m.y for m in marks)
+    top = [m for m in marks if m.y < top_y + 0.5 * h]
+    low = [m for m in marks if m.y >= top_y + 0.5 * h]
+    # x positions of the table grid (columns share x with the top-row slots)
+    cols = _clusters([m.x for m in low], 0.5 * w)
+    col_x = [float(np.median([low[i].x for i in g])) for g in cols]
+    tops = _clusters([m.x for m in top], 0.6 * w)
+    top_x = [min(top[i].x for i in g) for g in tops]
+    top_back = [any(top[i].kind == 1 for i in g) for g in tops]
+    xs = sorted(col_x + top_x)
+    merged: list[float] = []
+    for x in xs:
+        if merged and x - merged[-1] < 0.5 * w:
+            continue
+        merged.append(x)
+    diffs = np.diff(merged)
+    if len(diffs):
+        p0 = float(diffs.min())
+        pitch = float(np.median([d / max(1, round(d / p0)) for d in diffs]))
+        pitch = max(pitch, 1.02 * w)
+    else:
+        pitch = 1.25 * w
+    x_min = merged[0]
+    ks_col = [int(round((x - x_min) / pitch)) for x in col_x]
+    ks_top = [int(round((x - x_min) / pitch)) for x in top_x]
+    span = max(ks_col + ks_top + [0])
+    best = None
+    for o in range(0, max(0, 6 - span) + 1):
+        cost = 0.0
+        for k, back in zip(ks_top, top_back):
+            if back and k + o != 0:
+                cost += 100
+            if k + o == 2:
+                cost += 50
+        centre = x_min - o * pitch + 3 * pitch + w / 2
+        cost += abs(centre - frame_w / 2) / max(pitch, 1)
+        if best is None or cost < best[0]:
+            best = (cost, o)
+    o = best[1] if best else 0
+    for g, k in zip(cols, ks_col):
+        for i in g:
+            low[i].slot = f"column {min(7, max(1, k + o + 1))}"
+    for g, k in zip(tops, ks_top):
+        kk = k + o
+        for i in g:
+            top[i].slot = _top_slot(kk, top[i].kind)
+
+
+def _top_slot(k: int, kind: int) -> str:
+    if k <= 0:
+        return "stock" if kind == 1 else "waste"
+    if k <= 2:
+        return "waste"
+    return f"foundation {min(4, k - 2)}"
+
+
+def _assign_calibrated(marks: list[_Mark], cal: dict, w: float, h: float) -> None:
+    slots = {k: np.asarray(v, np.float64) for k, v in cal["slots"].items()}
+    top_names = [n for n in ("stock", "waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4")
+                 if n in slots]
+    col_names = [f"column {i}" for i in range(1, 8) if f"column {i}" in slots]
+    top_y = np.mean([slots[n][1] for n in top_names]) if top_names else None
+    col_y = np.mean([slots[n][1] for n in col_names]) if col_names else None
+    for m in marks:
+        cx, cy = m.x + m.w / 2, m.y + m.h / 2
+        in_top = top_y is not None and (col_y is None or abs(cy - top_y) < abs(cy - col_y) or m.y < top_y)
+        names = top_names if in_top and top_names else col_names
+        if not names:
+            continue
+        if in_top:
+            # a fanned waste spreads right of its slot: compare with the left edge
+            d = [abs(m.x + w / 2 - slots[n][0]) for n in names]
+        else:
+            d = [abs(cx - slots[n][0]) for n in names]
+        m.slot = names[int(np.argmin(d))]
+        if m.slot == "stock" and m.kind == 0:
+            m.slot = "waste"
+
+
+def _cover(marks: list[_Mark]) -> None:
+    """Where a card is overlapped by the next one of its pile (fanned columns and waste)."""
+    by_slot: dict[str, list[_Mark]] = {}
+    for m in marks:
+        by_slot.setdefault(m.slot, []).append(m)
+    for slot, ms in by_slot.items():
+        if slot.startswith("column"):
+            ms.sort(key=lambda m: m.y)
+            for a, b in zip(ms, ms[1:]):
+                a.bottom = b.y
+        elif slot == "waste":
+            ms.sort(key=lambda m: m.x)
+            for a, b in zip(ms, ms[1:]):
+                a.right = b.x
+
+
+def _quad(m: _Mark) -> np.ndarray:
+    x1 = m.right if m.right is not None else m.x + m.w
+    y1 = m.bottom if m.bottom is not None else m.y + m.h
+    return np.array([[m.x, m.y], [x1, m.y], [x1, y1], [m.x, y1]], np.float32)
+
+
+def build_snapshot(marks: list[_Mark]) -> Snapshot:
+    """The 12 slots (and each column's face-up run) from slotted marks."""
+    by_slot: dict[str, list[_Mark]] = {}
+    for m in marks:
+        by_slot.setdefault(m.slot, []).append(m)
+    slots = []
+    waste = [m for m in by_slot.get("waste", []) if m.kind == 0]
+    slots.append(_value(max(waste, key=lambda m: m.x)) if waste else EMPTY)
+    for f in range(1, 5):
+        ms = by_slot.get(f"foundation {f}", [])
+        slots.append(_value(max(ms, key=lambda m: m.score)) if ms else EMPTY)
+    runs = []
+    for c in range(1, 8):
+        ms = sorted(by_slot.get(f"column {c}", []), key=lambda m: m.y)
+        if not ms:
+            slots.append(EMPTY)
+            runs.append(None)
+            continue
+        slots.append(_value(ms[-1]))
+        run = []
+        for m in ms:
+            if m.kind == 1:
+                run = []
+            else:
+                run.append(m)
+        runs.append(tuple(m.card for m in run) if run and all(m.card is not None for m in run) else None)
+    return Snapshot(tuple(slots), tuple(runs))
+
+
+def _value(m: _Mark):
+    if m.kind == 0 and m.card is not None:
+        return m.card
+    return UNKNOWN
+
+
+# ---------------------------------------------------------------------- learnt decks
+def load_deck_refs(name: str) -> np.ndarray:
+    """The 52 x D reference embeddings stored by ``learn-deck`` (rows in Card.index order)."""
+    path = deck_dir(name) / "refs.npy"
+    if not path.exists():
+        raise FileNotFoundError(f"no learnt deck {name!r}: {path} is missing (run solitaire-coach learn-deck)")
+    return np.load(path).astype(np.float32)
+
+
+def load_calibration(path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -1,0 +1,71 @@
+"""Shared pre-processing for the two networks (used by the detector and the training script).
+
+* locator input: the frame scaled to ``LOC_W`` pixels wide (height padded to a multiple of
+  8), RGB float 0..1, NCHW; its output is a stride-4 map of card top-left corners.
+* reader input: the corner index patch of one card, cut from the full frame along the
+  card's axes, ``READ_H`` x ``READ_W`` RGB float 0..1.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+LOC_W = 640
+STRIDE = 4
+READ_W = 36
+READ_H = 48
+# the patch, in fractions of the card width/height from its top-left corner
+PATCH_X = (-0.05, 0.31)
+PATCH_Y = (-0.03, 0.30)
+KINDS = ("face", "back", "none")
+
+
+def locator_input(frame_bgr: np.ndarray, width: int = LOC_W) -> tuple[np.ndarray, float]:
+    """Scaled, padded frame as uint8 HxWx3 (BGR) and the scale (locator px per frame px)."""
+    h, w = frame_bgr.shape[:2]
+    s = width / w
+    nh = int(round(h * s))
+    img = cv2.resize(frame_bgr, (width, nh), interpolation=cv2.INTER_AREA)
+    ph = (nh + 7) // 8 * 8
+    if ph != nh:
+        img = cv2.copyMakeBorder(img, 0, ph - nh, 0, 0, cv2.BORDER_REPLICATE)
+    return img, s
+
+
+def to_tensor(imgs_bgr: np.ndarray) -> np.ndarray:
+    """uint8 N x H x W x 3 BGR -> float32 N x 3 x H x W RGB in 0..1."""
+    x = imgs_bgr[..., ::-1].astype(np.float32) / 255.0
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def corner_patch(frame_bgr: np.ndarray, corner, u, v) -> np.ndarray:
+    """The index patch of a card whose top-left corner is ``corner`` and whose width and
+    height vectors (image px) are ``u`` and ``v``; returns READ_H x READ_W x 3 uint8."""
+    corner = np.asarray(corner, np.float64)
+    u = np.asarray(u, np.float64)
+    v = np.asarray(v, np.float64)
+    o = corner + PATCH_X[0] * u + PATCH_Y[0] * v
+    ax = (PATCH_X[1] - PATCH_X[0]) * u / READ_W
+    ay = (PATCH_Y[1] - PATCH_Y[0]) * v / READ_H
+    # patch pixel (i, j) -> frame point o + i*ax + j*ay; warpAffine wants the inverse map
+    A = np.array([[ax[0], ay[0], o[0]], [ax[1], ay[1], o[1]]], np.float64)
+    return cv2.warpAffine(frame_bgr, A, (READ_W, READ_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def decode_peaks(out: np.ndarray, thresh: float = 0.3) -> list[tuple[float, float, float, float, float, int]]:
+    """Peaks of the locator output (6 x h x w: face, back heat logits, dx, dy, log w, log h)
+    as (x, y, w, h, score, kind) in locator pixels; kind 0 face, 1 back."""
+    heat = 1.0 / (1.0 + np.exp(-out[:2]))
+    best = heat.max(0)
+    dil = cv2.dilate(best, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((best >= dil) & (best > thresh))
+    peaks = []
+    for y, x in zip(ys, xs):
+        kind = int(heat[1, y, x] > heat[0, y, x])
+        px = (x + out[2, y, x]) * STRIDE
+        py = (y + out[3, y, x]) * STRIDE
+        peaks.append((float(px), float(py), float(np.exp(out[4, y, x])), float(np.exp(out[5, y, x])),
+                      float(best[y, x]), kind))
+    return peaks

@@ -1,0 +1,68 @@
+"""Learning a new deck from one photo of all 52 cards face up in a 4 x 13 grid.
+
+Rows by suit (C D H S), each from ace to king. The reader's embedding of each card's
+corner index is stored in ``calibration/decks/NAME/refs.npy`` (rows in Card.index order);
+a :class:`~solitaire_coach.vision.detector.CardDetector` made with ``deck=NAME`` then
+compares every face-up card with these references as well as using its own classes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..core.cards import Card
+from ..storage import write_atomic
+from .detector import CardDetector, deck_dir
+
+
+class DeckLayoutError(ValueError):
+    """The photo does not show 52 face-up cards in 4 rows of 13."""
+
+
+def grid_marks(detector: CardDetector, frame_bgr: np.ndarray):
+    """The 52 face-up corner marks of a 4 x 13 grid photo, in Card.index order."""
+    marks = detector.locate(frame_bgr)
+    kind, _, _, _ = detector.read_patches(detector.patches(frame_bgr, marks))
+    faces = [m for m, k in zip(marks, kind) if k[0] > max(k[1], k[2])]
+    from .detector import _suppress
+
+    faces = _suppress(faces)
+    if len(faces) != 52:
+        raise DeckLayoutError(f"found {len(faces)} face-up cards, expected 52 in 4 rows of 13 "
+                              "(suits C D H S top to bottom, ace to king left to right)")
+    faces.sort(key=lambda m: m.y)
+    ordered = []
+    for row in range(4):
+        ordered += sorted(faces[row * 13:(row + 1) * 13], key=lambda m: m.x)
+    return ordered
+
+
+def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None = None) -> dict:
+    """Store the references of deck ``name``; returns a summary (how many cards the shipped
+    model already read right before learning, the folder written)."""
+    det = detector or CardDetector()
+    marks = grid_marks(det, frame_bgr)
+    patches = det.patches(frame_bgr, marks)
+    _, rank, suit, emb = det.read_patches(patches)
+    cards = [Card.from_index(i) for i in range(52)]  # row-major C D H S, A..K == index order
+    p = (suit[:, :, None] * rank[:, None, :]).reshape(52, 52)
+    before = int(sum(int(p[i].argmax()) == i for i in range(52)))
+    refs = np.asarray(emb, np.float32)
+    refs /= np.linalg.norm(refs, axis=1, keepdims=True) + 1e-9
+    d = deck_dir(name)
+    d.mkdir(parents=True, exist_ok=True)
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, refs)
+    write_atomic(d / "refs.npy", buf.getvalue())
+    import cv2
+
+    sheet = np.vstack([np.hstack(list(patches[r * 13:(r + 1) * 13])) for r in range(4)])
+    write_atomic(d / "patches.png", cv2.imencode(".png", sheet)[1].tobytes())
+    meta = {"name": name, "cards": [c.code for c in cards], "model_read_right_before": before,
+            "card_size_px": [float(np.median([m.w for m in marks])), float(np.median([m.h for m in marks]))]}
+    write_atomic(d / "deck.json", json.dumps(meta, indent=2) + "\n")
+    return {"folder": str(d), "model_read_right_before": before}

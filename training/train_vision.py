@@ -1,0 +1,348 @@
+"""Train the card locator and the corner-index reader on rendered scenes; export both to ONNX.
+
+Training only (needs torch; the runtime needs onnxruntime alone). Renders scenes with
+:func:`solitaire_coach.vision.render.render_random` from the training decks only (the
+held-out designs in ``solitaire_coach.vision.decks`` are never seen), then trains
+
+* locator: frame scaled to 640 px wide -> stride-4 heat maps of card top-left corners
+  (face-up / back) with sub-cell offset and card size;
+* reader: 48x36 corner patch -> kind (face/back/none), rank (13), suit (4), embedding.
+
+Usage: PYTHONPATH=src python training/train_vision.py --out models --scenes 8000 --budget 540
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import os
+import sys
+import time
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+
+from solitaire_coach.vision import features as F  # noqa: E402
+from solitaire_coach.vision.decks import TRAIN_EXCLUDE, available_decks  # noqa: E402
+from solitaire_coach.vision.render import render_random  # noqa: E402
+
+cv2.setNumThreads(1)
+SIZES = [(1280, 720)] * 6 + [(1920, 1080)] * 2 + [(960, 540)] * 2
+
+
+def train_decks() -> list[str]:
+    return [d for d in [f"drawn-{i}" for i in range(10)] + available_decks() if d not in TRAIN_EXCLUDE]
+
+
+def make_sample(seed: int, decks: list[str]):
+    rng = np.random.default_rng(seed * 31 + 5)
+    W, H = SIZES[seed % len(SIZES)]
+    img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15)
+    loc, s = F.locator_input(img)
+    corners = []  # x, y, w, h (locator px), kind (0 face, 1 back), visible
+    crops, labels = [], []
+    truth_pts = []
+    for c in truth.cards:
+        q = c.full_quad
+        w = float(np.linalg.norm(q[1] - q[0]))
+        h = float(np.linalg.norm(q[3] - q[0]))
+        x, y = q[0]
+        inside = 0 <= x < W and 0 <= y < H
+        truth_pts.append((x, y, w, h))
+        if not inside:
+            continue
+        kind = 0 if c.card is not None else 1
+        corners.append((x * s, y * s, w * s, h * s, kind, int(c.visible)))
+        for _ in range(2):
+            jw, jh = w * rng.normal(1, 0.06), h * rng.normal(1, 0.06)
+            p = (x + rng.normal(0, 0.025) * w, y + rng.normal(0, 0.025) * h)
+            crops.append(F.corner_patch(img, p, (jw, 0), (0, jh)))
+            if not c.visible:
+                labels.append((2, 0, 0))
+            elif c.card is None:
+                labels.append((1, 0, 0))
+            else:
+                labels.append((0, c.card.rank - 1, c.card.suit))
+    tp = np.array(truth_pts, np.float32).reshape(-1, 4)
+    mw = float(np.median(tp[:, 2])) if len(tp) else W / 10
+    mh = mw * 1.4
+    n_neg = max(6, len(corners) // 2)
+    tries = 0
+    while n_neg > 0 and tries < 200:
+        tries += 1
+        if rng.random() < 0.6 and len(tp):
+            k = int(rng.integers(0, len(tp)))
+            x = tp[k, 0] + rng.uniform(-0.6, 0.9) * tp[k, 2]
+            y = tp[k, 1] + rng.uniform(-0.4, 0.9) * tp[k, 3]
+        else:
+            x, y = rng.uniform(0, W), rng.uniform(0, H)
+        if len(tp):
+            d = np.hypot((tp[:, 0] - x) / tp[:, 2], (tp[:, 1] - y) / tp[:, 3])
+            if d.min() < 0.1:
+                continue
+        crops.append(F.corner_patch(img, (x, y), (mw * rng.normal(1, 0.1), 0), (0, mh * rng.normal(1, 0.1))))
+        labels.append((2, 0, 0))
+        n_neg -= 1
+    return loc, np.array(corners, np.float32).reshape(-1, 6), np.stack(crops), np.array(labels, np.int64)
+
+
+def _worker(args):
+    seed, decks = args
+    return make_sample(seed, decks)
+
+
+def targets(corners: np.ndarray, hh: int, ww: int, sigma: float = 0.7):
+    heat = np.zeros((2, hh, ww), np.float32)
+    reg = np.zeros((4, hh, ww), np.float32)
+    regm = np.zeros((hh, ww), np.float32)
+    yy, xx = np.mgrid[0:hh, 0:ww]
+    for x, y, w, h, kind, vis in corners:
+        if not vis:
+            continue
+        cx, cy = x / F.STRIDE, y / F.STRIDE
+        ix, iy = int(cx), int(cy)
+        if not (0 <= ix < ww and 0 <= iy < hh):
+            continue
+        x0, x1, y0, y1 = max(ix - 3, 0), min(ix + 4, ww), max(iy - 3, 0), min(iy + 4, hh)
+        g = np.exp(-((xx[y0:y1, x0:x1] - ix) ** 2 + (yy[y0:y1, x0:x1] - iy) ** 2) / (2 * sigma ** 2))
+        k = int(kind)
+        heat[k, y0:y1, x0:x1] = np.maximum(heat[k, y0:y1, x0:x1], g)
+        heat[k, iy, ix] = 1.0
+        reg[:, iy, ix] = (cx - ix, cy - iy, math.log(max(w, 1)), math.log(max(h, 1)))
+        regm[iy, ix] = 1.0
+    return heat, reg, regm
+
+
+def build_models(torch):
+    nn = torch.nn
+
+    def cbr(i, o, s=1, d=1):
+        return nn.Sequential(nn.Conv2d(i, o, 3, s, d, dilation=d, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class Locator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.s2 = nn.Sequential(cbr(3, 16, 2), cbr(16, 16))
+            self.s4 = nn.Sequential(cbr(16, 32, 2), cbr(32, 32))
+            self.s8 = nn.Sequential(cbr(32, 48, 2), cbr(48, 48), cbr(48, 48, d=2), cbr(48, 48, d=4))
+            self.s16 = nn.Sequential(cbr(48, 64, 2), cbr(64, 64, d=2), cbr(64, 64, d=4))
+            self.up16 = cbr(64 + 48, 48)
+            self.up8 = cbr(48 + 32, 32)
+            self.head = nn.Sequential(cbr(32, 32), nn.Conv2d(32, 6, 1))
+            self.head[-1].bias.data[:2] = -4.0
+
+        def forward(self, x):
+            f4 = self.s4(self.s2(x))
+            f8 = self.s8(f4)
+            f16 = self.s16(f8)
+            u = nn.functional.interpolate(f16, size=f8.shape[2:], mode="bilinear", align_corners=False)
+            u = self.up16(torch.cat([u, f8], 1))
+            u = nn.functional.interpolate(u, size=f4.shape[2:], mode="bilinear", align_corners=False)
+            return self.head(self.up8(torch.cat([u, f4], 1)))
+
+    class Reader(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.f = nn.Sequential(cbr(3, 32), cbr(32, 32), nn.MaxPool2d(2), cbr(32, 64), cbr(64, 64), nn.MaxPool2d(2),
+                                   cbr(64, 128), cbr(128, 128), nn.MaxPool2d(2))
+            self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(128 * 6 * 4, 128), nn.ReLU(inplace=True))
+            self.kind = nn.Linear(128, 3)
+            self.rank = nn.Linear(128, 13)
+            self.suit = nn.Linear(128, 4)
+
+        def forward(self, x):
+            e = self.fc(self.f(x))
+            return self.kind(e), self.rank(e), self.suit(e), e
+
+    class ReaderExport(nn.Module):
+        def __init__(self, r):
+            super().__init__()
+            self.r = r
+
+        def forward(self, x):
+            k, r, s, e = self.r(x)
+            return (torch.softmax(k, 1), torch.softmax(r, 1), torch.softmax(s, 1),
+                    nn.functional.normalize(e, dim=1))
+
+    return Locator, Reader, ReaderExport
+
+
+def photometric(torch, x):
+    """Random gain, colour cast, contrast and grey-world changes on a float batch (GPU)."""
+    n = x.shape[0]
+    dev = x.device
+    g = torch.empty(n, 1, 1, 1, device=dev).uniform_(0.6, 1.3)
+    c = torch.empty(n, 3, 1, 1, device=dev).uniform_(0.85, 1.15)
+    x = x * g * c
+    m = x.mean((1, 2, 3), keepdim=True)
+    k = torch.empty(n, 1, 1, 1, device=dev).uniform_(0.7, 1.3)
+    x = (x - m) * k + m
+    grey = (torch.rand(n, 1, 1, 1, device=dev) < 0.1).float()
+    x = x * (1 - grey) + x.mean(1, keepdim=True) * grey
+    return x.clamp(0, 1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="models")
+    ap.add_argument("--scenes", type=int, default=8000)
+    ap.add_argument("--budget", type=float, default=540.0, help="seconds for the whole run")
+    ap.add_argument("--workers", type=int, default=os.cpu_count())
+    ap.add_argument("--loc-share", type=float, default=0.55)
+    args = ap.parse_args()
+    import torch
+
+    t0 = time.time()
+    decks = train_decks()
+    print("training decks:", len(decks), " ".join(decks), flush=True)
+    locs, corners, crops, labels = [], [], [], []
+    with mp.Pool(args.workers) as pool:
+        for i, (l, c, cr, lb) in enumerate(pool.imap_unordered(_worker, [(s, decks) for s in range(args.scenes)],
+                                                                chunksize=8)):
+            locs.append(l)
+            corners.append(c)
+            crops.append(cr)
+            labels.append(lb)
+            if (i + 1) % 500 == 0:
+                print(f"rendered {i + 1}/{args.scenes} scenes  {time.time() - t0:.0f}s", flush=True)
+    locs = np.stack(locs)
+    n, H, W, _ = locs.shape
+    hh, ww = H // F.STRIDE, W // F.STRIDE
+    tg = [targets(c, hh, ww) for c in corners]
+    heat = np.stack([t[0] for t in tg])
+    reg = np.stack([t[1] for t in tg])
+    regm = np.stack([t[2] for t in tg])
+    crops = np.concatenate(crops)
+    labels = np.concatenate(labels)
+    print(f"data: {n} scenes, {len(crops)} patches ({np.bincount(labels[:, 0], minlength=3)} face/back/none)"
+          f"  {time.time() - t0:.0f}s", flush=True)
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    Locator, Reader, ReaderExport = build_models(torch)
+    os.makedirs(args.out, exist_ok=True)
+
+    # ------------------------------------------------------------------ locator
+    nval = max(1, n // 40)
+    X = torch.from_numpy(locs[..., ::-1].copy()).to(dev)  # uint8 N H W 3 RGB
+    HT = torch.from_numpy(heat).to(dev)
+    RG = torch.from_numpy(reg).to(dev)
+    RM = torch.from_numpy(regm).to(dev)
+    loc = Locator().to(dev)
+    opt = torch.optim.AdamW(loc.parameters(), 2e-3, weight_decay=1e-4)
+    t_loc_end = t0 + (args.budget - (time.time() - t0)) * args.loc_share + (time.time() - t0)
+    bs = 32
+    step = 0
+    total_steps_guess = 3000
+    sched_start = time.time()
+    loc.train()
+    while time.time() < t_loc_end:
+        idx = torch.randint(nval, n, (bs,), device=dev)
+        x = X[idx].permute(0, 3, 1, 2).float() / 255.0
+        x = photometric(torch, x)
+        frac = min(1.0, (time.time() - sched_start) / max(1.0, t_loc_end - sched_start))
+        for gparam in opt.param_groups:
+            gparam["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * frac))
+        out = loc(x)
+        p = torch.sigmoid(out[:, :2]).clamp(1e-4, 1 - 1e-4)
+        t = HT[idx]
+        pos = (t >= 0.999).float()
+        neg = 1 - pos
+        fl = -(pos * (1 - p) ** 2 * torch.log(p) + neg * (1 - t) ** 4 * p ** 2 * torch.log(1 - p))
+        npos = pos.sum().clamp(min=1)
+        l_heat = fl.sum() / npos
+        m = RM[idx].unsqueeze(1)
+        l_reg = (torch.abs(out[:, 2:4] - RG[idx][:, :2]) * m).sum() / npos
+        l_size = (torch.abs(out[:, 4:6] - RG[idx][:, 2:4]) * m).sum() / npos
+        loss = l_heat + l_reg + 0.5 * l_size
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 200 == 0:
+            print(f"loc step {step} loss {loss.item():.3f} heat {l_heat.item():.3f} reg {l_reg.item():.3f} "
+                  f"size {l_size.item():.3f}  {time.time() - t0:.0f}s", flush=True)
+    del total_steps_guess
+    # quick validation: corner recall / precision at 0.3 on the first nval scenes
+    loc.eval()
+    tp = fp = fn = 0
+    with torch.no_grad():
+        for i in range(nval):
+            o = loc(X[i:i + 1].permute(0, 3, 1, 2).float() / 255.0)[0].cpu().numpy()
+            peaks = F.decode_peaks(o, 0.3)
+            gt = [c for c in corners[i] if c[5] > 0]
+            used = set()
+            for (px, py, pw, ph, sc, kd) in peaks:
+                best = None
+                for j, g in enumerate(gt):
+                    if j not in used and abs(g[0] - px) < 0.06 * g[2] + 1.5 and abs(g[1] - py) < 0.04 * g[3] + 1.5:
+                        best = j
+                        break
+                if best is None:
+                    fp += 1
+                else:
+                    used.add(best)
+                    tp += 1
+            fn += len(gt) - len(used)
+    print(f"locator val: recall {tp / max(1, tp + fn):.4f} precision {tp / max(1, tp + fp):.4f}", flush=True)
+    loc.cpu()
+    torch.onnx.export(loc, torch.zeros(1, 3, 360, 640), os.path.join(args.out, "card_locator.onnx"),
+                      input_names=["image"], output_names=["maps"], opset_version=17,
+                      dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
+                      dynamo=False)
+    print("exported locator", time.time() - t0, flush=True)
+    del X, HT, RG, RM
+
+    # ------------------------------------------------------------------ reader
+    m = len(crops)
+    perm = np.random.default_rng(0).permutation(m)
+    crops, labels = crops[perm], labels[perm]
+    mval = max(1, m // 40)
+    XC = torch.from_numpy(crops[..., ::-1].copy()).to(dev)
+    YL = torch.from_numpy(labels).to(dev)
+    rd = Reader().to(dev)
+    opt = torch.optim.AdamW(rd.parameters(), 2e-3, weight_decay=1e-4)
+    ce = torch.nn.CrossEntropyLoss(reduction="none", label_smoothing=0.05)
+    t_end = t0 + args.budget - 25
+    start = time.time()
+    step = 0
+    bs = 512
+    rd.train()
+    while time.time() < t_end:
+        idx = torch.randint(mval, m, (bs,), device=dev)
+        x = XC[idx].permute(0, 3, 1, 2).float() / 255.0
+        x = photometric(torch, x)
+        x = (x + torch.randn_like(x) * 0.02 * torch.rand(bs, 1, 1, 1, device=dev)).clamp(0, 1)
+        frac = min(1.0, (time.time() - start) / max(1.0, t_end - start))
+        for gparam in opt.param_groups:
+            gparam["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * frac))
+        y = YL[idx]
+        k, r, s, _ = rd(x)
+        face = (y[:, 0] == 0).float()
+        loss = ce(k, y[:, 0]).mean() + ((ce(r, y[:, 1]) + ce(s, y[:, 2])) * face).sum() / face.sum().clamp(min=1)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 500 == 0:
+            print(f"reader step {step} loss {loss.item():.3f}  {time.time() - t0:.0f}s", flush=True)
+    rd.eval()
+    with torch.no_grad():
+        x = XC[:mval].permute(0, 3, 1, 2).float() / 255.0
+        k, r, s, _ = rd(x)
+        y = YL[:mval]
+        kacc = (k.argmax(1) == y[:, 0]).float().mean().item()
+        face = y[:, 0] == 0
+        cacc = ((r.argmax(1) == y[:, 1]) & (s.argmax(1) == y[:, 2]))[face].float().mean().item()
+    print(f"reader val (training decks): kind acc {kacc:.4f}  card acc {cacc:.4f}", flush=True)
+    rd.cpu()
+    torch.onnx.export(ReaderExport(rd), torch.zeros(1, 3, F.READ_H, F.READ_W), os.path.join(args.out, "card_reader.onnx"),
+                      input_names=["patch"], output_names=["kind", "rank", "suit", "embedding"], opset_version=17,
+                      dynamic_axes={"patch": {0: "n"}, "kind": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"},
+                                    "embedding": {0: "n"}}, dynamo=False)
+    print("exported reader; total", round(time.time() - t0), "s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
