@@ -117,12 +117,26 @@ class GameState:
         """True if no tableau card is face down (the game is then won by simple play)."""
         return not any(self.hidden)
 
-    def known_cards(self) -> set[Card]:
+    def __hash__(self) -> int:
+        # positions are hashed often by searches; compute once (the value is immutable)
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.hidden, self.faceup, self.stock, self.waste, self.foundations, self.redeals_used, self.rules))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def known_cards(self) -> frozenset[Card]:
+        """Every card whose place is known (cached: the value is immutable)."""
+        cached = self.__dict__.get("_known")
+        if cached is not None:
+            return cached
         known = {Card(r, s) for s in range(4) for r in range(1, self.foundations[s] + 1)}
         for run in self.faceup:
             known.update(run)
         for pile in (*self.hidden, self.stock, self.waste):
             known.update(c for c in pile if c is not None)
+        known = frozenset(known)
+        object.__setattr__(self, "_known", known)
         return known
 
     def unseen_cards(self) -> list[Card]:
@@ -152,17 +166,27 @@ class GameState:
         w = self.waste_top()
         if w is not None and f[w.suit] + 1 == w.rank:
             moves.append(Move.waste_to_foundation())
-        for i in range(COLUMN_COUNT):
-            run = self.faceup[i]
-            if not run:
-                continue
-            for j in range(COLUMN_COUNT):
-                if i == j:
+        where: dict[Card, int] = {}
+        for i, run in enumerate(self.faceup):
+            for card in run:
+                where[card] = i
+        pairs = []
+        for j, dest in enumerate(self.faceup):
+            if dest:
+                top = dest[-1]
+                if top.rank == ACE:
                     continue
-                start = self._run_start(i, j)
-                if start is None or (start == 0 and not self.faceup[j] and not self.hidden[i] and not include_pointless):
-                    continue
-                moves.append(Move.column_to_column(i, j))
+                for suit in ((0, 3) if top.is_red else (1, 2)):
+                    i = where.get(Card(top.rank - 1, suit), j)
+                    if i != j:
+                        pairs.append((i, j))
+            elif not self.hidden[j]:
+                for i, run in enumerate(self.faceup):
+                    # a run descends, so a king can only head it
+                    if i != j and run and run[0].rank == KING and (self.hidden[i] or include_pointless):
+                        pairs.append((i, j))
+        pairs.sort()
+        moves.extend(Move.column_to_column(i, j) for i, j in pairs)
         if w is not None:
             for j in range(COLUMN_COUNT):
                 if self._fits_column(w, j):
@@ -205,11 +229,8 @@ class GameState:
             return None
         if self.hidden[target]:
             return None
-        # empty column: only a king, or a run headed by a king
-        for k, card in enumerate(run):
-            if card.rank == KING:
-                return k
-        return None
+        # empty column: only a king, or a run headed by a king (a king can only head a run)
+        return 0 if run[0].rank == KING else None
 
     def moving_cards(self, move: Move) -> tuple[Card, ...]:
         """The card(s) the move takes (after checking it is legal)."""
@@ -329,18 +350,18 @@ class GameState:
         if k is MoveKind.DRAW:
             n = self.rules.draw_count
             drawn = self.stock[:n]
-            return replace(self, stock=self.stock[n:], waste=self.waste + drawn)
+            return _evolve(self, stock=self.stock[n:], waste=self.waste + drawn)
         if k is MoveKind.REDEAL:
-            return replace(self, stock=self.waste, waste=(), redeals_used=self.redeals_used + 1)
+            return _evolve(self, stock=self.waste, waste=(), redeals_used=self.redeals_used + 1)
         if k is MoveKind.WASTE_TO_FOUNDATION:
             card = self.waste[-1]
-            return replace(self, waste=self.waste[:-1], foundations=_raised(self.foundations, card.suit))
+            return _evolve(self, waste=self.waste[:-1], foundations=_raised(self.foundations, card.suit))
         if k is MoveKind.WASTE_TO_COLUMN:
             card = self.waste[-1]
-            return replace(self, waste=self.waste[:-1], faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,)))
+            return _evolve(self, waste=self.waste[:-1], faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,)))
         if k is MoveKind.COLUMN_TO_FOUNDATION:
             card = self.faceup[move.source][-1]
-            state = replace(self, foundations=_raised(self.foundations, card.suit),
+            state = _evolve(self, foundations=_raised(self.foundations, card.suit),
                             faceup=_set(self.faceup, move.source, self.faceup[move.source][:-1]))
             return state._flip(move.source)
         if k is MoveKind.COLUMN_TO_COLUMN:
@@ -348,18 +369,18 @@ class GameState:
             run = self.faceup[move.source]
             faceup = _set(self.faceup, move.source, run[:start])
             faceup = _set(faceup, move.target, faceup[move.target] + run[start:])
-            return replace(self, faceup=faceup)._flip(move.source)
+            return _evolve(self, faceup=faceup)._flip(move.source)
         # foundation to column
         card = Card(self.foundations[move.source], move.source)
         f = list(self.foundations)
         f[move.source] -= 1
-        return replace(self, foundations=tuple(f), faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,)))
+        return _evolve(self, foundations=tuple(f), faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,)))
 
     def _flip(self, column: int) -> "GameState":
         if self.faceup[column] or not self.hidden[column] or self.hidden[column][-1] is None:
             return self
         h = self.hidden[column]
-        return replace(self, hidden=_set(self.hidden, column, h[:-1]), faceup=_set(self.faceup, column, (h[-1],)))
+        return _evolve(self, hidden=_set(self.hidden, column, h[:-1]), faceup=_set(self.faceup, column, (h[-1],)))
 
     def play_all(self, moves: Iterable[Move]) -> "GameState":
         state = self
@@ -376,14 +397,14 @@ class GameState:
         if h[-1] is not None and h[-1] != card:
             raise ValueError(f"column {column + 1}: expected {h[-1].symbol} to be turned, saw {card.symbol}")
         self._check_unseen(card)
-        return replace(self, hidden=_set(self.hidden, column, h[:-1]), faceup=_set(self.faceup, column, (card,)))
+        return _evolve(self, hidden=_set(self.hidden, column, h[:-1]), faceup=_set(self.faceup, column, (card,)))
 
     def reveal_waste(self, card: Card) -> "GameState":
         """Name the unknown top card of the waste."""
         if not self.waste or self.waste[-1] is not None:
             raise ValueError("the top card of the waste is not unknown")
         self._check_unseen(card)
-        return replace(self, waste=self.waste[:-1] + (card,))
+        return _evolve(self, waste=self.waste[:-1] + (card,))
 
     def _check_unseen(self, card: Card) -> None:
         if card in self.known_cards():
@@ -392,6 +413,21 @@ class GameState:
     # presentation -----------------------------------------------------------------
     def __str__(self) -> str:
         return render_text(self)
+
+
+def _evolve(state: GameState, **changes) -> GameState:
+    """A copy of ``state`` with some fields changed (a fast ``dataclasses.replace``)."""
+    new = object.__new__(GameState)
+    d = new.__dict__
+    old = state.__dict__
+    d["hidden"] = changes.get("hidden", old["hidden"])
+    d["faceup"] = changes.get("faceup", old["faceup"])
+    d["stock"] = changes.get("stock", old["stock"])
+    d["waste"] = changes.get("waste", old["waste"])
+    d["foundations"] = changes.get("foundations", old["foundations"])
+    d["redeals_used"] = changes.get("redeals_used", old["redeals_used"])
+    d["rules"] = old["rules"]
+    return new
 
 
 def _set(t: tuple, i: int, value) -> tuple:

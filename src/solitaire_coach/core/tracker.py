@@ -31,7 +31,7 @@ Decisions (documented here because the issue leaves them open):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Iterator
 
 from .cards import KING, Card
@@ -46,6 +46,7 @@ class TrackerReport:
     kind: str
     moves: tuple[Move, ...] = ()
     message: str = ""
+    corrected: bool = False  # earlier moves were re-read to explain this snapshot
 
     @property
     def accepted(self) -> bool:
@@ -135,10 +136,12 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
     return state
 
 
-def _stock_cycle(state: GameState) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+def _stock_cycle(state: GameState, max_moves: int | None = None) -> Iterator[tuple[tuple[Move, ...], GameState]]:
     """Positions reached by 1, 2, ... consecutive stock turns/redeals (one full cycle at most)."""
     moves: list[Move] = []
     limit = len(state.stock) + len(state.waste) + 1
+    if max_moves is not None:
+        limit = min(limit, max_moves)
     for _ in range(limit):
         if state.stock:
             move = Move.draw()
@@ -151,27 +154,81 @@ def _stock_cycle(state: GameState) -> Iterator[tuple[tuple[Move, ...], GameState
         yield tuple(moves), state
 
 
-def _steps(state: GameState) -> Iterator[tuple[tuple[Move, ...], GameState]]:
-    """One tracker step: a single non-stock move, or a run of stock turns."""
+def _steps(state: GameState, max_moves: int | None = None,
+           novel: frozenset[Card] = frozenset()) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+    """One tracker step: a single non-stock move, or a run of stock turns (at most
+    ``max_moves`` moves). ``novel`` are cards the snapshot shows that were unknown: an
+    unseen waste top or an unturned column top may have been one of them and been
+    moved on before the snapshot."""
+    if max_moves is not None and max_moves < 1:
+        return
     for move in state.legal_moves(include_pointless=True):
         if move.kind in (MoveKind.DRAW, MoveKind.REDEAL):
             continue
         yield (move,), state.play(move)
-    yield from _stock_cycle(state)
+    if novel:
+        candidates = novel - state.known_cards()
+        if candidates and state.waste and state.waste[-1] is None:
+            for card in sorted(candidates):
+                seen = state.reveal_waste(card)
+                for move in seen.legal_moves():
+                    if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+                        yield (move,), seen.play(move)
+        for column in range(COLUMN_COUNT):
+            if candidates and state.awaiting_flip(column):
+                # the person turned the card over and went on before the snapshot:
+                # a step of no move that names the card (it may since have been covered)
+                for card in sorted(candidates):
+                    yield (), state.reveal_column(column, card)
+    yield from _stock_cycle(state, max_moves)
+
+
+@dataclass(frozen=True)
+class _Hypothesis:
+    cost: int                     # moves assumed since the start (fewer is likelier)
+    state: GameState
+    history: tuple[Move, ...]
 
 
 class TableTracker:
     """Follows a game from snapshots. ``max_steps`` bounds how many steps (moves, or
     runs of stock turns) may happen between two snapshots; ``node_limit`` bounds the
-    search per snapshot."""
+    search per hypothesis and snapshot.
+
+    Some changes are ambiguous when they happen: two stock turns of unseen cards look
+    like one, since the camera does not count the stock. So the tracker keeps a few
+    hypotheses (at most ``max_hypotheses``, none more than ``margin`` moves costlier
+    than the best) that all explain every snapshot so far; ``state`` and ``history``
+    are those of the likeliest (fewest moves). When a later snapshot rules the
+    likeliest out, the next one takes over and the report is marked ``corrected``."""
 
     def __init__(self, rules: Rules = DEFAULT_RULES, state: GameState | None = None,
-                 history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000) -> None:
+                 history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000,
+                 max_hypotheses: int = 8, margin: int = 2) -> None:
         self.rules = rules
-        self.state = state
-        self.history: list[Move] = list(history or [])
         self.max_steps = max_steps
         self.node_limit = node_limit
+        self.max_hypotheses = max_hypotheses
+        self.margin = margin
+        self._hypotheses: list[_Hypothesis] = []
+        if state is not None:
+            hist = tuple(history or ())
+            self._hypotheses = [_Hypothesis(len(hist), state, hist)]
+        self._nodes = 0
+
+    @property
+    def state(self) -> GameState | None:
+        """The likeliest game state (None before the first snapshot)."""
+        return self._hypotheses[0].state if self._hypotheses else None
+
+    @property
+    def history(self) -> list[Move]:
+        """The moves of the likeliest explanation, from the deal."""
+        return list(self._hypotheses[0].history) if self._hypotheses else []
+
+    @property
+    def hypothesis_count(self) -> int:
+        return len(self._hypotheses)
 
     # starting -------------------------------------------------------------------------
     def _start(self, snap: Snapshot) -> TrackerReport:
@@ -194,66 +251,109 @@ class TableTracker:
         hidden = tuple((None,) * i for i in range(COLUMN_COUNT))
         faceup = tuple((v,) for v in snap.columns)
         state = GameState(hidden, faceup, (None,) * (24 - n), (None,) * (n - 1) + (snap.waste,), rules=self.rules)
-        self.state = state
-        self.history = []
+        self._hypotheses = [_Hypothesis(0, state, ())]
         return TrackerReport("started", (), "new game started: " + snap.line())
 
     # updating -------------------------------------------------------------------------
     def update(self, snap: Snapshot) -> TrackerReport:
         """Merge one snapshot; see the module docstring for the reports."""
-        if self.state is None:
+        if not self._hypotheses:
             return self._start(snap)
-        state = self.state
+        old = self._hypotheses[0]
+        children: dict[GameState, _Hypothesis] = {}
+        best: int | None = None
+        self._nodes = 0
+        for hyp in self._hypotheses:
+            budget = None if best is None else best + self.margin - hyp.cost
+            if budget is not None and budget < 0:
+                continue
+            for path, merged in self._explanations(hyp.state, snap, budget):
+                child = _Hypothesis(hyp.cost + len(path), merged, hyp.history + path)
+                known = children.get(merged)
+                if known is None or child.cost < known.cost:
+                    children[merged] = child
+                best = child.cost if best is None else min(best, child.cost)
+        if not children:
+            return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap))
+        ranked = sorted(children.values(), key=lambda h: h.cost)  # stable: search order breaks ties
+        limit = ranked[0].cost + self.margin
+        self._hypotheses = [h for h in ranked if h.cost <= limit][: self.max_hypotheses]
+        new = self._hypotheses[0]
+        if new.history[: len(old.history)] == old.history:
+            moves = new.history[len(old.history):]
+            if moves:
+                return TrackerReport("moves", moves, "played: " + " ".join(m.text for m in moves))
+            if new.state == old.state:
+                return TrackerReport("no change")
+            return TrackerReport("revealed", (), "turned over: " + _describe_reveals(old.state, new.state))
+        common = 0
+        while common < min(len(old.history), len(new.history)) and old.history[common] == new.history[common]:
+            common += 1
+        moves = new.history[len(old.history):] if len(new.history) > len(old.history) else ()
+        return TrackerReport(
+            "moves", tuple(moves),
+            f"played: {' '.join(m.text for m in moves) or 'nothing new'} (the moves after move {common} "
+            f"re-read as {' '.join(m.text for m in new.history[common:])} instead of "
+            f"{' '.join(m.text for m in old.history[common:]) or 'nothing'})", corrected=True)
+
+    def _explanations(self, state: GameState, snap: Snapshot,
+                      max_moves: int | None = None) -> list[tuple[tuple[Move, ...], GameState]]:
+        """The shortest explanations of ``snap`` from ``state`` using at most ``max_moves``
+        moves: every consistent position at the first search depth that has any (a run
+        of stock turns is one step). Shares the per-snapshot node budget."""
         merged = _view_matches(state, snap)
         if merged is not None:
-            if merged == state:
-                return TrackerReport("no change")
-            self.state = merged
-            return TrackerReport("revealed", (), "turned over: " + _describe_reveals(state, merged))
-        found = self._search(state, snap)
-        if found is None:
-            return TrackerReport("inconsistent", (), explain_inconsistency(state, snap))
-        moves, new_state = found
-        self.state = new_state
-        self.history.extend(moves)
-        return TrackerReport("moves", moves, "played: " + " ".join(m.text for m in moves))
-
-    def _search(self, state: GameState, snap: Snapshot) -> tuple[tuple[Move, ...], GameState] | None:
+            return [((), merged)]
+        if max_moves is not None and max_moves < 1:
+            return []
+        shown = {v for v in snap.slots if isinstance(v, Card)}
+        for run in snap.runs or ():
+            shown.update(run or ())
+        novel = frozenset(shown) - state.known_cards()
         frontier: list[tuple[tuple[Move, ...], GameState]] = [((), state)]
-        nodes = 0
         seen = {state}
         for _depth in range(self.max_steps):
+            found = []
             next_frontier = []
             for path, node in frontier:
-                for step, child in _steps(node):
-                    nodes += 1
+                room = None if max_moves is None else max_moves - len(path)
+                for step, child in _steps(node, room, novel):
+                    self._nodes += 1
                     if child in seen:
                         continue
                     seen.add(child)
                     merged = _view_matches(child, snap)
                     if merged is not None:
-                        return path + step, merged
+                        found.append((path + step, merged))
                     next_frontier.append((path + step, child))
-                    if nodes >= self.node_limit:
-                        return None
+                    if self._nodes >= self.node_limit:
+                        return found
+            if found:
+                return found
             frontier = next_frontier
-        return None
+        return []
 
     # journal ---------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        """A JSON-ready description of the tracker (rules, state, history)."""
+        """A JSON-ready description of the tracker (rules, state, history, alternatives)."""
         return {
             "rules": {"draw_count": self.rules.draw_count, "redeal_limit": self.rules.redeal_limit,
                       "foundation_return": self.rules.foundation_return},
             "state": None if self.state is None else state_to_dict(self.state),
             "history": [m.text for m in self.history],
+            "alternatives": [{"cost": h.cost, "state": state_to_dict(h.state), "history": [m.text for m in h.history]}
+                             for h in self._hypotheses[1:]],
         }
 
     @classmethod
     def from_dict(cls, data: dict) -> "TableTracker":
         rules = Rules(**data["rules"])
         state = None if data.get("state") is None else state_from_dict(data["state"], rules)
-        return cls(rules, state, [Move.parse(t) for t in data.get("history", [])])
+        tracker = cls(rules, state, [Move.parse(t) for t in data.get("history", [])])
+        for alt in data.get("alternatives", []):
+            tracker._hypotheses.append(_Hypothesis(int(alt["cost"]), state_from_dict(alt["state"], rules),
+                                                   tuple(Move.parse(t) for t in alt["history"])))
+        return tracker
 
 
 def _describe_reveals(before: GameState, after: GameState) -> str:
