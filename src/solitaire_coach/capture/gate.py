@@ -20,6 +20,16 @@ import cv2
 import numpy as np
 
 MOTION_SIZE = (320, 180)
+
+
+def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``image`` scaled down to ``size`` (w, h), smoothed (pyramid halvings, then linear):
+    much faster than INTER_AREA and as free of aliasing for these checks."""
+    while image.shape[1] >= 2 * size[0] and image.shape[0] >= 2 * size[1]:
+        image = cv2.pyrDown(image)
+    if image.shape[1] != size[0] or image.shape[0] != size[1]:
+        image = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+    return image
 CHANGE_LEVEL = 24          # a thumbnail pixel "changed" when its grey level moved this much
 
 
@@ -35,9 +45,9 @@ class MotionMeter:
         self.last_fraction = 0.0
 
     def thumbnail(self, image: np.ndarray) -> np.ndarray:
+        image = shrink(image, self.size)
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        small = cv2.resize(grey, self.size, interpolation=cv2.INTER_AREA)
-        return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
+        return cv2.GaussianBlur(grey, (3, 3), 0).astype(np.int16)
 
     @staticmethod
     def compare(a: np.ndarray | None, b: np.ndarray | None) -> tuple[float, float]:
@@ -51,8 +61,9 @@ class MotionMeter:
     def fine(image: np.ndarray, size: tuple[int, int] = (640, 360)) -> np.ndarray:
         """A sharper thumbnail for small, slow changes (one card's index replaced by
         another's); a 3x3 median takes out isolated noisy pixels."""
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        return cv2.medianBlur(cv2.resize(grey, size, interpolation=cv2.INTER_AREA), 3).astype(np.int16)
+        small = shrink(image, size)
+        grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        return cv2.medianBlur(grey, 3).astype(np.int16)
 
     @staticmethod
     def changed_pixels(a: np.ndarray | None, b: np.ndarray | None, level: int = 30) -> int:
@@ -96,7 +107,7 @@ class HandCheck:
 
     def mask(self, image: np.ndarray) -> np.ndarray:
         h, w = image.shape[:2]
-        small = cv2.resize(image, (self.width, max(1, round(h * self.width / w))), interpolation=cv2.INTER_AREA)
+        small = image if w == self.width else shrink(image, (self.width, max(1, round(h * self.width / w))))
         ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
         skin = cv2.inRange(ycc, (40, 138, 85), (250, 175, 128))
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
@@ -173,7 +184,8 @@ class ReadGate:
 
     def observe(self, image: np.ndarray) -> GateView:
         """Look at a frame; say whether to read it."""
-        motion = self.meter.measure(image)
+        small = shrink(image, self.meter.size)  # one downscale for both checks
+        motion = self.meter.measure(small)
         still = motion < self.motion_threshold and self.meter.last_fraction < self.change_fraction
         fine = None
         if still and self._resting and self._accepted_fine is not None:
@@ -193,8 +205,8 @@ class ReadGate:
             return GateView(False, True, False, motion, "settling")
         hand = False
         if self.hand_check:
-            self._mask = self.hand_check.mask(image)
-            hand = self.hand_check.largest_fraction(image, self._reference, self._mask) >= self.hand_check.min_area
+            self._mask = self.hand_check.mask(small)
+            hand = self.hand_check.largest_fraction(small, self._reference, self._mask) >= self.hand_check.min_area
         if hand and not self._forced:
             self._candidate = None
             self._candidate_count = 0
