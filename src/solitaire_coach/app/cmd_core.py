@@ -151,13 +151,13 @@ def cmd_check_log(args) -> int:
             log = parse_log(path.read_text(encoding="utf-8"))
             state = GameState.from_deal(log.deal, rules)
             for n, (move, card) in enumerate(zip(log.moves, log.cards), start=1):
-                moved = state.moving_cards(move) if move.kind.value not in ("draw", "redeal") else ()
-                if card is not None and moved and moved[0] is not card:
-                    raise IllegalMoveError(f"move {n} ({move.text}) moves {moved[0].symbol}, the log says {card.symbol}")
                 try:
+                    moved = state.moving_cards(move)
                     state = state.play(move)
                 except IllegalMoveError as exc:
                     raise IllegalMoveError(f"move {n} ({move.text}): {exc}") from None
+                if card is not None and moved and moved[0] is not card:
+                    raise IllegalMoveError(f"move {n} ({move.text}) moves {moved[0].symbol}, the log says {card.symbol}")
             if log.result == "won" and not state.is_won():
                 raise IllegalMoveError("the log says won but the foundations are not complete")
             print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")

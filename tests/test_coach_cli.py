@@ -1,0 +1,161 @@
+"""The snapshot-file coach and the simulate/check-log commands, end to end."""
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from solitaire_coach.app.coach import CoachSession
+from solitaire_coach.app.journal import Journal
+from solitaire_coach.core import Rules
+from solitaire_coach.core.advisor import make_strategy
+from solitaire_coach.core.state import deal_for_seed
+from solitaire_coach.core.virtual_table import VirtualTable
+from solitaire_coach.storage import write_atomic
+
+CLI = [sys.executable, "-m", "solitaire_coach.app.cli"]
+
+
+class Coach:
+    """A `solitaire-coach coach` process whose printed lines we can wait for."""
+
+    def __init__(self, snapshot_file: Path, *extra: str) -> None:
+        self.proc = subprocess.Popen(CLI + ["coach", "--snapshot-file", str(snapshot_file), "--strategy", "baseline", *extra],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_for(self, prefix: str, timeout: float = 20.0) -> list[str]:
+        seen = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=deadline - time.monotonic())
+            except queue.Empty:
+                break
+            seen.append(line)
+            if line.startswith(prefix):
+                return seen
+        raise AssertionError(f"no line starting {prefix!r}; got {seen}")
+
+    def quit(self) -> int:
+        self.proc.stdin.write("q\n")
+        self.proc.stdin.flush()
+        return self.proc.wait(timeout=20)
+
+
+
+def test_coach_plays_a_whole_game_from_snapshot_files(tmp_path):
+    """The virtual table writes each snapshot; the coach process reads it, and its printed
+    advice is what the table then does, until the game ends."""
+    from solitaire_coach.core.tracker import TableTracker
+
+    snap_file = tmp_path / "snapshot.txt"
+    table = VirtualTable.from_deal(deal_for_seed(3))  # a deal the baseline wins
+    mirror = TableTracker()  # to turn the printed advice back into a move
+    strategy = make_strategy("baseline")
+    write_atomic(snap_file, table.snapshot().text())
+    coach = Coach(snap_file, "--exit-when-done")
+    coach.wait_for("advice:")
+    mirror.update(table.snapshot())
+    moves = 0
+    while True:
+        advice = strategy.advise(mirror.state, mirror.history)
+        if advice.status != "move":
+            break
+        table.perform(advice.move)
+        write_atomic(snap_file, table.snapshot().text())
+        lines = coach.wait_for("advice:")
+        assert any(l.startswith("seen: ") for l in lines), lines
+        mirror.update(table.snapshot())
+        assert lines[-1] == "advice: " + strategy.advise(mirror.state, mirror.history).line()
+        moves += 1
+    assert table.state.is_won()
+    assert lines[-1] == "advice: You have won"
+    assert coach.proc.wait(timeout=20) == 0
+    journal = json.loads((tmp_path / "snapshot.txt.journal.json").read_text())
+    assert len(journal["tracker"]["history"]) == moves
+
+
+def test_bad_snapshot_and_restart_resume_the_same_game(tmp_path):
+    snap_file = tmp_path / "snap.txt"
+    table = VirtualTable.from_deal(deal_for_seed(1))
+    write_atomic(snap_file, table.snapshot().text())
+    coach = Coach(snap_file)
+    coach.wait_for("advice:")
+    table.perform(table.state.legal_moves()[0])
+    write_atomic(snap_file, table.snapshot().text())
+    coach.wait_for("advice:")
+    write_atomic(snap_file, "KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D\n")
+    lines = coach.wait_for("bad snapshot")
+    assert "expected 12 comma-separated slots, found 11" in lines[-1]
+    assert coach.quit() == 0
+    # a new process resumes from the journal
+    coach = Coach(snap_file)
+    lines = coach.wait_for("watching")
+    assert any("resumed the game" in l and "1 moves so far" in l for l in lines), lines
+    table.perform(table.state.legal_moves()[0])
+    write_atomic(snap_file, table.snapshot().text())
+    lines = coach.wait_for("advice:")
+    assert any(l.startswith("seen:") for l in lines), lines
+    assert coach.quit() == 0
+
+
+def test_corrupt_journal_is_set_aside_not_lost(tmp_path):
+    journal = Journal(tmp_path / "game.journal.json")
+    journal.path.write_text("{not json")
+    said = []
+    CoachSession(Rules(), make_strategy("baseline"), journal, say=said.append)
+    assert "cannot read the journal" in said[0]
+    assert (tmp_path / "game.journal.json.bad-1").read_text() == "{not json"
+
+
+def test_session_reports_deviation_and_illegal_move():
+    said = []
+    session = CoachSession(Rules(), make_strategy("baseline"), None, say=said.append)
+    table = VirtualTable.from_deal(deal_for_seed(1))
+    session.process_text(table.snapshot().text())
+    advised = session.last_advice.move
+    other = next(m for m in table.state.legal_moves() if m != advised and m.text != "draw")
+    table.perform(other)
+    session.process_text(table.snapshot().text())
+    assert any("instead of the advised" in s for s in said)
+    said.clear()
+    session.process_text("XX,XX,XX,XX,XX,JS,QH,KH,8H,JD,KC,JC")
+    assert any("take it back" in s or "not a legal continuation" in s for s in said), said
+
+
+def test_simulate_writes_logs_that_replay_legally(tmp_path):
+    out = subprocess.run(CLI + ["simulate", "--seed", "1", "--count", "30", "--strategy", "baseline",
+                                "--logs", str(tmp_path), "--json", "--workers", "2"],
+                         capture_output=True, text=True, check=True)
+    lines = [json.loads(l) for l in out.stdout.splitlines()]
+    summary = lines[-1]["summary"]
+    assert summary["games"] == 30 and 0 <= summary["wins"] <= 30
+    assert summary["ci95"][0] <= summary["win_rate"] <= summary["ci95"][1]
+    logs = sorted(tmp_path.glob("*.log"))
+    assert len(logs) == 30
+    check = subprocess.run(CLI + ["check-log", *map(str, logs)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout
+    # a tampered log is refused, naming the move
+    bad = tmp_path / "bad.log"
+    text = logs[0].read_text().splitlines()
+    text.insert(1, "1-f")
+    bad.write_text("\n".join(text) + "\n")
+    check = subprocess.run(CLI + ["check-log", str(bad)], capture_output=True, text=True)
+    assert check.returncode == 1 and "move 1 (1-f)" in check.stdout
+
+
+def test_simulate_refuses_a_bad_deal_file(tmp_path):
+    deals = tmp_path / "deals.txt"
+    deals.write_text("AS 2S 3S\n")
+    out = subprocess.run(CLI + ["simulate", "--deals", str(deals), "--strategy", "baseline"], capture_output=True, text=True)
+    assert out.returncode == 2 and "line 1" in out.stderr
