@@ -25,7 +25,7 @@ OPTIONAL_COMMAND_MODULES = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="solitaire-coach", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="solitaire-coach", description="A webcam Klondike coach: reads the cards, tracks the game, advises the next move.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
