@@ -123,3 +123,25 @@ def test_bad_calibration_files(tmp_path):
         load_calibration("odd", tmp_path)
     with pytest.raises(CalibrationError, match="letters, digits"):
         calibration_path("../etc/x")
+
+
+def test_table_calibration_on_rendered_deals_with_the_card_detector():
+    try:
+        from solitaire_coach.vision.detector import CardDetector
+        from solitaire_coach.vision.render import TableLayout, render_layout
+        detector = CardDetector()
+    except Exception as exc:  # the model is not shipped with the sources
+        pytest.skip(f"card detector not available: {exc}")
+    from solitaire_coach.core.state import GameState, deal_for_seed
+    done = 0
+    for seed in range(3):
+        layout = TableLayout.from_state(GameState.from_deal(deal_for_seed(200 + seed)))
+        image, truth = render_layout(layout, seed, 1280, 720, difficulty=0.3)
+        first = {}
+        for tc in truth.cards:
+            first.setdefault(tc.slot, np.asarray(tc.full_quad).mean(axis=0))
+        table = calibrate_table(image, detector=detector)
+        for slot, centre in first.items():
+            assert np.linalg.norm(np.array(table.slots[slot]) - centre) < 0.25 * table.card_size_px[0], slot
+        done += 1
+    assert done == 3

@@ -197,7 +197,7 @@ def cmd_play(args) -> int:
     try:
         return run_loop(coach, source, window=window, keys=KeyReader(sys.stdin), on_result=on_result,
                         recorder=recorder, trigger=trigger, trigger_only=bool(trigger) and not args.auto,
-                        exit_when_done=args.exit_when_done, max_frames=args.max_frames)
+                        exit_when_done=args.exit_when_done, max_frames=args.max_frames, calibration=calibration)
     finally:
         source.close()
         if recorder is not None:

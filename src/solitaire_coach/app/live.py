@@ -208,7 +208,7 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
              on_result: Callable[[StepResult], None] | None = None, recorder: FrameRecorder | None = None,
              trigger: SerialTrigger | None = None, trigger_only: bool = False,
              exit_when_done: bool = False, idle_s: float = 0.01, max_frames: int | None = None,
-             window_name: str = "solitaire-coach") -> int:
+             window_name: str = "solitaire-coach", calibration: dict | None = None) -> int:
     """Feed ``source`` through ``coach`` until it ends (files), ``q`` is pressed, or the game
     ends (with ``exit_when_done``). A live camera that stops answering is waited for.
 
@@ -255,7 +255,7 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
             if window:
                 picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
                                        else coach.last_accepted_detection, coach.advice, coach.state,
-                                       note=_note(result), gate=result.gate)
+                                       note=_note(result), gate=result.gate, calibration=calibration)
                 cv2.imshow(window_name, picture)
                 shown = True
                 key = cv2.waitKey(1) & 0xFF

@@ -300,8 +300,14 @@ def _table_from_detections(image: np.ndarray, result, lens: LensCalibration | No
     slots: dict[str, tuple[float, float]] = {}
     for key in wanted:
         quads = piles[key]
-        first = min(quads, key=lambda q: float(q[:, 1].mean()))  # the first card of a column lies highest
-        c = first.mean(axis=0)
+        first = min(quads, key=lambda q: float(q[:, 1].min()))  # the first card of a column lies highest
+        # the detector gives the *visible* part of a covered card: go from its top-left
+        # corner along its edges by half a whole card
+        tl = first[0]
+        u = first[1] - first[0]
+        u = u / max(1e-6, float(np.linalg.norm(u)))
+        v = np.array([-u[1], u[0]], np.float32)
+        c = tl + u * card_w / 2 + v * card_h / 2
         slots[key] = (float(c[0]), float(c[1]))
     _add_foundations(slots)
     quads = {"waste": [[round(float(x), 1), round(float(y), 1)] for x, y in waste]}
