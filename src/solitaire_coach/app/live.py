@@ -96,6 +96,7 @@ class LiveCoach:
         self._said: list[str] = []
         self._last_advice_line: str | None = None
         self._sent: str | None = None
+        self._last_waiting: str | None = None
         session.say = self._collect  # the session speaks through us
 
     # the session's lines, with a repeated unchanged advice left out ---------------------
@@ -104,6 +105,10 @@ class LiveCoach:
             if line == self._last_advice_line:
                 return
             self._last_advice_line = line
+        if line.startswith("cannot start a game"):
+            if line == self._last_waiting:   # the still table is read again: say it once
+                return
+            self._last_waiting = line
         self._said.append(line)
 
     def _flush(self, result: StepResult) -> None:
@@ -162,6 +167,8 @@ class LiveCoach:
             self.last_accepted_detection = detection
             result.report = self.session.process_text(key, where=frame.name)
             result.advice = self.session.last_advice
+            if result.report is not None and result.report.kind == "waiting":
+                self.gate.wake()  # a camera gives a slightly different picture next time: look again
             result.timings_ms["track_advise"] = (time.perf_counter() - t2) * 1000
             self._send_advice()
         self._flush(result)
@@ -426,24 +433,37 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         q = np.asarray(det.quad, np.float32).reshape(-1, 1, 2).astype(np.int32)
         colour = _GREEN if det.card is not None else (200, 160, 60)
         cv2.polylines(out, [q], True, colour, max(1, int(2 * unit)), cv2.LINE_AA)
-        if det.card is not None:
+        if det.card is not None or getattr(det, "face_up", False):
             x, y = q.reshape(-1, 2)[0]
-            _text(out, _label(det.card), (int(x) + 3, int(y) - 6), 0.6 * unit, colour, max(1, int(2 * unit)))
+            label = _label(det.card) if det.card is not None else "??"
+            scale, thick = 0.75 * unit, max(1, int(2 * unit))
+            (tw, th), _ = cv2.getTextSize(label, FONT, scale, thick)
+            x0, y0 = int(x) + 2, int(y) + 2
+            cv2.rectangle(out, (x0, y0), (x0 + tw + 6, y0 + th + 8), (0, 0, 0), -1)
+            cv2.putText(out, label, (x0 + 3, y0 + th + 3), FONT, scale, colour if det.card is not None else _RED,
+                        thick, cv2.LINE_AA)
     arrow = arrow_for(advice, state, detection, out.shape, calibration)
     if arrow is not None:
         (x0, y0), (x1, y1) = arrow
         length = max(1.0, float(np.hypot(x1 - x0, y1 - y0)))
-        cv2.arrowedLine(out, (x0, y0), (x1, y1), (0, 0, 0), int(12 * unit), cv2.LINE_AA, tipLength=min(0.4, 40 * unit / length))
-        cv2.arrowedLine(out, (x0, y0), (x1, y1), _YELLOW, int(7 * unit), cv2.LINE_AA, tipLength=min(0.4, 40 * unit / length))
-        cv2.circle(out, (x0, y0), int(10 * unit), _YELLOW, -1, cv2.LINE_AA)
+        heights = [float(np.linalg.norm(np.asarray(d.quad, np.float32).reshape(-1, 2)[1] -
+                                        np.asarray(d.quad, np.float32).reshape(-1, 2)[0]))
+                   for d in _cards_of(detection)]
+        cw = float(np.median(heights)) if heights else 90 * unit
+        ch = cw * 1.4
+        cv2.rectangle(out, (int(x1 - cw / 2), int(y1 - ch / 2)), (int(x1 + cw / 2), int(y1 + ch / 2)), _YELLOW,
+                      max(2, int(3 * unit)), cv2.LINE_AA)
+        cv2.arrowedLine(out, (x0, y0), (x1, y1), (0, 0, 0), int(14 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length))
+        cv2.arrowedLine(out, (x0, y0), (x1, y1), _YELLOW, int(8 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length))
+        cv2.circle(out, (x0, y0), int(12 * unit), _YELLOW, -1, cv2.LINE_AA)
     # the advice, large, on a dark band at the bottom
     lines: list[tuple[str, float, tuple, int]] = []
     if advice is not None:
-        for ln in _wrap(ascii_line(advice.text, 200), 1.1 * unit, max(2, int(3 * unit)), int(w - 40 * unit)):
-            lines.append((ln, 1.1 * unit, _YELLOW if advice.status == "move" else _WHITE, max(2, int(3 * unit))))
+        for ln in _wrap(ascii_line(advice.text, 200), 1.4 * unit, max(2, int(3 * unit)), int(w - 40 * unit)):
+            lines.append((ln, 1.4 * unit, _YELLOW if advice.status == "move" else _WHITE, max(2, int(3 * unit))))
         if advice.reason:
-            for ln in _wrap(ascii_line(advice.reason, 200), 0.7 * unit, max(1, int(2 * unit)), int(w - 40 * unit)):
-                lines.append((ln, 0.7 * unit, _WHITE, max(1, int(2 * unit))))
+            for ln in _wrap(ascii_line(advice.reason, 200), 0.95 * unit, max(2, int(2 * unit)), int(w - 40 * unit)):
+                lines.append((ln, 0.95 * unit, _WHITE, max(2, int(2 * unit))))
     elif state is None:
         lines.append(("Deal a new game and hold still", 1.0 * unit, _WHITE, max(2, int(3 * unit))))
     if lines:
@@ -457,9 +477,9 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
             _text(out, ln, (int(20 * unit), y), s, colour, thick)
     if note:
         bad = "take it back" in note or "not a legal" in note
-        for i, ln in enumerate(_wrap(ascii_line(note, 240), 0.8 * unit, max(2, int(2 * unit)), int(w - 40 * unit))[:3]):
-            _text(out, ln, (int(20 * unit), int((40 + 36 * i) * unit)), 0.8 * unit, _RED if bad else _WHITE,
-                  max(2, int(2 * unit)))
+        for i, ln in enumerate(_wrap(ascii_line(note, 240), 1.0 * unit, max(2, int(3 * unit)), int(w - 40 * unit))[:3]):
+            _text(out, ln, (int(20 * unit), int((45 + 44 * i) * unit)), 1.0 * unit, _RED if bad else _WHITE,
+                  max(2, int(3 * unit)))
     if gate is not None and not gate.read and gate.reason not in ("resting (table unchanged since the last read)",):
         status = "hand in the picture" if gate.hand else gate.reason
         _text(out, status, (int(w - 330 * unit), int(30 * unit)), 0.7 * unit, _WHITE, max(1, int(2 * unit)))

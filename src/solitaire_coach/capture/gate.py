@@ -232,6 +232,11 @@ class ReadGate:
             return True
         return False
 
+    def wake(self) -> None:
+        """Read the still table again (the last accepted read could not be used, say a
+        fresh deal with an unreadable card); unlike ``force`` the hand check stays."""
+        self._resting = False
+
     def reject(self) -> None:
         """The last read was unusable (e.g. a slot could not be read): start agreement over."""
         self._candidate = None
