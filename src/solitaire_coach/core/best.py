@@ -26,6 +26,7 @@ searched).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import replace
@@ -79,6 +80,29 @@ def sample_layout(state: GameState, rng: random.Random) -> GameState:
     except StopIteration:
         return sample
     raise ValueError("the position does not account for every card: more cards are unseen than unknown places")
+
+
+def is_useful(state: GameState, move: Move) -> bool:
+    """False for column-to-column moves that achieve nothing by themselves: a run moved
+    between two equal parents, uncovering a card that cannot go to the foundation, or
+    emptying a column when no king is left to fill it."""
+    if move.kind is not MoveKind.COLUMN_TO_COLUMN:
+        return True
+    run = state.faceup[move.source]
+    n = len(state.moving_cards(move))
+    if n == len(run):
+        if state.hidden[move.source]:
+            return True
+        return _king_wants_column(state)
+    below = run[len(run) - n - 1]
+    return state.foundations[below.suit] + 1 == below.rank
+
+
+def _king_wants_column(state: GameState) -> bool:
+    """True unless every king is known to head a column already or is on a foundation."""
+    placed = sum(1 for i in range(7) if not state.hidden[i] and state.faceup[i] and state.faceup[i][0].rank == 13)
+    done = sum(1 for h in state.foundations if h == 13)
+    return placed + done < 4
 
 
 def _preference(state: GameState, move: Move) -> int:
@@ -144,7 +168,8 @@ class BestStrategy:
     name = "best"
 
     def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 24, min_samples: int = 4,
-                 node_limit: int = 3000, solve_node_limit: int = 400_000, **_options) -> None:
+                 node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
+                 unknown_value: float = 0.5, scout: bool = True, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -157,6 +182,10 @@ class BestStrategy:
         self.min_samples = min(min_samples, samples)
         self.node_limit = node_limit
         self.solve_node_limit = solve_node_limit
+        self.ease = ease
+        self.scout = scout
+        self.unknown_value = unknown_value
+        self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
         self._visited: set[str] = set()
@@ -183,12 +212,23 @@ class BestStrategy:
             if move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.WASTE_TO_FOUNDATION):
                 if is_safe_foundation_card(state, state.moving_cards(move)[0]):
                     return self._advice(state, move, "")
-        fresh = [m for m in moves if self._position_key(state.play(m)) not in self._visited]
+        if self.scout and self._scouting(state):
+            return self._advice(state, Move.draw(), "look through the whole stock first: knowing its cards costs "
+                                "one pass and makes every later choice better")
+        fresh = [m for m in moves if is_useful(state, m) and self._position_key(state.play(m)) not in self._visited]
         if not fresh:
             return Advice("lost", None, "No move makes progress: every move only repeats an earlier position")
         if len(fresh) == 1:
             return self._advice(state, fresh[0], "the only move that makes progress" if len(moves) > 1 else "the only move")
         return self._sampled(state, fresh)
+
+    @staticmethod
+    def _scouting(state: GameState) -> bool:
+        """True while the stock still holds unseen cards and a pass through it can be spared."""
+        if not state.stock or state.stock[-1] is not None:
+            return False
+        left = state.redeals_left()
+        return left is None or left >= 1
 
     def _position_key(self, state: GameState) -> str:
         key = _visible_key(state)
@@ -228,6 +268,7 @@ class BestStrategy:
         rng = random.Random(f"{self.seed}|{_visible_key(state)}")
         candidates = sorted(moves, key=lambda m: _preference(state, m))
         scores = [0.0] * len(candidates)
+        won = [0] * len(candidates)
         complete = not state.unseen_cards()
         n_samples = 1 if complete else self.samples
         done = 0
@@ -236,20 +277,22 @@ class BestStrategy:
             for j, move in enumerate(candidates):
                 result = solve(sample.play(move), node_limit=self.node_limit, verify=False)
                 if result.status == "won":
-                    # shorter wins (more progress) break ties between moves that win alike
-                    scores[j] += 1.0 + 0.001 * max(0, 400 - len(result.moves)) / 400
+                    won[j] += 1
+                    # a win found with few nodes is a sturdy position (the solver sees every
+                    # card; a player who does not needs slack): easy wins count more
+                    scores[j] += 1.0 + self.ease * (1.0 - math.log(result.nodes + 1) / self._log_limit)
+                    scores[j] += 0.001 * max(0, 400 - len(result.moves)) / 400
                 elif result.status == "unknown":
-                    scores[j] += 0.5
+                    scores[j] += self.unknown_value
             done = i + 1
             if done >= self.min_samples:
                 if self.think_time is not None and time.perf_counter() - start > self.think_time:
                     break
                 ordered = sorted(scores, reverse=True)
-                if len(ordered) > 1 and ordered[0] - ordered[1] > n_samples - done + 0.01:
+                if len(ordered) > 1 and ordered[0] - ordered[1] > (n_samples - done) * (1 + self.ease) + 0.01:
                     break  # no other move can catch up
         best = max(range(len(candidates)), key=lambda j: (scores[j], -j))
         self.last_stats = {"samples": done, "scores": dict(zip((m.text for m in candidates), scores)),
                            "seconds": time.perf_counter() - start}
-        wins = round(scores[best], 1)
-        extra = f"wins about {wins:g} of {done} sampled layout{'s' if done != 1 else ''}"
+        extra = f"wins {won[best]} of {done} sampled layout{'s' if done != 1 else ''}"
         return self._advice(state, candidates[best], extra)

@@ -1,0 +1,134 @@
+"""Strength benchmark: win rates of strategies and the solver's ceiling on fixed deals.
+
+Deals are ``deal_for_seed(seed)`` for seeds ``first .. first+count-1`` (default 0..999).
+Games are played as ``simulate`` plays them (virtual table, tracker, advice from what
+the tracker knows only). Prints progress to stderr and the figures to stdout.
+
+    python bench/strength.py --strategy best --count 1000 --workers 2
+    python bench/strength.py --ceiling --count 1000 --workers 2
+    python bench/strength.py --strategy best --draw 3 --redeals unlimited
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import math
+import os
+import resource
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from solitaire_coach.core import GameState, Rules, deal_for_seed
+from solitaire_coach.core.solver import solve
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 0.0)
+    p = wins / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _game(job):
+    seed, strategy, rules, options = job
+    from solitaire_coach.app.simulate import play_game
+    record = play_game(deal_for_seed(seed), strategy, rules, strategy_options=options)
+    return seed, record.result, len(record.moves), record.think_ms, _peak_mb()
+
+
+def _ceiling(job):
+    seed, rules, time_limit, memory_mb = job
+    result = solve(GameState.from_deal(deal_for_seed(seed), rules), time_limit=time_limit, memory_mb=memory_mb)
+    return seed, result.status, result.nodes, result.seconds, _peak_mb()
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] if values else 0.0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--strategy", default="best")
+    p.add_argument("--ceiling", action="store_true", help="run the full-information solver instead of a strategy")
+    p.add_argument("--first", type=int, default=0, help="first deal seed (default 0)")
+    p.add_argument("--count", type=int, default=1000, help="number of deals (default 1000)")
+    p.add_argument("--draw", type=int, default=1, choices=(1, 3))
+    p.add_argument("--redeals", default="3", help="redeal limit, or 'unlimited'")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--think-time", type=float, default=1.0)
+    p.add_argument("--samples", type=int, default=None)
+    p.add_argument("--node-limit", type=int, default=None, help="best: solver nodes per sampled layout and move")
+    p.add_argument("--seed", type=int, default=0, help="strategy random seed")
+    p.add_argument("--solver-time", type=float, default=10.0, help="ceiling: seconds per deal (default 10)")
+    p.add_argument("--solver-memory", type=float, default=1024, help="ceiling: table megabytes (default 1024)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="extra strategy option (a Python literal), e.g. --option ease=1.0")
+    p.add_argument("--json", help="write per-deal results here")
+    args = p.parse_args(argv)
+    rules = Rules(draw_count=args.draw, redeal_limit=None if args.redeals == "unlimited" else int(args.redeals))
+    seeds = range(args.first, args.first + args.count)
+    start = time.perf_counter()
+    rows = []
+    if args.ceiling:
+        jobs = [(s, rules, args.solver_time, args.solver_memory) for s in seeds]
+        fn = _ceiling
+    else:
+        options = {"think_time": args.think_time, "seed": args.seed}
+        if args.samples:
+            options["samples"] = args.samples
+        if args.node_limit:
+            options["node_limit"] = args.node_limit
+        for item in args.option:
+            name, _, value = item.partition("=")
+            options[name] = ast.literal_eval(value)
+        if args.strategy != "best":
+            options = {}
+        jobs = [(s, args.strategy, rules, options) for s in seeds]
+        fn = _game
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for n, row in enumerate(pool.map(fn, jobs, chunksize=1), start=1):
+            rows.append(row)
+            if n % 10 == 0 or n == len(jobs):
+                good = sum(r[1] == "won" for r in rows)
+                print(f"[{n}/{len(jobs)}] won {good} ({100 * good / n:.1f}%), {time.perf_counter() - start:.0f} s",
+                      file=sys.stderr, flush=True)
+    n = len(rows)
+    wins = sum(r[1] == "won" for r in rows)
+    lo, hi = wilson(wins, n)
+    print(f"rules: {rules.describe()}; deals: seeds {args.first}..{args.first + n - 1} ({n})")
+    peak = max(r[4] for r in rows)
+    if args.ceiling:
+        lost = sum(r[1] == "lost" for r in rows)
+        unknown = n - wins - lost
+        secs = [r[3] for r in rows]
+        print(f"solver: won {wins} ({100 * wins / n:.1f}%, 95% CI {100 * lo:.1f}-{100 * hi:.1f}%), "
+              f"proven lost {lost}, undecided {unknown} at {args.solver_time:g} s "
+              f"-> decided {100 * (n - unknown) / n:.1f}%")
+        print(f"solve time: median {statistics.median(secs):.3f} s, p90 {pct(secs, 0.9):.2f} s, "
+              f"p99 {pct(secs, 0.99):.2f} s, max {max(secs):.2f} s; peak memory {peak:.0f} MB per process")
+    else:
+        think = [t for r in rows for t in r[3]]
+        print(f"{args.strategy}: won {wins} of {n} = {100 * wins / n:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
+        print(f"think time per move: median {statistics.median(think):.1f} ms, p99 {pct(think, 0.99):.0f} ms, "
+              f"max {max(think):.0f} ms over {len(think)} decisions; peak memory {peak:.0f} MB per process")
+    print(f"wall time {time.perf_counter() - start:.0f} s with {args.workers} workers")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"args": vars(args), "rows": rows}, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
