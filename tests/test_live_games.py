@@ -117,3 +117,19 @@ def test_replay_with_the_real_detector(name, capsys):
     assert summary["moves_from_hand_frames"] == []
     assert summary["matches_expected"], summary.get("first_difference")
     assert code == 0
+
+
+def test_demo_replays_the_built_in_game(monkeypatch, capsys):
+    """`solitaire-coach demo` (the README's first command) finds game1 and replays it; the
+    detector here is the perfect reader, the real one is tested above."""
+    from solitaire_coach.app import cmd_live
+
+    folder = cmd_live.builtin_game_dir()
+    assert folder == GAMES_DIR / "game1"
+    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: PerfectReader(folder))
+    assert main(["demo", "--strategy", "baseline"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("demo: replaying the recorded game game1")
+    assert "new game started" in out[1]
+    assert any("take it back" in ln for ln in out)
+    assert out[-1].startswith("replay:") and "(all as in moves.log" in out[-1] and "0 from frames with a hand" in out[-1]
