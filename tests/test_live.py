@@ -5,14 +5,12 @@ detector is exercised by tests/test_live_games.py)."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
 from solitaire_coach.app import cmd_live
 from solitaire_coach.app.cli import main

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import select
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol, Sequence, TextIO
