@@ -368,7 +368,11 @@ def test_calibrate_command_offline_and_print_board(tmp_path, capsys):
     views.mkdir()
     for i, (r, t) in enumerate(random_board_poses(6, np.random.default_rng(5), distance_mm=380)):
         cv2.imwrite(str(views / f"v{i}.png"), render_board_view(board, 50, 50, 25.0, rays, r, t, (640, 480)))
-    from tests.test_calibration import _fresh_deal_picture
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_test_calibration", Path(__file__).with_name("test_calibration.py"))
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    _fresh_deal_picture = helpers._fresh_deal_picture
     img, _, _ = _fresh_deal_picture(640 * 2, 360 * 2)
     cv2.imwrite(str(tmp_path / "deal.png"), img)
     assert main(["calibrate", "--images", str(views), "--table", str(tmp_path / "deal.png"), "--name", "desk",
