@@ -297,16 +297,16 @@ def _replay_setup(tmp_path, monkeypatch, n_moves=3):
 
 def test_replay_prints_what_play_prints_and_json(tmp_path, monkeypatch, capsys):
     folder, moves = _replay_setup(tmp_path, monkeypatch)
-    assert main(["replay", str(folder)]) == 0
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
     replay_out = capsys.readouterr().out.splitlines()
     journal = tmp_path / "j.json"
-    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal)]) == 0
+    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"]) == 0
     play_out = capsys.readouterr().out.splitlines()
     # the same lines, play adding its "watching" header, replay its summary
     assert play_out[1:] == replay_out[:-1]
     assert any("new game started" in ln for ln in replay_out)
     assert replay_out[-1].startswith("replay:") and f"{len(moves)} moves inferred" in replay_out[-1]
-    assert main(["replay", str(folder), "--json"]) == 0
+    assert main(["replay", str(folder), "--json", "--strategy", "baseline"]) == 0
     out = capsys.readouterr()
     lines = [json.loads(ln) for ln in out.out.splitlines()]
     assert lines[-1]["summary"]["moves"] == len(moves)
@@ -323,10 +323,10 @@ def test_replay_checks_an_expected_log(tmp_path, monkeypatch, capsys):
     from solitaire_coach.core.notation import format_log
     deal = deal_for_seed(102)
     (folder / "moves.log").write_text(format_log(deal, [Move.parse(m) for m in moves]))
-    assert main(["replay", str(folder)]) == 0
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
     assert "all as in moves.log" in capsys.readouterr().out
     (folder / "moves.log").write_text(format_log(deal, [Move.parse(m) for m in moves[:-1]] + [Move.draw()]))
-    assert main(["replay", str(folder), "--json"]) == 1
+    assert main(["replay", str(folder), "--json", "--strategy", "baseline"]) == 1
     summary = json.loads(capsys.readouterr().out.splitlines()[-1])["summary"]
     assert summary["matches_expected"] is False and summary["first_difference"]["index"] == len(moves) - 1
 
@@ -335,11 +335,12 @@ def test_play_resumes_from_its_journal(tmp_path, monkeypatch, capsys):
     folder, moves = _replay_setup(tmp_path, monkeypatch, n_moves=4)
     journal = tmp_path / "j.json"
     n = len((folder / "frames.jsonl").read_text().splitlines())
-    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--max-frames", str(n // 2)]) == 0
+    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--max-frames", str(n // 2),
+                 "--strategy", "baseline"]) == 0
     first = json.loads(journal.read_text())["tracker"]["history"]
     assert 0 < len(first) < len(moves)
     capsys.readouterr()
-    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal)]) == 0
+    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"]) == 0
     out = capsys.readouterr().out
     assert "resumed the game" in out
     assert json.loads(journal.read_text())["tracker"]["history"] == moves
