@@ -425,3 +425,56 @@ def test_serial_rig_triggers_reads_and_gets_the_advice(tmp_path):
         trig.close()
         os.close(master)
         os.close(slave)
+
+
+def _video(path: Path, pictures, repeat: int, fps: int = 30) -> Path:
+    h, w = pictures[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+    assert writer.isOpened()
+    for pic in pictures:
+        pic = pic if pic.ndim == 3 else cv2.cvtColor(pic, cv2.COLOR_GRAY2BGR)
+        for _ in range(repeat):
+            writer.write(pic)
+    writer.release()
+    return path
+
+
+def test_calibrate_live_from_a_camera(tmp_path, capsys, monkeypatch):
+    """`calibrate --camera` with a video file standing in for the camera (OpenCV opens
+    both the same way): board views are taken when still and new, then the fresh deal."""
+    import importlib.util
+
+    from solitaire_coach.capture.calibration import camera_rays, make_board_image, random_board_poses, render_board_view
+    spec = importlib.util.spec_from_file_location("_test_calibration", Path(__file__).with_name("test_calibration.py"))
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    k = np.array([[600.0, 0, 320], [0, 600.0, 240], [0, 0, 1]])
+    rays = camera_rays(k, np.zeros(5), (640, 480), supersample=2)
+    board = make_board_image(square_px=50)
+    views = [render_board_view(board, 50, 50, 25.0, rays, r, t, (640, 480))
+             for r, t in random_board_poses(6, np.random.default_rng(11), distance_mm=380)]
+    deal, _, _ = helpers._fresh_deal_picture(1280, 720)
+    pictures = [cv2.cvtColor(v, cv2.COLOR_GRAY2BGR) if v.ndim == 2 else v for v in views]
+    pictures.append(cv2.resize(deal, (640, 480)))
+    video = _video(tmp_path / "camera.avi", pictures, repeat=4)
+    monkeypatch.setattr(cmd_live, "_try_detector", lambda: None)
+    assert main(["calibrate", "--camera", str(video), "--name", "cam", "--views", "5", "--no-window",
+                 "--width", "640", "--height", "480", "--folder", str(tmp_path / "cal")]) == 0
+    out = capsys.readouterr().out
+    assert "view 5 of 5 taken" in out and "12 slots found" in out
+    d = json.loads((tmp_path / "cal" / "cam.json").read_text())
+    assert abs(d["camera"]["camera_matrix"][0][0] - 600) < 12
+    assert set(d["slots"]) >= {"stock", "waste", "column 7", "foundation 4"}
+
+
+def test_record_from_a_camera(tmp_path, capsys):
+    double = TableDouble()
+    table = VirtualTable.from_deal(deal_for_seed(102))
+    video = _video(tmp_path / "camera.avi", [double.picture(table.snapshot())], repeat=90)
+    assert main(["record", str(tmp_path / "rec"), "--camera", str(video), "--seconds", "1.2", "--no-window",
+                 "--fps", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "recorded" in out
+    listed = (tmp_path / "rec" / "frames.jsonl").read_text().splitlines()
+    assert len(listed) >= 5
+    assert len(list((tmp_path / "rec").glob("frame_*.jpg"))) <= 2     # one still picture, written once
