@@ -1,0 +1,129 @@
+"""The ``solve`` subcommand: is a deal (or a position) winnable with every card known?
+
+Input, one of:
+
+* a deal line (52 card codes, quoted or as separate arguments);
+* a file of deal lines (``#`` comments allowed): every deal is solved;
+* a game log (a deal line then moves): the position after the moves is solved;
+* a coach journal (``*.journal.json``): the tracker's position. It has unknown cards
+  unless every card has been seen, so by default the command says so; with
+  ``--samples N`` it deals the unknown cards at random N times and solves each.
+
+Each answer is ``won`` with the winning moves in the game-log notation, ``lost``
+(proven: the search was exhaustive) or ``unknown`` (a limit was hit first). The exit
+status is 0 if every deal was decided, 3 if some were not, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+from ..core.notation import DealParseError, LogParseError, format_log, parse_deal, parse_deals, parse_log
+from ..core.moves import IllegalMoveError
+from ..core.state import GameState
+from ..core.solver import SolverError, solve
+from .cmd_core import add_rules_arguments, rules_from_args
+
+
+def register(sub) -> None:
+    p = sub.add_parser("solve", help="solve a deal or position with every card known (won/lost/unknown)")
+    p.add_argument("source", nargs="+", help="a deal line (52 codes), or a deal file, game log or journal")
+    add_rules_arguments(p)
+    p.add_argument("--node-limit", type=int, default=None, help="positions to search at most per deal")
+    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per deal (default 30; 0 for none)")
+    p.add_argument("--memory-mb", type=float, default=1024, help="transposition table size in MB (default 1024)")
+    p.add_argument("--samples", type=int, default=0,
+                   help="for a position with unknown cards: solve this many random layouts of them")
+    p.add_argument("--seed", type=int, default=0, help="random seed for --samples (default 0)")
+    p.add_argument("--log", action="store_true", help="print each winning line as a full game log")
+    p.add_argument("--quiet", action="store_true", help="print one line per deal, no moves")
+    p.set_defaults(func=cmd_solve)
+
+
+def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
+    """(label, position, deal or ()) for each thing to solve; raises ValueError saying why."""
+    if len(args.source) == 1 and Path(args.source[0]).is_file():
+        path = Path(args.source[0])
+        text = path.read_text(encoding="utf-8")
+        if path.name.endswith(".json"):
+            from .journal import Journal
+            tracker = Journal(path).load()
+            if tracker is None or tracker.state is None:
+                raise ValueError(f"{path}: the journal holds no game")
+            return [(path.name, tracker.state, ())]
+        lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        if len(lines) > 1 and len(lines[1].split()) < 10:  # a game log: deal, then moves
+            log = parse_log(text)
+            state = GameState.from_deal(log.deal, rules)
+            for n, move in enumerate(log.moves, start=1):
+                try:
+                    state = state.play(move)
+                except IllegalMoveError as exc:
+                    raise ValueError(f"{path}: move {n} ({move}) is illegal: {exc}") from None
+            return [(f"{path.name} after {len(log.moves)} moves", state, ())]
+        return [(f"{path.name} deal {i}", GameState.from_deal(d, rules), tuple(d))
+                for i, d in enumerate(parse_deals(text), start=1)]
+    if len(args.source) == 1 and len(args.source[0].split()) < 52:
+        raise ValueError(f"{args.source[0]!r} is neither a file nor a deal line of 52 cards")
+    deal = parse_deal(" ".join(args.source))
+    return [("deal", GameState.from_deal(deal, rules), tuple(deal))]
+
+
+def cmd_solve(args) -> int:
+    rules = rules_from_args(args)
+    try:
+        jobs = _positions(args, rules)
+    except (ValueError, OSError, DealParseError, LogParseError) as exc:
+        print(f"solve: {exc}", file=sys.stderr)
+        return 2
+    time_limit = args.time_limit or None
+    undecided = 0
+    counts = {"won": 0, "lost": 0, "unknown": 0}
+    for n, (label, state, deal) in enumerate(jobs, start=1):
+        if not state.is_complete_knowledge():
+            unknown = len(state.unseen_cards())
+            if args.samples <= 0:
+                print(f"{label}: {unknown} cards are unknown in this position; the solver needs every card "
+                      f"(solve the deal, or pass --samples N to solve N random layouts of the unknown cards)")
+                undecided += 1
+                continue
+            _sampled(label, state, args, time_limit)
+            continue
+        result = solve(state, node_limit=args.node_limit, time_limit=time_limit, memory_mb=args.memory_mb)
+        counts[result.status] += 1
+        where = f"{result.nodes} positions, {result.seconds:.2f} s"
+        if result.status == "won":
+            print(f"{label}: won in {len(result.moves)} moves ({where})")
+            if args.log and deal and state == GameState.from_deal(deal, rules):
+                print(format_log(deal, result.moves, result="won"), end="")
+            elif not args.quiet:
+                print(" ".join(m.text for m in result.moves))
+        elif result.status == "lost":
+            print(f"{label}: lost: no line wins, every one was searched ({where})")
+        else:
+            undecided += 1
+            print(f"{label}: unknown: a limit was reached before a decision ({where})")
+        if len(jobs) > 1 and n % 10 == 0:
+            print(f"[{n}/{len(jobs)}] won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}",
+                  file=sys.stderr, flush=True)
+    if len(jobs) > 1:
+        print(f"total: {len(jobs)} deals, won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}")
+    return 3 if undecided else 0
+
+
+def _sampled(label: str, state: GameState, args, time_limit) -> None:
+    from ..core.best import sample_layout
+    rng = random.Random(args.seed)
+    tally = {"won": 0, "lost": 0, "unknown": 0}
+    for _ in range(args.samples):
+        try:
+            result = solve(sample_layout(state, rng), node_limit=args.node_limit, time_limit=time_limit,
+                           memory_mb=args.memory_mb)
+        except SolverError as exc:
+            print(f"{label}: {exc}")
+            return
+        tally[result.status] += 1
+    print(f"{label}: of {args.samples} random layouts of the {len(state.unseen_cards())} unknown cards, "
+          f"{tally['won']} are won, {tally['lost']} lost, {tally['unknown']} unknown")
