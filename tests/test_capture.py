@@ -285,3 +285,18 @@ def test_gate_forced_read_after_rest():
     assert not gate.observe(_noisy(a, rng)).read
     gate.force()
     assert gate.observe(_noisy(a, rng)).read
+
+
+def test_gate_on_a_skin_coloured_table():
+    """A beige / wooden table is skin-coloured: it must not stop every read as a 'hand'."""
+    rng = np.random.default_rng(7)
+    table = np.full((180, 320, 3), (150, 185, 225), np.uint8)        # beige, skin-like (BGR)
+    for x in (20, 90, 160, 230):
+        cv2.rectangle(table, (x, 40), (x + 40, 100), (245, 245, 245), -1)
+    gate = ReadGate()
+    gate.observe(_noisy(table, rng))
+    v = gate.observe(_noisy(table, rng))
+    assert v.read and not v.hand
+    assert gate.offer("A") is False
+    v = gate.observe(_noisy(table, rng))
+    assert v.read and gate.offer("A")

@@ -30,7 +30,8 @@ def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     if image.shape[1] != size[0] or image.shape[0] != size[1]:
         image = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
     return image
-CHANGE_LEVEL = 24          # a thumbnail pixel "changed" when its grey level moved this much
+CHANGE_LEVEL = 24
+TABLE_SKIN = 0.25          # a skin-coloured region this big (of the frame) is the table, not a hand          # a thumbnail pixel "changed" when its grey level moved this much
 
 
 class MotionMeter:
@@ -206,6 +207,10 @@ class ReadGate:
         hand = False
         if self.hand_check:
             self._mask = self.hand_check.mask(small)
+            if self._reference is None and self.hand_check.largest_fraction(small, None, self._mask) >= TABLE_SKIN:
+                # nothing read yet and a skin-coloured region bigger than any hand: the table
+                # itself (wood, beige cloth) -- it is not a hand, leave it out from now on
+                self._reference = self._mask
             hand = self.hand_check.largest_fraction(small, self._reference, self._mask) >= self.hand_check.min_area
         if hand and not self._forced:
             self._candidate = None
