@@ -40,7 +40,7 @@ def train_decks() -> list[str]:
 def make_sample(seed: int, decks: list[str]):
     rng = np.random.default_rng(seed * 31 + 5)
     W, H = SIZES[seed % len(SIZES)]
-    img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15)
+    img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15, grid_p=0.05)
     loc, s = F.locator_input(img)
     corners = []  # x, y, w, h (locator px), kind (0 face, 1 back), visible
     crops, labels = [], []
@@ -122,16 +122,21 @@ def build_models(torch):
     def cbr(i, o, s=1, d=1):
         return nn.Sequential(nn.Conv2d(i, o, 3, s, d, dilation=d, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
+    def dws(i, o, s=1, d=1):
+        return nn.Sequential(nn.Conv2d(i, i, 3, s, d, dilation=d, groups=i, bias=False), nn.BatchNorm2d(i),
+                             nn.ReLU(inplace=True), nn.Conv2d(i, o, 1, bias=False), nn.BatchNorm2d(o),
+                             nn.ReLU(inplace=True))
+
     class Locator(nn.Module):
         def __init__(self):
             super().__init__()
-            self.s2 = nn.Sequential(cbr(3, 16, 2), cbr(16, 16))
-            self.s4 = nn.Sequential(cbr(16, 32, 2), cbr(32, 32))
-            self.s8 = nn.Sequential(cbr(32, 48, 2), cbr(48, 48), cbr(48, 48, d=2), cbr(48, 48, d=4))
-            self.s16 = nn.Sequential(cbr(48, 64, 2), cbr(64, 64, d=2), cbr(64, 64, d=4))
-            self.up16 = cbr(64 + 48, 48)
-            self.up8 = cbr(48 + 32, 32)
-            self.head = nn.Sequential(cbr(32, 32), nn.Conv2d(32, 6, 1))
+            self.s2 = cbr(3, 16, 2)
+            self.s4 = nn.Sequential(cbr(16, 24, 2), dws(24, 24))
+            self.s8 = nn.Sequential(dws(24, 48, 2), dws(48, 48), dws(48, 48, d=2), dws(48, 48, d=4))
+            self.s16 = nn.Sequential(dws(48, 64, 2), dws(64, 64, d=2), dws(64, 64, d=4))
+            self.up16 = dws(64 + 48, 48)
+            self.up8 = dws(48 + 24, 32)
+            self.head = nn.Sequential(dws(32, 32), nn.Conv2d(32, 6, 1))
             self.head[-1].bias.data[:2] = -4.0
 
         def forward(self, x):
@@ -146,9 +151,9 @@ def build_models(torch):
     class Reader(nn.Module):
         def __init__(self):
             super().__init__()
-            self.f = nn.Sequential(cbr(3, 32), cbr(32, 32), nn.MaxPool2d(2), cbr(32, 64), cbr(64, 64), nn.MaxPool2d(2),
-                                   cbr(64, 128), cbr(128, 128), nn.MaxPool2d(2))
-            self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(128 * 6 * 4, 128), nn.ReLU(inplace=True))
+            self.f = nn.Sequential(cbr(3, 16), cbr(16, 32, 2), dws(32, 48), dws(48, 64, 2), dws(64, 64),
+                                   dws(64, 96, 2), dws(96, 96))
+            self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * 6 * 5, 128), nn.ReLU(inplace=True))
             self.kind = nn.Linear(128, 3)
             self.rank = nn.Linear(128, 13)
             self.suit = nn.Linear(128, 4)
@@ -156,6 +161,24 @@ def build_models(torch):
         def forward(self, x):
             e = self.fc(self.f(x))
             return self.kind(e), self.rank(e), self.suit(e), e
+
+    class ReaderM(nn.Module):
+        """The reader used in the shipped model: plain 3x3 convolutions, strided early."""
+
+        def __init__(self):
+            super().__init__()
+            self.f = nn.Sequential(cbr(3, 16), cbr(16, 32, 2), cbr(32, 48), cbr(48, 64, 2), cbr(64, 64),
+                                   cbr(64, 96, 2))
+            self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * 6 * 5, 128), nn.ReLU(inplace=True))
+            self.kind = nn.Linear(128, 3)
+            self.rank = nn.Linear(128, 13)
+            self.suit = nn.Linear(128, 4)
+
+        def forward(self, x):
+            e = self.fc(self.f(x))
+            return self.kind(e), self.rank(e), self.suit(e), e
+
+    Reader = ReaderM  # noqa: F811
 
     class ReaderExport(nn.Module):
         def __init__(self, r):
@@ -192,6 +215,7 @@ def main():
     ap.add_argument("--budget", type=float, default=540.0, help="seconds for the whole run")
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--loc-share", type=float, default=0.55)
+    ap.add_argument("--only-reader", action="store_true", help="train the reader alone (keep a locator)")
     args = ap.parse_args()
     import torch
 
@@ -232,6 +256,8 @@ def main():
     loc = Locator().to(dev)
     opt = torch.optim.AdamW(loc.parameters(), 2e-3, weight_decay=1e-4)
     t_loc_end = t0 + (args.budget - (time.time() - t0)) * args.loc_share + (time.time() - t0)
+    if args.only_reader:
+        t_loc_end = 0
     bs = 32
     step = 0
     total_steps_guess = 3000
@@ -285,9 +311,11 @@ def main():
                     used.add(best)
                     tp += 1
             fn += len(gt) - len(used)
-    print(f"locator val: recall {tp / max(1, tp + fn):.4f} precision {tp / max(1, tp + fp):.4f}", flush=True)
+    if not args.only_reader:
+        print(f"locator val: recall {tp / max(1, tp + fn):.4f} precision {tp / max(1, tp + fp):.4f}", flush=True)
     loc.cpu()
-    torch.onnx.export(loc, torch.zeros(1, 3, 360, 640), os.path.join(args.out, "card_locator.onnx"),
+    if not args.only_reader:
+        torch.onnx.export(loc, torch.zeros(1, 3, 360, 640), os.path.join(args.out, "card_locator.onnx"),
                       input_names=["image"], output_names=["maps"], opset_version=17,
                       dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
                       dynamo=False)

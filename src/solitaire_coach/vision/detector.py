@@ -40,7 +40,9 @@ def default_model_dir() -> Path:
 
 
 def deck_dir(name: str) -> Path:
-    return repo_root() / "calibration" / "decks" / name
+    """Where learn-deck keeps deck ``name`` (``SOLITAIRE_DECK_REFS`` overrides the folder)."""
+    base = os.environ.get("SOLITAIRE_DECK_REFS")
+    return (Path(base) if base else repo_root() / "calibration" / "decks") / name
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class CardDetector:
         self.read_thresh = float(cfg.get("read_thresh", 0.9))
         self.none_thresh = float(cfg.get("none_thresh", 0.5))
         self.ref_weight = float(cfg.get("ref_weight", 1.0))
+        self.back_sure = float(cfg.get("back_sure", 0.6))
         self.calibration = calibration
         self.deck = deck
         self.refs = None
@@ -166,19 +169,39 @@ class CardDetector:
     # ------------------------------------------------------------------ main step
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
         t0 = time.perf_counter()
-        marks = self.locate(frame_bgr)
-        kind, rank, suit, emb = self.read_patches(self.patches(frame_bgr, marks))
+        marks = _suppress(self.locate(frame_bgr))
+        # a back the locator is sure of needs no reading; everything else is read
+        sure_back = [m for m in marks if m.kind == 1 and m.score >= self.back_sure]
+        for m in sure_back:
+            m.conf = m.score
+        marks = [m for m in marks if not (m.kind == 1 and m.score >= self.back_sure)]
+        # the top card of a pile also shows its index upside down at the bottom right:
+        # read it too, and believe a card only when both corners agree
+        uncovered = _uncovered(marks)
+        both = [m for m in marks if m.kind == 0 and id(m) in uncovered]
+        patches = self.patches(frame_bgr, marks)
+        if both:
+            br = np.stack([F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-m.w, 0), (0, -m.h)) for m in both])
+            patches = np.concatenate([patches, br])
+        kind, rank, suit, emb = self.read_patches(patches)
         probs = self.card_probs(rank, suit, emb)
-        kept = []
+        second = {id(m): len(marks) + k for k, m in enumerate(both)}
+        kept = list(sure_back)
         for i, m in enumerate(marks):
             if kind[i, 2] >= self.none_thresh:
                 continue
             if kind[i, 1] > kind[i, 0]:
                 m.kind, m.conf = 1, float(kind[i, 1])
             else:
-                j = int(probs[i].argmax())
+                p = probs[i]
+                k = second.get(id(m))
+                if k is not None and kind[k, 0] > 0.5:
+                    p = p * probs[k]
+                    p = p / max(float(p.sum()), 1e-12)
+                    p = np.sqrt(p * np.minimum(probs[i], probs[k]))  # agreement, not just a sharp product
+                j = int(p.argmax())
                 m.kind = 0
-                m.conf = float(probs[i, j] * (kind[i, 0] + kind[i, 1]))
+                m.conf = float(min(1.0, p[j]) * (kind[i, 0] + kind[i, 1]))
                 m.card = Card.from_index(j) if m.conf >= self.read_thresh else None
             kept.append(m)
         kept = _suppress(kept)
@@ -196,9 +219,30 @@ def _suppress(marks: list[_Mark]) -> list[_Mark]:
     marks = sorted(marks, key=lambda m: -m.score)
     out: list[_Mark] = []
     for m in marks:
-        if any(abs(m.x - o.x) < 0.08 * o.w and abs(m.y - o.y) < 0.03 * o.h for o in out):
+        if any(abs(m.x - o.x) < 0.08 * o.w and abs(m.y - o.y) < 0.035 * o.h for o in out):
             continue
         out.append(m)
+    return out
+
+
+def _uncovered(marks: list[_Mark]) -> set[int]:
+    """Marks whose whole card is visible: no other mark's corner lies on the card's lower part
+    or right part (the next card of a fanned column or waste)."""
+    out = set()
+    for m in marks:
+        covered = False
+        for o in marks:
+            if o is m:
+                continue
+            dx, dy = o.x - m.x, o.y - m.y
+            if -0.5 * m.w < dx < 0.95 * m.w and 0.02 * m.h < dy < 0.95 * m.h:
+                covered = True
+                break
+            if 0.05 * m.w < dx < 0.95 * m.w and abs(dy) < 0.3 * m.h:
+                covered = True
+                break
+        if not covered:
+            out.add(id(m))
     return out
 
 

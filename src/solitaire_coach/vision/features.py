@@ -58,12 +58,20 @@ def decode_peaks(out: np.ndarray, thresh: float = 0.3) -> list[tuple[float, floa
     """Peaks of the locator output (6 x h x w: face, back heat logits, dx, dy, log w, log h)
     as (x, y, w, h, score, kind) in locator pixels; kind 0 face, 1 back."""
     heat = 1.0 / (1.0 + np.exp(-out[:2]))
-    best = heat.max(0)
-    dil = cv2.dilate(best, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero((best >= dil) & (best > thresh))
+    peaks = []
+    # face-up corners and backs are found apart: the first face-up card of a column lies
+    # only a strip's height below the last back
+    for kind in (0, 1):
+        best = np.ascontiguousarray(heat[kind])
+        dil = cv2.dilate(best, np.ones((3, 3), np.uint8))
+        ys, xs = np.nonzero((best >= dil) & (best > thresh))
+        peaks += _peaks(out, best, ys, xs, kind)
+    return peaks
+
+
+def _peaks(out, best, ys, xs, kind):
     peaks = []
     for y, x in zip(ys, xs):
-        kind = int(heat[1, y, x] > heat[0, y, x])
         px = (x + out[2, y, x]) * STRIDE
         py = (y + out[3, y, x]) * STRIDE
         peaks.append((float(px), float(py), float(np.exp(out[4, y, x])), float(np.exp(out[5, y, x])),

@@ -69,7 +69,7 @@ class TableLayout:
             up.append(take(k))
         nw = int(rng.choice([0, 1, 1, 1, 2, 3, 3]))
         waste = take(nw)
-        found = tuple(take(1)[0] if rng.random() < 0.55 else None for _ in range(4))
+        found = tuple((take(1) or (None,))[0] if rng.random() < 0.55 else None for _ in range(4))
         stock = int(rng.integers(0, 24)) if rng.random() < 0.8 else 0
         return TableLayout(tuple(down), tuple(up), waste, found, stock)
 
@@ -222,6 +222,28 @@ def _plan(layout: TableLayout, rng, W: int, H: int):
     return w, h, places
 
 
+def _plan_grid(rng, W, H):
+    """All 52 cards face up in 4 rows (C D H S) of 13 (ace to king), as learn-deck wants."""
+    gap = rng.uniform(0.05, 0.25)
+    w = min(W * rng.uniform(0.9, 0.98) / (13 + 12 * gap), H * rng.uniform(0.85, 0.97) / (ASPECT * (4 + 3 * gap)))
+    h = w * ASPECT
+    x0 = (W - (13 * w + 12 * gap * w)) / 2
+    y0 = (H - (4 * h + 3 * gap * h)) / 2
+    places = []
+    for suit in range(4):
+        for rank in range(1, 14):
+            places.append(_Place(Card(rank, suit), x0 + (rank - 1) * w * (1 + gap) + rng.normal(0, 0.02 * w),
+                                 y0 + suit * h * (1 + gap) + rng.normal(0, 0.02 * w), "", rng.normal(0, 1.5)))
+    return w, h, places
+
+
+def render_grid(seed: int, deck: str | None = None, width: int = 1920, height: int = 1080,
+                difficulty: float = 0.6):
+    """A photo of all 52 cards in a 4 x 13 grid (rows C D H S, ace to king), for learn-deck."""
+    empty = TableLayout((0,) * 7, ((),) * 7)
+    return render_layout(empty, seed, width, height, deck, difficulty=difficulty, _grid=True)
+
+
 def _homography(rng, W, H, strength):
     src = np.float32([[0, 0], [W, 0], [W, H], [0, H]])
     d = rng.uniform(-strength, strength, (4, 2)) * np.float32([W, H])
@@ -250,7 +272,7 @@ def _pick_back(rng, deck):
 
 
 def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int = 720,
-                  deck: str | None = None, hand: bool = False, difficulty: float = 1.0):
+                  deck: str | None = None, hand: bool = False, difficulty: float = 1.0, _grid: bool = False):
     """Render ``layout`` as a camera frame. Returns ``(image_bgr, SceneTruth)``.
 
     ``deck`` names a deck (``drawn-N`` or a rasterised folder, see :mod:`.decks`); None
@@ -262,7 +284,7 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
     d = load_deck(deck) if deck is not None else DrawnDeck(int(rng.integers(0, 12)))
     back = _pick_back(rng, d)
     img = _table(rng, W, H).astype(np.float32)
-    w, h, places = _plan(layout, rng, W, H)
+    w, h, places = _plan_grid(rng, W, H) if _grid else _plan(layout, rng, W, H)
     iw, ih = int(round(w)), int(round(h))
     mask = _round_mask(iw, ih, w * rng.uniform(0.03, 0.07)).astype(np.float32) / 255.0
     edge = rng.random() < 0.5
@@ -383,9 +405,12 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
 
 
 def render_random(seed: int, width: int = 1280, height: int = 720, decks: list[str] | None = None,
-                  hand_p: float = 0.15, difficulty: float | None = None):
+                  hand_p: float = 0.15, difficulty: float | None = None, grid_p: float = 0.0):
     """A random layout, deck and camera; ``decks`` restricts the deck choice."""
     rng = np.random.default_rng(seed + 7919)
+    if grid_p and rng.random() < grid_p:
+        pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
+        return render_grid(seed, pool[int(rng.integers(0, len(pool)))], width, height, float(rng.uniform(0.3, 1.0)))
     layout = TableLayout.random(rng)
     pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
     deck = pool[int(rng.integers(0, len(pool)))]

@@ -1,0 +1,147 @@
+"""Vision: renderer, detector API and accuracy on rendered fixtures, slots, CLI, learn-deck."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from solitaire_coach.app.cli import main
+from solitaire_coach.core.cards import Card
+from solitaire_coach.core.notation import EMPTY, UNKNOWN, parse_snapshot
+from solitaire_coach.core.state import GameState, deal_for_seed
+from solitaire_coach.vision import detector as D
+from solitaire_coach.vision.annotate import draw_detections
+from solitaire_coach.vision.render import TableLayout, render_grid, render_layout
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "vision"
+SCENES = sorted(FIX.glob("scene_*.jpg"))
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return D.CardDetector()
+
+
+def test_render_is_deterministic_and_true_to_layout():
+    layout = TableLayout.random(np.random.default_rng(3))
+    a, ta = render_layout(layout, 7, 640, 360, "drawn-3")
+    b, tb = render_layout(layout, 7, 640, 360, "drawn-3")
+    assert a.shape == (360, 640, 3) and np.array_equal(a, b)
+    assert ta.snapshot == layout.snapshot() == tb.snapshot
+    faces = [c.card for c in ta.cards if c.card is not None]
+    assert len(faces) == sum(len(u) for u in layout.up) + len(layout.waste) + sum(
+        f is not None for f in layout.foundations)
+    assert sum(c.card is None and c.slot.startswith("column") for c in ta.cards) == sum(layout.down)
+    for c in ta.cards:
+        assert c.quad.shape == (4, 2) and c.full_quad.shape == (4, 2)
+
+
+def test_layout_from_state_and_hand():
+    state = GameState.from_deal(deal_for_seed(5))
+    layout = TableLayout.from_state(state)
+    assert layout.down == (0, 1, 2, 3, 4, 5, 6)
+    assert all(len(u) == 1 for u in layout.up)
+    assert layout.stock == len(state.stock) and layout.waste == (state.waste[-1],)
+    assert layout.foundations == (None,) * 4
+    snap = layout.snapshot()
+    assert snap.waste is state.waste[-1] and snap.foundations == (EMPTY,) * 4
+    img, truth = render_layout(layout, 1, 960, 540, "drawn-0", hand=True)
+    assert img.shape == (540, 960, 3) and truth.hand
+
+
+@pytest.mark.parametrize("path", SCENES, ids=[p.stem for p in SCENES])
+def test_detect_rendered_fixture(detector, path):
+    truth = json.loads(path.with_suffix(".json").read_text())
+    res = detector.detect(cv2.imread(str(path)))
+    want = parse_snapshot(truth["snapshot"]).slots
+    got = res.snapshot.slots
+    right = sum(a is b for a, b in zip(want, got))
+    wrong = [(i, a, b) for i, (a, b) in enumerate(zip(want, got)) if a is not b and b is not UNKNOWN]
+    assert not wrong, f"confidently wrong slots {wrong}"
+    assert right >= 6, f"{res.snapshot.line()} vs {truth['snapshot']}"
+    # every face-up card the detector names is really on the table
+    on_table = {c["card"] for c in truth["cards"]}
+    assert all(c.card.code in on_table for c in res.cards if c.card is not None)
+    assert res.elapsed_ms > 0
+
+
+def test_result_types_and_annotation(detector):
+    img = cv2.imread(str(SCENES[0]))
+    res = detector.detect(img)
+    assert isinstance(res, D.DetectionResult) and res.cards
+    for c in res.cards:
+        assert isinstance(c, D.CardDetection)
+        assert c.quad.shape == (4, 2) and c.quad.dtype == np.float32
+        assert c.card is None or isinstance(c.card, Card)
+        assert c.slot in D.SLOT_ORDER + ("stock", "")
+        assert 0.0 <= c.confidence <= 1.0
+    with pytest.raises(Exception):
+        res.cards[0].slot = "x"
+    out = draw_detections(img, res)
+    assert out.shape == img.shape and not np.array_equal(out, img)
+
+
+def _mark(x, y, kind=0, w=100.0):
+    return D._Mark(x, y, w, w * 1.4, 0.9, kind, Card.parse("7S") if kind == 0 else None, 0.99)
+
+
+def test_slots_from_positions_with_gaps():
+    pitch = 130
+    # no stock, waste, foundations 1 and 4; columns 1, 3, 7 (others empty)
+    marks = [_mark(100 + pitch, 20), _mark(100 + 3 * pitch, 20), _mark(100 + 6 * pitch, 20),
+             _mark(100, 200, 1), _mark(100, 215), _mark(100 + 2 * pitch, 200), _mark(100 + 6 * pitch, 200)]
+    D.assign_slots(marks, 1100)
+    assert [m.slot for m in marks] == ["waste", "foundation 1", "foundation 4", "column 1", "column 1",
+                                       "column 3", "column 7"]
+    snap = D.build_snapshot(marks)
+    assert snap.line().split(",")[5:] == ["7S", "XX", "7S", "XX", "XX", "XX", "7S"]
+
+
+def test_slots_from_calibration():
+    cal = {"slots": {"stock": [150, 90], "waste": [280, 90], **{f"foundation {i}": [280 + (i + 1) * 130, 90]
+                                                                 for i in range(1, 5)},
+                     **{f"column {i}": [150 + (i - 1) * 130, 290] for i in range(1, 8)}}, "card_size_px": [100, 140]}
+    marks = [_mark(100, 20, 1), _mark(230, 20), _mark(100 + 4 * 130, 20), _mark(100 + 5 * 130, 220),
+             _mark(100 + 5 * 130, 250)]
+    D.assign_slots(marks, 1100, cal)
+    assert [m.slot for m in marks] == ["stock", "waste", "foundation 2", "column 6", "column 6"]
+
+
+def test_cli_detect_json_and_annotate(tmp_path, capsys):
+    out = tmp_path / "ann.png"
+    assert main(["detect", str(SCENES[0]), "--json", "--annotate", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["snapshot"].split(",")) == 12
+    for c in data["cards"]:
+        assert c["card"] == "back" or c["card"] == "UU" or Card.parse(c["card"])
+        assert len(c["quad"]) == 4 and all(len(p) == 2 for p in c["quad"])
+        assert c["slot"] in D.SLOT_ORDER + ("stock", "")
+    assert cv2.imread(str(out)) is not None
+    assert main(["detect", str(SCENES[0])]) == 0
+    assert len(capsys.readouterr().out.strip().split(",")) == 12
+    assert main(["detect", str(tmp_path / "missing.jpg")]) == 2
+
+
+def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
+    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "mine"]) == 0
+    refs = np.load(tmp_path / "mine" / "refs.npy")
+    assert refs.shape[0] == 52
+    det = D.CardDetector(deck="mine")
+    scene = [p for p in SCENES if "drawn-11" in p.name][0]
+    truth = json.loads(scene.with_suffix(".json").read_text())
+    res = det.detect(cv2.imread(str(scene)))
+    want = parse_snapshot(truth["snapshot"]).slots
+    assert sum(a is b for a, b in zip(want, res.snapshot.slots)) >= 11
+    # a photo that is not a 4x13 grid is refused with a clear message
+    assert main(["learn-deck", str(scene), "--name", "bad"]) == 1
+    assert "expected 52" in capsys.readouterr().err
+
+
+def test_grid_render_has_52_cards():
+    img, truth = render_grid(2, "drawn-5", 960, 540)
+    assert len(truth.cards) == 52 and {c.card for c in truth.cards} == set(Card.from_index(i) for i in range(52))
