@@ -59,11 +59,13 @@ class MotionMeter:
         return float(diff.mean()), float(np.count_nonzero(diff > CHANGE_LEVEL)) / diff.size
 
     @staticmethod
-    def fine(image: np.ndarray, size: tuple[int, int] = (640, 360)) -> np.ndarray:
-        """A sharper thumbnail for small, slow changes (one card's index replaced by
-        another's); a 3x3 median takes out isolated noisy pixels."""
-        small = shrink(image, size)
-        grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    def fine(image: np.ndarray, max_width: int = 1280) -> np.ndarray:
+        """The picture at full resolution (up to ``max_width``) for small, slow changes
+        (a K♠ turned where a K♣ lay changes only a suit sign); a 3x3 median takes out
+        isolated noisy pixels."""
+        if image.shape[1] > max_width:
+            image = shrink(image, (max_width, round(image.shape[0] * max_width / image.shape[1])))
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         return cv2.medianBlur(grey, 3).astype(np.int16)
 
     @staticmethod
