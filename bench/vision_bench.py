@@ -73,10 +73,15 @@ def main():
         from solitaire_coach.vision.learn import learn_deck
         for i, dk in enumerate(decks):
             img, _ = render_grid(args.seed + 10_000 + i, dk)
-            info = learn_deck(img, f"bench-{dk}", base)
+            try:
+                info = learn_deck(img, f"bench-{dk}", base)
+            except ValueError as exc:
+                print(f"learn-deck failed on {dk}: {exc}")
+                continue
             print(f"learnt {dk}: shipped model alone read {info['model_read_right_before']}/52", flush=True)
             det = D.CardDetector(args.model, deck=f"bench-{dk}")
             dets[dk] = det
+    per_deck: dict[str, Counter] = {}
     stats = Counter()
     confs = []  # (confidence, right) for every matched face-up card
     conf_pairs = Counter()
@@ -89,6 +94,7 @@ def main():
         res = det.detect(img)
         times.append(res.elapsed_ms)
         pairs, extra = match(truth, res.cards)
+        dstat = per_deck.setdefault(truth.deck, Counter())
         stats["extra marks"] += extra
         for t, m in pairs:
             if t.card is None:
@@ -98,6 +104,7 @@ def main():
             if not t.visible:
                 continue
             stats["face cards"] += 1
+            dstat["face"] += 1
             if m is None:
                 stats["missed"] += 1
                 continue
@@ -111,8 +118,10 @@ def main():
                 stats["UU"] += 1
             elif right:
                 stats["right"] += 1
+                dstat["right"] += 1
             else:
                 stats["wrong"] += 1
+                dstat["wrong"] += 1
                 a, b = t.card.code, m.card.code
                 for x, y in PAIRS:
                     if {a[0], b[0]} == {x, y} or ({a[1], b[1]} == {x, y} and a[0] == b[0]):
@@ -134,6 +143,8 @@ def main():
     print(f"backs found {stats['backs found']}/{stats['backs']}  extra marks {stats['extra marks']}")
     print(f"slots right {stats['slots right'] / max(1, stats['slots']):.4%}  snapshots exact "
           f"{stats['snapshots exact'] / max(1, stats['snapshots']):.4%}")
+    print("per deck (read right / wrong):", ", ".join(
+        f"{k} {v['right'] / max(1, v['face']):.1%}/{v['wrong'] / max(1, v['face']):.1%}" for k, v in sorted(per_deck.items())))
     print("confusions:", dict(conf_pairs.most_common(20)))
     print(f"latency ms: median {np.median(times):.1f}  p90 {np.percentile(times, 90):.1f}")
     if args.calibrate and confs:

@@ -128,8 +128,9 @@ class CardDetector:
         self.peak_thresh = float(cfg.get("peak_thresh", 0.3))
         self.read_thresh = float(cfg.get("read_thresh", 0.9))
         self.none_thresh = float(cfg.get("none_thresh", 0.5))
-        self.ref_weight = float(cfg.get("ref_weight", 1.0))
         self.back_sure = float(cfg.get("back_sure", 0.6))
+        self.ref_temp = float(cfg.get("ref_temp", 25.0))
+        self.model_pow = float(cfg.get("model_pow", 0.5))
         self.calibration = calibration
         self.deck = deck
         self.refs = None
@@ -160,9 +161,9 @@ class CardDetector:
         p = (suit[:, :, None] * rank[:, None, :]).reshape(len(rank), 52)
         if self.refs is not None and len(emb):
             sim = emb @ self.refs.T  # cosine similarity to the 52 reference patches
-            pr = np.exp((sim - sim.max(1, keepdims=True)) * 25.0)
+            pr = np.exp((sim - sim.max(1, keepdims=True)) * self.ref_temp)
             pr /= pr.sum(1, keepdims=True)
-            p = p ** 0.5 * pr ** self.ref_weight
+            p = p ** self.model_pow * pr
             p /= p.sum(1, keepdims=True)
         return p
 

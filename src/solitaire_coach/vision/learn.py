@@ -21,21 +21,44 @@ class DeckLayoutError(ValueError):
     """The photo does not show 52 face-up cards in 4 rows of 13."""
 
 
+def _groups(values: list[float], gap: float) -> list[float]:
+    """Centres of runs of sorted values separated by more than ``gap``."""
+    vs = sorted(values)
+    groups = [[vs[0]]]
+    for v in vs[1:]:
+        if v - groups[-1][-1] > gap:
+            groups.append([v])
+        else:
+            groups[-1].append(v)
+    return [float(np.median(g)) for g in groups]
+
+
 def grid_marks(detector: CardDetector, frame_bgr: np.ndarray):
-    """The 52 face-up corner marks of a 4 x 13 grid photo, in Card.index order."""
+    """The 52 corner marks of a 4 x 13 grid photo, in Card.index order. A card the locator
+    missed is filled in from the grid's rows and columns."""
+    from .detector import _Mark, _suppress
+
     marks = detector.locate(frame_bgr)
     kind, _, _, _ = detector.read_patches(detector.patches(frame_bgr, marks))
-    faces = [m for m, k in zip(marks, kind) if k[0] > max(k[1], k[2])]
-    from .detector import _suppress
-
-    faces = _suppress(faces)
-    if len(faces) != 52:
+    faces = _suppress([m for m, k in zip(marks, kind) if k[2] < 0.5])
+    if len(faces) < 40:
         raise DeckLayoutError(f"found {len(faces)} face-up cards, expected 52 in 4 rows of 13 "
                               "(suits C D H S top to bottom, ace to king left to right)")
-    faces.sort(key=lambda m: m.y)
+    w = float(np.median([m.w for m in faces]))
+    h = float(np.median([m.h for m in faces]))
+    rows = _groups([m.y for m in faces], 0.5 * h)
+    cols = _groups([m.x for m in faces], 0.5 * w)
+    if len(rows) != 4 or len(cols) != 13:
+        raise DeckLayoutError(f"found {len(faces)} face-up cards in {len(rows)} rows and {len(cols)} columns, "
+                              "expected 52 in 4 rows of 13 (suits C D H S top to bottom, ace to king left to right)")
     ordered = []
-    for row in range(4):
-        ordered += sorted(faces[row * 13:(row + 1) * 13], key=lambda m: m.x)
+    for ry in rows:
+        for cx in cols:
+            near = [m for m in faces if abs(m.y - ry) < 0.35 * h and abs(m.x - cx) < 0.35 * w]
+            if near:
+                ordered.append(min(near, key=lambda m: abs(m.y - ry) + abs(m.x - cx)))
+            else:
+                ordered.append(_Mark(cx, ry, w, h, 0.0, 0))
     return ordered
 
 
