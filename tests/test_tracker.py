@@ -190,3 +190,40 @@ def test_two_unseen_stock_turns_are_re_read_when_a_later_snapshot_needs_it():
         check_in_sync(tracker.state, table.state)
         checked += 1
     assert checked >= 10
+
+
+def test_many_moves_behind_a_hand_are_found_once_the_table_is_seen_twice():
+    found = 0
+    for seed in range(12):
+        steps = _advised_moves(seed)
+        tracker = TableTracker()
+        tracker.update(VirtualTable.from_deal(deal_for_seed(seed)).snapshot())
+        for _, snap, _ in steps[:5]:
+            tracker.update(snap)
+        hidden_moves = [m for m, _, _ in steps[5:11]]
+        if len(hidden_moves) < 6:
+            continue
+        _, snap, truth = steps[10]  # six moves later
+        first = tracker.update(snap)
+        if first.kind == "moves":
+            continue  # short enough for the ordinary search
+        assert first.kind == "inconsistent"
+        second = tracker.update(snap)  # the same still table again
+        if second.kind != "moves":
+            # a card turned over and covered again behind the hand cannot be known
+            assert second.kind == "inconsistent"
+            continue
+        # what the camera shows now is right (which moves led here may be guessed)
+        assert [run[-1:] for run in tracker.state.faceup] == [run[-1:] for run in truth.faceup]
+        assert tracker.state.foundations == truth.foundations
+        found += 1
+    assert found >= 2
+
+
+def test_a_card_put_down_wrong_is_never_explained_away():
+    tracker = TableTracker()
+    tracker.update(VirtualTable.from_deal(deal_for_seed(1)).snapshot())
+    snap = parse_snapshot("XX,XX,XX,XX,XX,JS,QH,KH,8H,JD,KC,JC")  # 8H put on 6C
+    for _ in range(3):
+        report = tracker.update(snap)
+        assert report.kind == "inconsistent" and "take it back" in report.message

@@ -31,6 +31,7 @@ Decisions (documented here because the issue leaves them open):
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -210,6 +211,8 @@ class TableTracker:
         self.node_limit = node_limit
         self.max_hypotheses = max_hypotheses
         self.margin = margin
+        self.deep_node_limit = 30000
+        self._unexplained: tuple[str, int] | None = None  # (snapshot line, times seen in a row)
         self._hypotheses: list[_Hypothesis] = []
         if state is not None:
             hist = tuple(history or ())
@@ -274,7 +277,11 @@ class TableTracker:
                     children[merged] = child
                 best = child.cost if best is None else min(best, child.cost)
         if not children:
-            return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap))
+            deep = self._deep_search(old, snap)
+            if deep is None:
+                return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap))
+            children[deep.state] = deep
+        self._unexplained = None
         ranked = sorted(children.values(), key=lambda h: h.cost)  # stable: search order breaks ties
         limit = ranked[0].cost + self.margin
         self._hypotheses = [h for h in ranked if h.cost <= limit][: self.max_hypotheses]
@@ -296,6 +303,35 @@ class TableTracker:
             f"re-read as {' '.join(m.text for m in new.history[common:])} instead of "
             f"{' '.join(m.text for m in old.history[common:]) or 'nothing'})", corrected=True)
 
+    def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> _Hypothesis | None:
+        """A longer explanation, for a table that stayed the same and unexplained: the
+        person may have made several moves while a hand hid the table. Only tried when
+        the same snapshot comes twice in a row and shows no illegal placement (a card put
+        down wrong must be taken back, not explained away). Best-first search guided by
+        how far each position is from the snapshot, at most ``deep_node_limit`` nodes."""
+        line = snap.text()
+        count = self._unexplained[1] + 1 if self._unexplained and self._unexplained[0] == line else 1
+        self._unexplained = (line, count)
+        if count < 2 or illegal_placements(hyp.state, snap):
+            return None
+        counter = 0
+        heap = [(_distance(hyp.state, snap), 0, counter, (), hyp.state)]
+        seen = {hyp.state}
+        novel = _novel_cards(hyp.state, snap)
+        while heap and counter < self.deep_node_limit:
+            _, depth, _, path, node = heapq.heappop(heap)
+            for step, child in _steps(node, None, novel):
+                counter += 1
+                if child in seen:
+                    continue
+                seen.add(child)
+                merged = _view_matches(child, snap)
+                if merged is not None:
+                    moves = path + step
+                    return _Hypothesis(hyp.cost + len(moves), merged, hyp.history + moves)
+                heapq.heappush(heap, (_distance(child, snap) + depth + 1, depth + 1, counter, path + step, child))
+        return None
+
     def _explanations(self, state: GameState, snap: Snapshot,
                       max_moves: int | None = None) -> list[tuple[tuple[Move, ...], GameState]]:
         """The shortest explanations of ``snap`` from ``state`` using at most ``max_moves``
@@ -306,10 +342,7 @@ class TableTracker:
             return [((), merged)]
         if max_moves is not None and max_moves < 1:
             return []
-        shown = {v for v in snap.slots if isinstance(v, Card)}
-        for run in snap.runs or ():
-            shown.update(run or ())
-        novel = frozenset(shown) - state.known_cards()
+        novel = _novel_cards(state, snap)
         frontier: list[tuple[tuple[Move, ...], GameState]] = [((), state)]
         seen = {state}
         for _depth in range(self.max_steps):
@@ -354,6 +387,49 @@ class TableTracker:
             tracker._hypotheses.append(_Hypothesis(int(alt["cost"]), state_from_dict(alt["state"], rules),
                                                    tuple(Move.parse(t) for t in alt["history"])))
         return tracker
+
+
+def _novel_cards(state: GameState, snap: Snapshot) -> frozenset[Card]:
+    """Cards the snapshot shows or implies (a foundation showing 4♠ holds A♠-3♠ too)
+    whose place ``state`` does not know: candidates for a card turned over unseen."""
+    shown = {v for v in snap.slots if isinstance(v, Card)}
+    for run in snap.runs or ():
+        shown.update(run or ())
+    for v in snap.foundations:
+        if isinstance(v, Card):
+            shown.update(Card(rank, v.suit) for rank in range(1, v.rank))
+    return frozenset(shown) - state.known_cards()
+
+
+def _changed_slot_count(state: GameState, snap: Snapshot) -> int:
+    """How many slots show something other than ``state`` would (unread slots and
+    unknown cards do not count)."""
+    changed = 0
+    for exp, seen in zip(_expected_slots(state), snap.slots):
+        if seen is not UNKNOWN and exp is not None and seen is not exp:
+            changed += 1
+    for v in snap.foundations:
+        if isinstance(v, Card) and state.foundations[v.suit] != v.rank:
+            changed += 1
+    return changed
+
+
+def _distance(state: GameState, snap: Snapshot) -> int:
+    """A rough count of moves still needed to make ``state`` look like ``snap``."""
+    d = 0
+    for v in snap.foundations:
+        if isinstance(v, Card):
+            d += abs(v.rank - state.foundations[v.suit])
+    for i, v in enumerate(snap.columns):
+        top = state.column_top(i)
+        if isinstance(v, Card) and top is not v:
+            d += 1
+        elif v is EMPTY and (state.faceup[i] or state.hidden[i]):
+            d += 1
+    w = snap.waste
+    if isinstance(w, Card) and state.waste_top() is not w:
+        d += 1
+    return d
 
 
 def _describe_reveals(before: GameState, after: GameState) -> str:
@@ -421,9 +497,13 @@ def _sym(v: SlotValue | None) -> str:
     return "no card" if v is EMPTY else "an unreadable card"
 
 
-def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
-    """Why ``snap`` cannot follow from ``state``: an illegal placement if one explains it,
-    else every slot that differs, naming the slot, the expected and the seen card."""
+def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
+    """Cards the snapshot shows where no legal move could have put them, said for the
+    player ("5♥ was put on 7♣ in column 4: take it back"). Only when the table differs
+    from the last position as one move would (the card's old place and its new one);
+    a table changed in many places is not blamed on one card."""
+    if _changed_slot_count(state, snap) > 2:
+        return []
     placements = []
     for i, v in enumerate(snap.columns):
         if not isinstance(v, Card) or (state.faceup[i] and state.faceup[i][-1] is v):
@@ -441,6 +521,13 @@ def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
             have = state.foundation_top(v.suit)
             where = f"on {have.symbol}" if have else "on an empty foundation"
             placements.append(f"{v.symbol} was put on the foundation {where}: take it back")
+    return placements
+
+
+def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
+    """Why ``snap`` cannot follow from ``state``: an illegal placement if one explains it,
+    else every slot that differs, naming the slot, the expected and the seen card."""
+    placements = illegal_placements(state, snap)
     if placements:
         return "; ".join(placements)
     expected = _expected_slots(state)
