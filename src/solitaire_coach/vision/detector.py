@@ -130,12 +130,18 @@ class CardDetector:
         self.none_thresh = float(cfg.get("none_thresh", 0.5))
         self.back_sure = float(cfg.get("back_sure", 0.6))
         self.ref_temp = float(cfg.get("ref_temp", 25.0))
+        self.zoom = float(cfg.get("zoom", 1.0))
         self.model_pow = float(cfg.get("model_pow", 0.5))
         self.calibration = calibration
         self.deck = deck
         self.refs = None
+        self.head = None
         if deck:
             self.refs = load_deck_refs(deck)
+            hp = deck_dir(deck) / "head.npz"
+            if hp.exists():
+                with np.load(hp) as z:
+                    self.head = (z["W"], z["b"])
 
     # ------------------------------------------------------------------ networks
     def locate(self, frame_bgr: np.ndarray) -> list[_Mark]:
@@ -159,7 +165,13 @@ class CardDetector:
     def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray) -> np.ndarray:
         """N x 52 card probabilities (index = Card.index), using the learnt deck if any."""
         p = (suit[:, :, None] * rank[:, None, :]).reshape(len(rank), 52)
-        if self.refs is not None and len(emb):
+        if self.head is not None and len(emb):
+            z = emb @ self.head[0] + self.head[1]
+            ph = np.exp(z - z.max(1, keepdims=True))
+            ph /= ph.sum(1, keepdims=True)
+            p = p ** self.model_pow * ph
+            p /= p.sum(1, keepdims=True)
+        elif self.refs is not None and len(emb):
             sim = emb @ self.refs.T  # cosine similarity to the 52 reference patches
             pr = np.exp((sim - sim.max(1, keepdims=True)) * self.ref_temp)
             pr /= pr.sum(1, keepdims=True)
@@ -181,12 +193,21 @@ class CardDetector:
         uncovered = _uncovered(marks)
         both = [m for m in marks if m.kind == 0 and id(m) in uncovered]
         patches = self.patches(frame_bgr, marks)
-        if both:
-            br = np.stack([F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-m.w, 0), (0, -m.h)) for m in both])
-            patches = np.concatenate([patches, br])
+        extra = []  # (mark, patch): more reads of the cards that show more than a strip
+        for m in both:
+            extra.append((m, F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-m.w, 0), (0, -m.h))))
+            # a wider cut, for decks whose small suit sits lower than the usual patch reaches
+            z = self.zoom
+            if z > 1.0:
+                extra.append((m, F.corner_patch(frame_bgr, (m.x, m.y), (z * m.w, 0), (0, z * m.h))))
+                extra.append((m, F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-z * m.w, 0), (0, -z * m.h))))
+        if extra:
+            patches = np.concatenate([patches, np.stack([p for _, p in extra])])
         kind, rank, suit, emb = self.read_patches(patches)
         probs = self.card_probs(rank, suit, emb)
-        second = {id(m): len(marks) + k for k, m in enumerate(both)}
+        second: dict[int, list[int]] = {}
+        for k, (m, _) in enumerate(extra):
+            second.setdefault(id(m), []).append(len(marks) + k)
         kept = list(sure_back)
         for i, m in enumerate(marks):
             if kind[i, 2] >= self.none_thresh:
@@ -195,11 +216,13 @@ class CardDetector:
                 m.kind, m.conf = 1, float(kind[i, 1])
             else:
                 p = probs[i]
-                k = second.get(id(m))
-                if k is not None and kind[k, 0] > 0.5:
-                    p = p * probs[k]
-                    p = p / max(float(p.sum()), 1e-12)
-                    p = np.sqrt(p * np.minimum(probs[i], probs[k]))  # agreement, not just a sharp product
+                reads = [probs[i]] + [probs[k] for k in second.get(id(m), []) if kind[k, 0] > 0.5]
+                if len(reads) > 1:
+                    # agreement of the reads: their product, tempered by the least sure read
+                    logp = np.sum([np.log(r + 1e-9) for r in reads], axis=0)
+                    p = np.exp(logp - logp.max())
+                    p = p / float(p.sum())
+                    p = np.sqrt(p * np.min(reads, axis=0))
                 j = int(p.argmax())
                 m.kind = 0
                 m.conf = float(min(1.0, p[j]) * (kind[i, 0] + kind[i, 1]))

@@ -62,6 +62,48 @@ def grid_marks(detector: CardDetector, frame_bgr: np.ndarray):
     return ordered
 
 
+def augmented_patches(frame_bgr: np.ndarray, marks, rng: np.random.Generator, n: int):
+    """``n`` variants of each mark's corner patch, cut and lit the way a game photo varies."""
+    import cv2
+
+    from . import features as F
+
+    out, labels = [], []
+    for idx, m in enumerate(marks):
+        for _ in range(n):
+            w, h = m.w * rng.normal(1, 0.06), m.h * rng.normal(1, 0.06)
+            p = F.corner_patch(frame_bgr, (m.x + rng.normal(0, 0.025) * m.w, m.y + rng.normal(0, 0.025) * m.h),
+                               (w, rng.normal(0, 0.03) * w), (rng.normal(0, 0.03) * h, h)).astype(np.float32)
+            p = p * rng.uniform(0.6, 1.3) * rng.uniform(0.85, 1.15, 3)
+            mean = p.mean()
+            p = (p - mean) * rng.uniform(0.7, 1.3) + mean
+            if rng.random() < 0.3:
+                p = cv2.GaussianBlur(p, (0, 0), rng.uniform(0.4, 1.0))
+            p = p + rng.normal(0, rng.uniform(0, 6), p.shape)
+            out.append(np.clip(p, 0, 255).astype(np.uint8))
+            labels.append(idx)
+    return np.stack(out), np.array(labels)
+
+
+def fit_head(emb: np.ndarray, labels: np.ndarray, iters: int = 400, lr: float = 2.0, l2: float = 1e-4):
+    """A 52-way softmax on the reader's embeddings (full-batch gradient descent, numpy)."""
+    x = emb.astype(np.float64) * 10.0
+    n, d = x.shape
+    W = np.zeros((d, 52))
+    b = np.zeros(52)
+    y = np.zeros((n, 52))
+    y[np.arange(n), labels] = 1.0
+    for _ in range(iters):
+        z = x @ W + b
+        z -= z.max(1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(1, keepdims=True)
+        g = (p - y) / n
+        W -= lr * (x.T @ g + l2 * W)
+        b -= lr * g.sum(0)
+    return (W * 10.0).astype(np.float32), b.astype(np.float32)
+
+
 def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None = None) -> dict:
     """Store the references of deck ``name``; returns a summary (how many cards the shipped
     model already read right before learning, the folder written)."""
@@ -81,6 +123,13 @@ def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None =
     buf = io.BytesIO()
     np.save(buf, refs)
     write_atomic(d / "refs.npy", buf.getvalue())
+    # a per-deck classifier on the reader's embeddings, fitted to varied cuts of the 52 cards
+    aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(0), 24)
+    aug_emb = np.concatenate([det.read_patches(aug[i:i + 256])[3] for i in range(0, len(aug), 256)])
+    W, b = fit_head(np.concatenate([aug_emb, refs]), np.concatenate([labels, np.arange(52)]))
+    buf = io.BytesIO()
+    np.savez(buf, W=W, b=b)
+    write_atomic(d / "head.npz", buf.getvalue())
     import cv2
 
     sheet = np.vstack([np.hstack(list(patches[r * 13:(r + 1) * 13])) for r in range(4)])
