@@ -476,5 +476,5 @@ def test_record_from_a_camera(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "recorded" in out
     listed = (tmp_path / "rec" / "frames.jsonl").read_text().splitlines()
-    assert len(listed) >= 5
+    assert len(listed) >= 3
     assert len(list((tmp_path / "rec").glob("frame_*.jpg"))) <= 2     # one still picture, written once

@@ -55,6 +55,7 @@ class StepResult:
     advice: Advice | None = None             # the advice in force after this frame
     lines: list[str] = field(default_factory=list)   # what was said for this frame
     timings_ms: dict[str, float] = field(default_factory=dict)
+    unreadable: list[str] = field(default_factory=list)  # piles whose top face could not be read
 
     def to_json(self) -> dict:
         d: dict = {"frame": self.frame.name, "index": self.frame.index, "t": round(self.frame.timestamp, 4),
@@ -64,6 +65,8 @@ class StepResult:
         if self.snapshot is not None:
             d["snapshot"] = self.snapshot.line()
             d["accepted"] = self.accepted
+            if self.unreadable:
+                d["unreadable"] = list(self.unreadable)
         if self.report is not None:
             d["report"] = self.report.kind
             d["moves"] = [m.text for m in self.report.moves]
@@ -157,8 +160,12 @@ class LiveCoach:
         snap = detection.snapshot
         result.detection, result.snapshot = detection, snap
         key = snap.text()
-        if all(v is UNKNOWN for v in snap.slots):
+        unread = unreadable_tops(detection)
+        if all(v is UNKNOWN for v in snap.slots) or unread:
+            # a face-up card on top of a pile could not be read (glare, a finger, blur): a
+            # read with a hole in it could hide a move, so it is not used; look again
             self.gate.reject()
+            result.unreadable = unread
             self._flush(result)
             return result
         if self.gate.offer(key):
@@ -180,6 +187,27 @@ class LiveCoach:
         text = advice.text
         if text != self._sent and self.trigger.send(text):
             self._sent = text
+
+
+def unreadable_tops(detection) -> list[str]:
+    """Piles (slot names) whose top card is face up but could not be read (``UU`` that is
+    not a face-down card). A face-down card on top of a column, waiting to be turned,
+    is fine: the tracker expects it."""
+    by_slot: dict[str, list] = {}
+    for det in getattr(detection, "cards", []) or []:
+        by_slot.setdefault(det.slot, []).append(det)
+    out = []
+    for slot, dets in by_slot.items():
+        if slot == "stock":
+            continue
+        if slot.startswith("column"):
+            top = max(dets, key=lambda d: float(np.asarray(d.quad, np.float32).reshape(-1, 2)[:, 1].min()))
+            if top.card is None and getattr(top, "face_up", False):
+                out.append(slot)
+        elif any(d.card is None and getattr(d, "face_up", False) for d in dets) and not any(
+                d.card is not None for d in dets):
+            out.append(slot)
+    return sorted(out)
 
 
 # ----------------------------------------------------------------------------- the loop
