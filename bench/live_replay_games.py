@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-GAMES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "games"
+GAMES_DIR = Path(__import__("os").environ.get("GAMES_DIR") or Path(__file__).resolve().parents[1] / "fixtures" / "games")
 
 
 def main(argv=None) -> int:

@@ -40,10 +40,11 @@ from solitaire_coach.core.virtual_table import VirtualTable
 from solitaire_coach.vision.render import TableLayout, render_layout
 
 FPS = 5.0
+MARGIN = (40, 45)  # px of table edge left/right and at the top of each 960x540 frame
 # name: (deal seed, render seed, deck, difficulty, person seed)
 GAMES = {
     "game1": (102, 16, "drawn-5", 0.3, 1),
-    "game2": (94, 57, "drawn-7", 0.3, 2),
+    "game2": (94, 20, "drawn-7", 0.3, 2),
     "game3": (73, 31, "drawn-3", 0.3, 3),
 }
 SKIN = [(150, 180, 228), (120, 152, 205), (95, 125, 180), (70, 95, 140), (55, 70, 105)]  # BGR skin tones
@@ -119,13 +120,17 @@ class GameWriter:
         self.truth: list[dict] = []
         self.bytes = 0
         self.cloth_colour: np.ndarray | None = None
+        self.edge_colour: list[float] | None = None
 
     def picture(self, layout: TableLayout, *, hand: bool = False, variant: int = 0, what: str,
                 image: np.ndarray | None = None, painted_hand: bool = False) -> tuple[str, np.ndarray]:
         if image is None:
-            image, truth = render_layout(layout, self.render_seed, self.size[0], self.size[1], deck=self.deck,
+            w, h = self.size
+            inner = (w - 2 * MARGIN[0], h - MARGIN[1])
+            image, truth = render_layout(layout, self.render_seed, inner[0], inner[1], deck=self.deck,
                                          hand=hand, difficulty=self.difficulty)
             image = self.steady_light(image, truth)
+            image = self.frame_margin(image)
         self.count += 1
         name = f"frame_{self.count:06d}.jpg"
         data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])[1].tobytes()
@@ -152,6 +157,14 @@ class GameWriter:
             return image
         gain = np.clip(self.cloth_colour / colour, 0.7, 1.4)
         return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+    def frame_margin(self, image: np.ndarray) -> np.ndarray:
+        """The renderer fills the frame with the table, cards touching its top edge; a
+        camera set up for play shows a margin of table beyond the cards (and the detector
+        needs the cards whole). Put the rendered table on a darker band: the table's edge."""
+        if self.edge_colour is None:
+            self.edge_colour = [float(c) * 0.7 for c in np.median(image[-12:].reshape(-1, 3), axis=0)]
+        return cv2.copyMakeBorder(image, MARGIN[1], 0, MARGIN[0], MARGIN[0], cv2.BORDER_CONSTANT, value=self.edge_colour)
 
     def show(self, name: str, times: int = 1) -> None:
         for _ in range(times):
