@@ -169,7 +169,7 @@ class BestStrategy:
 
     def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 24, min_samples: int = 4,
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
-                 unknown_value: float = 0.5, scout: bool = True, **_options) -> None:
+                 unknown_value: float = 0.5, scout: bool = False, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
