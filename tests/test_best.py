@@ -35,7 +35,7 @@ def test_registered_by_name():
 
 
 def test_swapping_two_unseen_cards_changes_no_advice():
-    deal = deal_for_seed(1)
+    deal = deal_for_seed(10)  # a deal it loses with 18 cards never seen
     truth, seen, advices = play(deal, BestStrategy(**FAST))
     assert advices[-1][0] != "won"  # the honesty test needs cards that stay face down
     positions = [i for i, c in enumerate(deal) if c not in seen]
