@@ -145,3 +145,10 @@ def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
 def test_grid_render_has_52_cards():
     img, truth = render_grid(2, "drawn-5", 960, 540)
     assert len(truth.cards) == 52 and {c.card for c in truth.cards} == set(Card.from_index(i) for i in range(52))
+
+
+def test_empty_table_and_odd_frame_sizes(detector):
+    assert detector.detect(np.full((480, 640, 3), 90, np.uint8)).snapshot.line() == ",".join(["XX"] * 12)
+    img = cv2.imread(str(SCENES[0]))
+    small = detector.detect(cv2.resize(img, (1000, 563)))
+    assert len(small.snapshot.slots) == 12
