@@ -138,6 +138,13 @@ def _session(args, journal_path: Path | None, say, resume: bool):
     return CoachSession(rules_from_args(args), strategy, journal, say=say, resume=resume)
 
 
+def _has_display() -> bool:
+    """False on a Linux machine with no X or Wayland display (cv2.imshow would abort)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def builtin_game_dir(name: str = DEMO_GAME) -> Path:
     """The folder of a built-in recorded game: ``fixtures/games/NAME`` of the repository
     this package was installed from (``pip install -e .``)."""
@@ -188,7 +195,7 @@ def cmd_play(args) -> int:
     coach = LiveCoach(session, detector, ReadGate(), say=say, trigger=trigger)
     recorder = FrameRecorder(args.record) if args.record else None
     window = not args.no_window
-    if window and not os.environ.get("DISPLAY") and sys.platform.startswith("linux") and not os.environ.get("WAYLAND_DISPLAY"):
+    if window and not _has_display():
         say("note: no display found; running without a window (use --no-window to silence this)")
         window = False
     say(f"watching {source.name}: the table is read when it is still; press Enter (or the trigger) to read now, "
@@ -225,7 +232,7 @@ def cmd_record(args) -> int:
     say(f"recording {cam.name} into {args.dir} at {args.fps:g} frames a second; q then Enter (or q in the window) stops")
     start = time.monotonic()
     next_t = start
-    window = not args.no_window
+    window = not args.no_window and _has_display()
     try:
         while True:
             if keys.poll() == "quit":
@@ -298,6 +305,9 @@ def run_replay(args, folder: Path) -> int:
     detector = make_detector(args.model, calibration)
     session = _session(args, None, say, resume=False)
     coach = LiveCoach(session, detector, ReadGate(), say=say)
+    if args.window and not _has_display():
+        say("note: no display found; replaying without a window")
+        args.window = False
     if args.save_overlay:
         args.save_overlay.mkdir(parents=True, exist_ok=True)
     coach.start()
@@ -451,7 +461,7 @@ def _calibrate_live(args, pattern):
     keys = KeyReader(sys.stdin)
     meter = MotionMeter()
     views, poses = [], []
-    window = not args.no_window
+    window = not args.no_window and _has_display()
     print(f"show the printed {pattern[0]}x{pattern[1]} board to the camera in {args.views} different poses "
           "(tilted, near, far, corners of the picture); a view is taken when the board is held still")
     try:
