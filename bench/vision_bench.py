@@ -145,6 +145,7 @@ def main():
           f"{stats['snapshots exact'] / max(1, stats['snapshots']):.4%}")
     print("per deck (read right / wrong):", ", ".join(
         f"{k} {v['right'] / max(1, v['face']):.1%}/{v['wrong'] / max(1, v['face']):.1%}" for k, v in sorted(per_deck.items())))
+    print("hard pairs (wrong reads either way):", ", ".join(f"{x}/{y} {conf_pairs[f'{x}/{y}']}" for x, y in PAIRS))
     print("confusions:", dict(conf_pairs.most_common(20)))
     print(f"latency ms: median {np.median(times):.1f}  p90 {np.percentile(times, 90):.1f}")
     if args.calibrate and confs:
