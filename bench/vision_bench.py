@@ -70,7 +70,10 @@ def main():
         base.read_thresh = 0.0
     dets = {}
     if args.learn:
+        import tempfile
+
         from solitaire_coach.vision.learn import learn_deck
+        os.environ["SOLITAIRE_DECK_REFS"] = tempfile.mkdtemp(prefix="bench-decks-")  # not calibration/
         for i, dk in enumerate(decks):
             img, _ = render_grid(args.seed + 10_000 + i, dk)
             try:
