@@ -83,6 +83,8 @@ def main():
                 continue
             print(f"learnt {dk}: shipped model alone read {info['model_read_right_before']}/52", flush=True)
             det = D.CardDetector(args.model, deck=f"bench-{dk}")
+            if args.calibrate:
+                det.read_thresh = 0.0
             dets[dk] = det
     per_deck: dict[str, Counter] = {}
     stats = Counter()
@@ -163,7 +165,7 @@ def main():
         print(f"calibrated read threshold {thr:.4f}: would read {(k + 1) / fc:.4%}, wrong {wrong_cum[k] / fc:.4%}")
         path = os.path.join(args.model or str(D.default_model_dir()), "vision.json")
         cfg = json.load(open(path)) if os.path.exists(path) else {}
-        cfg["read_thresh"] = round(thr, 4)
+        cfg["read_thresh_learnt" if args.learn else "read_thresh"] = round(thr, 4)
         from solitaire_coach.storage import write_json_atomic
         write_json_atomic(path, cfg)
         print("wrote", path)

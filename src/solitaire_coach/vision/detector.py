@@ -139,6 +139,7 @@ class CardDetector:
         self.refs = None
         self.head = None
         if deck:
+            self.read_thresh = float(cfg.get("read_thresh_learnt", self.read_thresh))
             self.refs = load_deck_refs(deck)
             hp = deck_dir(deck) / "head.npz"
             if hp.exists():
