@@ -133,6 +133,7 @@ class CardDetector:
         self.back_sure = float(cfg.get("back_sure", 0.6))
         self.ref_temp = float(cfg.get("ref_temp", 25.0))
         self.zoom = float(cfg.get("zoom", 1.0))
+        self.conf_mode = str(cfg.get("conf_mode", "prob"))
         self.model_pow = float(cfg.get("model_pow", 0.5))
         self.calibration = calibration
         self.deck = deck
@@ -228,7 +229,10 @@ class CardDetector:
                     p = np.sqrt(p * np.min(reads, axis=0))
                 j = int(p.argmax())
                 m.kind = 0
-                m.conf = float(min(1.0, p[j]) * (kind[i, 0] + kind[i, 1]))
+                top = float(min(1.0, p[j]))
+                if self.conf_mode == "margin":  # how far the best card is ahead of the next one
+                    top = top - float(np.partition(p, -2)[-2])
+                m.conf = float(max(0.0, top) * (kind[i, 0] + kind[i, 1]))
                 m.card = Card.from_index(j) if m.conf >= self.read_thresh else None
             kept.append(m)
         kept = _suppress(kept)
