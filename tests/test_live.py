@@ -478,3 +478,34 @@ def test_record_from_a_camera(tmp_path, capsys):
     listed = (tmp_path / "rec" / "frames.jsonl").read_text().splitlines()
     assert len(listed) >= 3
     assert len(list((tmp_path / "rec").glob("frame_*.jpg"))) <= 2     # one still picture, written once
+
+
+def test_unreadable_top_card_is_not_used_until_enter():
+    double = TableDouble()
+    table = VirtualTable.from_deal(deal_for_seed(102))
+    start = table.snapshot()
+
+    class Unreadable(TableDouble):
+        """Reads the pictures, but the top card of column 7 is a face it cannot read."""
+
+        def detect(self, image):
+            res = double.detect(image)
+            cards = [c for c in res.cards if c.slot != "column 7"]
+            quad = np.float32([[548, 190], [618, 190], [618, 290], [548, 290]])
+            cards.append(FakeCard(None, quad, 0.5, "column 7"))
+            cards[-1].face_up = True
+            slots = list(res.snapshot.slots)
+            slots[11] = parse_snapshot(",".join(["UU"] * 12)).slots[0]
+            return FakeResult(Snapshot(tuple(slots)), cards, 1.0)
+
+    said = []
+    coach = LiveCoach(_session(), Unreadable(), ReadGate(hand_check=None), say=said.append)
+    img = double.picture(start)
+    for f in _frames([img] * 5):
+        coach.step(f)
+    assert coach.session.tracker.state is None
+    assert sum("cannot read the top card of column 7" in s for s in said) == 1
+    coach.force()                                # Enter: go on without it
+    for f in _frames([img] * 3, 5):
+        coach.step(f)
+    assert any("cannot start a game" in s for s in said)   # the tracker got the read (and says why it waits)

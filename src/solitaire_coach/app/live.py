@@ -99,6 +99,8 @@ class LiveCoach:
         self._last_advice_line: str | None = None
         self._sent: str | None = None
         self._last_waiting: str | None = None
+        self._last_unread_note: str | None = None
+        self._forced = False
         session.say = self._collect  # the session speaks through us
 
     # the session's lines, with a repeated unchanged advice left out ---------------------
@@ -128,8 +130,10 @@ class LiveCoach:
         return self.session.tracker.state
 
     def force(self) -> None:
-        """Read the table at the next still frame, even if nothing moved."""
+        """Read the table at the next still frame, even if nothing moved (and use the read
+        even if a card in it could not be read)."""
         self.gate.force()
+        self._forced = True
 
     def start(self) -> None:
         """Say the advice for a resumed game before the first frame."""
@@ -145,7 +149,7 @@ class LiveCoach:
     def step(self, frame: Frame) -> StepResult:
         t0 = time.perf_counter()
         if frame.forced:
-            self.gate.force()
+            self.force()
         view = self.gate.observe(frame.image)
         result = StepResult(frame, view, advice=self.session.last_advice)
         result.timings_ms["gate"] = (time.perf_counter() - t0) * 1000
@@ -161,15 +165,23 @@ class LiveCoach:
         result.detection, result.snapshot = detection, snap
         key = snap.text()
         unread = unreadable_tops(detection)
-        if all(v is UNKNOWN for v in snap.slots) or unread:
+        if all(v is UNKNOWN for v in snap.slots) or (unread and not self._forced):
             # a face-up card on top of a pile could not be read (glare, a finger, blur): a
-            # read with a hole in it could hide a move, so it is not used; look again
+            # read with a hole in it could hide a move, so it is not used; look again (Enter
+            # or the trigger uses it anyway)
             self.gate.reject()
             result.unreadable = unread
+            note = ("cannot read the top card of " + ", ".join(unread) + ": looking again "
+                    "(if this stays, move the light or the card, or press Enter to go on without it)") if unread else ""
+            if note and note != self._last_unread_note:
+                self._said.append(note)
+                self._last_unread_note = note
             self._flush(result)
             return result
         if self.gate.offer(key):
             result.accepted = True
+            self._forced = False
+            self._last_unread_note = None
             self.last_accepted_detection = detection
             result.report = self.session.process_text(key, where=frame.name)
             result.advice = self.session.last_advice
