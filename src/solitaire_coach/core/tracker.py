@@ -201,17 +201,21 @@ class TableTracker:
     hypotheses (at most ``max_hypotheses``, none more than ``margin`` moves costlier
     than the best) that all explain every snapshot so far; ``state`` and ``history``
     are those of the likeliest (fewest moves). When a later snapshot rules the
-    likeliest out, the next one takes over and the report is marked ``corrected``."""
+    likeliest out, the next one takes over and the report is marked ``corrected``.
+
+    ``deep_after``: how many times in a row an unexplained snapshot must come before the
+    longer search for many hidden moves is tried (see :meth:`_deep_search`)."""
 
     def __init__(self, rules: Rules = DEFAULT_RULES, state: GameState | None = None,
                  history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000,
-                 max_hypotheses: int = 8, margin: int = 2) -> None:
+                 max_hypotheses: int = 8, margin: int = 2, deep_after: int = 2) -> None:
         self.rules = rules
         self.max_steps = max_steps
         self.node_limit = node_limit
         self.max_hypotheses = max_hypotheses
         self.margin = margin
         self.deep_node_limit = 30000
+        self.deep_after = deep_after
         self._unexplained: tuple[str, int] | None = None  # (snapshot line, times seen in a row)
         self._hypotheses: list[_Hypothesis] = []
         if state is not None:
@@ -281,6 +285,9 @@ class TableTracker:
             if deep is None:
                 return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap))
             children[deep.state] = deep
+            # the snapshot may also have been misread: keep the old positions in mind
+            for hyp in self._hypotheses:
+                children.setdefault(hyp.state, _Hypothesis(deep.cost + 1, hyp.state, hyp.history))
         self._unexplained = None
         ranked = sorted(children.values(), key=lambda h: h.cost)  # stable: search order breaks ties
         limit = ranked[0].cost + self.margin
@@ -312,7 +319,7 @@ class TableTracker:
         line = snap.text()
         count = self._unexplained[1] + 1 if self._unexplained and self._unexplained[0] == line else 1
         self._unexplained = (line, count)
-        if count < 2 or illegal_placements(hyp.state, snap):
+        if count < self.deep_after or illegal_placements(hyp.state, snap):
             return None
         counter = 0
         heap = [(_distance(hyp.state, snap), 0, counter, (), hyp.state)]
