@@ -215,7 +215,9 @@ class BestStrategy:
         if self.scout and self._scouting(state):
             return self._advice(state, Move.draw(), "look through the whole stock first: knowing its cards costs "
                                 "one pass and makes every later choice better")
-        fresh = [m for m in moves if is_useful(state, m) and self._position_key(state.play(m)) not in self._visited]
+        fresh = [m for m in moves if self._position_key(state.play(m)) not in self._visited]
+        # moves that achieve nothing by themselves are tried only when nothing else is left
+        fresh = [m for m in fresh if is_useful(state, m)] or fresh
         if not fresh:
             return Advice("lost", None, "No move makes progress: every move only repeats an earlier position")
         if len(fresh) == 1:
