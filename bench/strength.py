@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import math
 import os
 import resource
 import statistics
@@ -24,16 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from solitaire_coach.core import GameState, Rules, deal_for_seed
 from solitaire_coach.core.solver import solve
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 0.0)
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+from solitaire_coach.app.simulate import wilson_interval
 
 
 def _peak_mb() -> float:
@@ -106,7 +96,7 @@ def main(argv=None) -> int:
                       file=sys.stderr, flush=True)
     n = len(rows)
     wins = sum(r[1] == "won" for r in rows)
-    lo, hi = wilson(wins, n)
+    lo, hi = wilson_interval(wins, n)
     print(f"rules: {rules.describe()}; deals: seeds {args.first}..{args.first + n - 1} ({n})")
     peak = max(r[4] for r in rows)
     if args.ceiling:

@@ -10,18 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 0.0)
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
+from solitaire_coach.app.simulate import wilson_interval
 
 
 def load(path):
@@ -45,7 +36,7 @@ def main() -> int:
         c_lost = sum(ceil[s][1] == "lost" for s in seeds)
         c_unknown = n - len(c_won) - c_lost
         won_of_winnable = sum(rows[s][1] == "won" for s in c_won)
-        lo, hi = wilson(wins, n)
+        lo, hi = wilson_interval(wins, n)
         think = sorted(t for s in seeds for t in rows[s][3])
         p99 = think[min(len(think) - 1, int(0.99 * len(think)))]
         print(f"{run_args['strategy']}: {n} deals (seeds {seeds[0]}..{seeds[-1]}), won {wins} = {100 * wins / n:.1f}% "
