@@ -148,20 +148,6 @@ def build_models(torch):
             u = nn.functional.interpolate(u, size=f4.shape[2:], mode="bilinear", align_corners=False)
             return self.head(self.up8(torch.cat([u, f4], 1)))
 
-    class Reader(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.f = nn.Sequential(cbr(3, 16), cbr(16, 32, 2), dws(32, 48), dws(48, 64, 2), dws(64, 64),
-                                   dws(64, 96, 2), dws(96, 96))
-            self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * 6 * 5, 128), nn.ReLU(inplace=True))
-            self.kind = nn.Linear(128, 3)
-            self.rank = nn.Linear(128, 13)
-            self.suit = nn.Linear(128, 4)
-
-        def forward(self, x):
-            e = self.fc(self.f(x))
-            return self.kind(e), self.rank(e), self.suit(e), e
-
     class ReaderM(nn.Module):
         """The reader used in the shipped model: plain 3x3 convolutions, strided early."""
 
@@ -178,7 +164,7 @@ def build_models(torch):
             e = self.fc(self.f(x))
             return self.kind(e), self.rank(e), self.suit(e), e
 
-    Reader = ReaderM  # noqa: F811
+    Reader = ReaderM
 
     class ReaderExport(nn.Module):
         def __init__(self, r):
