@@ -7,7 +7,6 @@ snapshot, so a restart resumes the same game.
 
 from __future__ import annotations
 
-import os
 import select
 import sys
 import time
@@ -122,7 +121,3 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
             session.process_text(text, where=str(path))
             if exit_when_done and session.finished:
                 return 0
-
-
-def default_snapshot_journal(path: str | os.PathLike) -> Journal:
-    return Journal.beside(path)

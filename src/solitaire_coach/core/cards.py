@@ -11,7 +11,6 @@ by value and can be used as dictionary keys or indexed by ``card.index`` (0..51)
 
 from __future__ import annotations
 
-from typing import Iterable
 
 SUITS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
@@ -101,10 +100,6 @@ class Card:
 
 _DECK: tuple[Card, ...] = tuple(Card._make(rank, suit) for suit in range(4) for rank in range(1, 14))
 FULL_DECK: tuple[Card, ...] = _DECK
-
-
-def parse_cards(texts: Iterable[str]) -> list[Card]:
-    return [Card.parse(t) for t in texts]
 
 
 def check_permutation(cards: list[Card]) -> None:

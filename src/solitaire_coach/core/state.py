@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from .cards import ACE, FULL_DECK, KING, RANK_NAMES, SUIT_SYMBOLS, Card, check_permutation
 from .moves import IllegalMoveError, Move, MoveKind
@@ -113,10 +113,6 @@ class GameState:
         return all(c is not None for h in self.hidden for c in h) and all(
             c is not None for c in self.stock) and all(c is not None for c in self.waste)
 
-    def all_face_up(self) -> bool:
-        """True if no tableau card is face down (the game is then won by simple play)."""
-        return not any(self.hidden)
-
     def __hash__(self) -> int:
         # positions are hashed often by searches; compute once (the value is immutable)
         h = self.__dict__.get("_hash")
@@ -146,9 +142,6 @@ class GameState:
 
     def redeals_left(self) -> int | None:
         return self.rules.redeals_left(self.redeals_used)
-
-    def cards_left(self) -> int:
-        return 52 - sum(self.foundations)
 
     # moves ----------------------------------------------------------------------------
     def legal_moves(self, include_pointless: bool = False) -> list[Move]:
@@ -463,8 +456,3 @@ def random_deal(rng: random.Random) -> list[Card]:
 def deal_for_seed(seed: int) -> list[Card]:
     """The deal numbered ``seed`` (deterministic on every machine)."""
     return random_deal(random.Random(seed))
-
-
-def iter_legal_successors(state: GameState) -> Iterator[tuple[Move, GameState]]:
-    for move in state.legal_moves():
-        yield move, state.play(move)
