@@ -34,6 +34,36 @@ def test_snapshot_extra_lines_are_tolerated_and_runs_read():
     assert parse_snapshot(snap.text()) == snap
 
 
+def test_waste_fan_line_round_trip_and_lenient_reading():
+    snap = parse_snapshot("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns: 6H 5S|5H||7H|||\nwaste: 4d 10c ks\n")
+    assert snap.waste_fan == (Card.parse("4D"), Card.parse("0C"), Card.parse("KS"))
+    assert snap.text().splitlines()[-1] == "waste: 4D 0C KS"
+    assert parse_snapshot(snap.text()) == snap
+    assert parse_snapshot("UU,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 4D KS").waste_fan[-1] is Card.parse("KS")
+    assert parse_snapshot("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste:").waste_fan is None  # not read
+    assert "waste" not in Snapshot(parse_snapshot("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C").slots).text()
+
+
+@given(st.lists(st.sampled_from(FULL_DECK), min_size=13, max_size=15, unique=True))
+def test_snapshot_with_fan_round_trip(cards):
+    fan = tuple(cards[12:])
+    snap = Snapshot((fan[-1], *cards[1:12]), None, fan)
+    assert parse_snapshot(snap.text()) == snap
+
+
+@pytest.mark.parametrize("text, message", [
+    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 4D 1C KS", r"line 2: waste card 2: '1C' is not a card"),
+    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\n#c\nwaste: 4D KS QH", r"line 3: waste: its last card QH must be the "
+     r"top card of the waste, but slot 1 \(waste\) reads KS"),
+    ("XX,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: KS", r"line 2: waste: slot 1 \(waste\) reads XX \(empty\)"),
+    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 2C 3C 4D KS", "line 2: waste: shows 1 to 3 cards, not 4"),
+    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 4D 4D KS", "line 2: waste: 4D listed twice"),
+])
+def test_malformed_waste_fan_names_line_and_card(text, message):
+    with pytest.raises(SnapshotParseError, match=message):
+        parse_snapshot(text)
+
+
 @pytest.mark.parametrize("text, message", [
     ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D", "expected 12 comma-separated slots, found 11"),
     ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C,XX", "found 13"),

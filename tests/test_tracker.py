@@ -227,3 +227,52 @@ def test_a_card_put_down_wrong_is_never_explained_away():
     for _ in range(3):
         report = tracker.update(snap)
         assert report.kind == "inconsistent" and "take it back" in report.message
+
+
+def test_draw3_waste_fan_reveals_the_turned_cards_and_stays_in_sync():
+    """With draw 3 the camera sees the fan of the last turn (``waste:`` line): the tracker
+    names every card of it, so after one pass it knows the whole stock, and whole games
+    with the fan stay in sync move by move."""
+    rules = Rules(draw_count=3, redeal_limit=None)
+    table = VirtualTable.from_deal(deal_for_seed(7), rules)
+    first = table.snapshot()
+    assert first.waste_fan == table.state.waste[-3:]
+    tracker = TableTracker(rules)
+    tracker.update(first)
+    assert tracker.state.waste == table.state.waste  # all three cards of the first turn
+    while table.state.stock:
+        table.perform(Move.draw())
+        assert tracker.update(table.snapshot()).moves == (Move.draw(),)
+        check_in_sync(tracker.state, table.state)
+    table.perform(Move.redeal())
+    tracker.update(table.snapshot())
+    assert tracker.state.stock == table.state.stock and None not in tracker.state.stock
+    # without the fan only the top card of each turn is ever seen
+    blind = TableTracker(rules)
+    table = VirtualTable.from_deal(deal_for_seed(7), rules)
+    blind.update(table.snapshot(with_waste=False))
+    while table.state.stock:
+        table.perform(Move.draw())
+        blind.update(table.snapshot(with_waste=False))
+    assert sum(c is None for c in blind.state.waste) == 16
+    for seed in range(25):
+        record = play_game(deal_for_seed(seed), "baseline", rules, check_sync=True)
+        assert record.moves
+
+
+def test_draw3_fan_shrinks_as_its_cards_are_played():
+    rules = Rules(draw_count=3, redeal_limit=None)
+    for seed in range(200):
+        table = VirtualTable.from_deal(deal_for_seed(seed), rules)
+        plays = [m for m in table.state.legal_moves() if m.text.startswith("w-")]
+        if plays:
+            break
+    tracker = TableTracker(rules)
+    tracker.update(table.snapshot())
+    table.perform(plays[0])
+    snap = table.snapshot()
+    assert snap.waste_fan == table.state.waste[-2:]
+    assert tracker.update(snap).moves == (plays[0],)
+    wrong = Snapshot(snap.slots, None, (table.state.faceup[0][-1], snap.waste_fan[-1]))
+    report = tracker.update(wrong)
+    assert report.kind == "inconsistent" and "waste fan, card 2 from the top" in report.message

@@ -8,7 +8,9 @@ Everything here works on strings; reading and writing files (atomically) is done
     the four foundations (any order), slots 6-12 the top card of tableau columns 1-7.
     ``XX`` = no card, ``UU`` = could not be read. Optional extra lines follow; the one
     this module knows is ``runs: <col1>|<col2>|...|<col7>`` giving each column's whole
-    visible face-up run bottom to top (space-separated codes, empty if unknown).
+    visible face-up run bottom to top (space-separated codes, empty if unknown), and
+    ``waste: <c1> <c2> <c3>`` the visible fan of the waste bottom to top (the cards of
+    the last stock turn still on the waste, 1 to 3 codes, the top card last).
     Other extra lines, blank lines and ``#`` comments are ignored.
 
 Deal line
@@ -77,14 +79,22 @@ def slot_name(index: int) -> str:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What the camera saw: 12 slot values plus, optionally, each column's visible run."""
+    """What the camera saw: 12 slot values plus, optionally, each column's visible run
+    and the visible fan of the waste (``waste_fan``: 1 to 3 cards bottom to top, the
+    last one the waste's top card; with draw 3, the cards of the last turn still on
+    the waste)."""
 
     slots: tuple[SlotValue, ...]
     runs: tuple[tuple[Card, ...] | None, ...] | None = None
+    waste_fan: tuple[Card, ...] | None = None
 
     def __post_init__(self) -> None:
         if len(self.slots) != 12:
             raise SnapshotParseError(f"a snapshot has 12 slots, not {len(self.slots)}")
+        if self.waste_fan is not None:
+            problem = _fan_problem(self.waste_fan, self.slots[0])
+            if problem:
+                raise SnapshotParseError(f"waste fan: {problem}")
 
     @property
     def waste(self) -> SlotValue:
@@ -106,10 +116,26 @@ class Snapshot:
         out = self.line() + "\n"
         if self.runs is not None:
             out += "runs: " + "|".join(" ".join(c.code for c in run) if run else "" for run in self.runs) + "\n"
+        if self.waste_fan is not None:
+            out += "waste: " + " ".join(c.code for c in self.waste_fan) + "\n"
         return out
 
     def __str__(self) -> str:
         return self.line()
+
+
+def _fan_problem(fan: tuple[Card, ...], top: SlotValue) -> str:
+    """Why ``fan`` cannot be the visible waste fan under waste slot ``top`` ('' if it can)."""
+    if not 1 <= len(fan) <= 3:
+        return f"shows 1 to 3 cards, not {len(fan)}"
+    dupes = sorted({c.code for c in fan if fan.count(c) > 1})
+    if dupes:
+        return f"{' '.join(dupes)} listed twice"
+    if top is EMPTY:
+        return f"{slot_name(0)} reads XX (empty) but the fan shows {' '.join(c.code for c in fan)}"
+    if isinstance(top, Card) and fan[-1] is not top:
+        return f"its last card {fan[-1].code} must be the top card of the waste, but {slot_name(0)} reads {top.code}"
+    return ""
 
 
 def parse_slot(text: str, index: int) -> SlotValue:
@@ -127,17 +153,34 @@ def parse_slot(text: str, index: int) -> SlotValue:
 
 def parse_snapshot(text: str) -> Snapshot:
     """Parse snapshot text (the slot line and optional extra lines)."""
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise SnapshotParseError("empty snapshot: expected one line of 12 comma-separated slots")
-    fields = lines[0].split(",")
+    n0, first = lines[0]
+    fields = first.split(",")
     if len(fields) != 12:
-        raise SnapshotParseError(f"line 1: expected 12 comma-separated slots, found {len(fields)}: {lines[0].strip()!r}")
+        raise SnapshotParseError(f"line {n0}: expected 12 comma-separated slots, found {len(fields)}: {first.strip()!r}")
     slots = tuple(parse_slot(f, i) for i, f in enumerate(fields))
     runs = None
-    for n, ln in enumerate(lines[1:], start=2):
+    fan = None
+    for n, ln in lines[1:]:
         key, sep, value = ln.partition(":")
-        if sep and key.strip().lower() == "runs":
+        if sep and key.strip().lower() == "waste":
+            codes = value.split()
+            if not codes:
+                continue  # not read
+            cards = []
+            for k, code in enumerate(codes, start=1):
+                try:
+                    cards.append(Card.parse(code))
+                except CardParseError as exc:
+                    raise SnapshotParseError(f"line {n}: waste card {k}: {exc}") from None
+            problem = _fan_problem(tuple(cards), slots[0])
+            if problem:
+                raise SnapshotParseError(f"line {n}: waste: {problem}")
+            fan = tuple(cards)
+        elif sep and key.strip().lower() == "runs":
             groups = value.split("|")
             if len(groups) != 7:
                 raise SnapshotParseError(f"line {n}: runs needs 7 columns separated by '|', found {len(groups)}")
@@ -148,7 +191,7 @@ def parse_snapshot(text: str) -> Snapshot:
                 except CardParseError as exc:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {exc}") from None
             runs = tuple(parsed)
-    return Snapshot(slots, runs)
+    return Snapshot(slots, runs, fan)
 
 
 def format_deal(deal: Sequence[Card]) -> str:

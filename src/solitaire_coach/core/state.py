@@ -399,6 +399,15 @@ class GameState:
         self._check_unseen(card)
         return _evolve(self, waste=self.waste[:-1] + (card,))
 
+    def reveal_waste_card(self, depth: int, card: Card) -> "GameState":
+        """Name the unknown waste card ``depth`` places below the top (0 = the top), as
+        seen in the fan of a draw-3 turn."""
+        if not 0 <= depth < len(self.waste) or self.waste[-1 - depth] is not None:
+            raise ValueError(f"the waste card {depth} below the top is not unknown")
+        self._check_unseen(card)
+        i = len(self.waste) - 1 - depth
+        return _evolve(self, waste=self.waste[:i] + (card,) + self.waste[i + 1:])
+
     def _check_unseen(self, card: Card) -> None:
         if card in self.known_cards():
             raise ValueError(f"{card.symbol} is already known to be elsewhere")

@@ -83,6 +83,18 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
             raise _Mismatch
     elif w is not EMPTY and w is not UNKNOWN:
         raise _Mismatch
+    fan = snap.waste_fan
+    if fan is not None:  # the visible fan of the last draw-3 turn: the top cards of the waste
+        if len(fan) > len(state.waste):
+            raise _Mismatch
+        for depth in range(len(fan)):
+            card = fan[-1 - depth]
+            have = state.waste[-1 - depth]
+            if have is None:
+                if depth or not isinstance(w, Card):
+                    reveals.append(("waste", depth, card))
+            elif have is not card:
+                raise _Mismatch
     # foundations (a set of piles in any order)
     unknown_slots = 0
     empty_slots = 0
@@ -133,7 +145,7 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
     if any(c in known for c in cards):
         raise _Mismatch
     for where, i, card in reveals:
-        state = state.reveal_waste(card) if where == "waste" else state.reveal_column(i, card)
+        state = state.reveal_waste_card(i, card) if where == "waste" else state.reveal_column(i, card)
     return state
 
 
@@ -258,6 +270,13 @@ class TableTracker:
         hidden = tuple((None,) * i for i in range(COLUMN_COUNT))
         faceup = tuple((v,) for v in snap.columns)
         state = GameState(hidden, faceup, (None,) * (24 - n), (None,) * (n - 1) + (snap.waste,), rules=self.rules)
+        if snap.waste_fan is not None:
+            merged = _view_matches(state, snap)
+            if merged is None:
+                fan = " ".join(c.code for c in snap.waste_fan)
+                return TrackerReport("waiting", (), f"cannot start a game: the waste fan {fan} does not fit a fresh "
+                                     f"deal (at most {n} card{'s' if n > 1 else ''}, none seen elsewhere)")
+            state = merged
         self._hypotheses = [_Hypothesis(0, state, ())]
         return TrackerReport("started", (), "new game started: " + snap.line())
 
@@ -402,6 +421,7 @@ def _novel_cards(state: GameState, snap: Snapshot) -> frozenset[Card]:
     shown = {v for v in snap.slots if isinstance(v, Card)}
     for run in snap.runs or ():
         shown.update(run or ())
+    shown.update(snap.waste_fan or ())
     for v in snap.foundations:
         if isinstance(v, Card):
             shown.update(Card(rank, v.suit) for rank in range(1, v.rank))
@@ -545,6 +565,12 @@ def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
         if exp is None and isinstance(seen, Card):
             continue
         diffs.append(f"{slot_name(idx)}: expected {_sym(exp)}, saw {_sym(seen)}")
+    for depth, seen in enumerate(reversed(snap.waste_fan or ())):
+        if depth == 0 or depth >= len(state.waste):
+            continue
+        exp = state.waste[-1 - depth]
+        if exp is not None and exp is not seen:
+            diffs.append(f"waste fan, card {depth + 1} from the top: expected {exp.symbol}, saw {seen.symbol}")
     for v in snap.foundations:
         if isinstance(v, Card) and state.foundations[v.suit] != v.rank:
             have = state.foundation_top(v.suit)

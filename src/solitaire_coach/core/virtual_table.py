@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .cards import Card
-from .moves import Move
+from .moves import Move, MoveKind
 from .notation import EMPTY, Snapshot
 from .rules import DEFAULT_RULES, Rules
 from .state import GameState
@@ -27,6 +27,7 @@ class VirtualTable:
 
     state: GameState
     pile_suits: list[int] = field(default_factory=list)
+    fan: int = -1  # cards of the last stock turn still on the waste (-1: as dealt)
 
     @classmethod
     def from_deal(cls, deal: Sequence[Card], rules: Rules = DEFAULT_RULES) -> "VirtualTable":
@@ -35,6 +36,7 @@ class VirtualTable:
     def perform(self, move: Move) -> tuple[Card, ...]:
         """Do ``move`` on the table (raises IllegalMoveError); returns the cards moved."""
         cards = self.state.moving_cards(move)
+        self._fan_after(move, cards)
         self.state = self.state.play(move)
         for suit in range(4):
             if self.state.foundations[suit] and suit not in self.pile_suits:
@@ -42,15 +44,40 @@ class VirtualTable:
         self.pile_suits = [s for s in self.pile_suits if self.state.foundations[s]]
         return cards
 
-    def snapshot(self, with_runs: bool = False) -> Snapshot:
-        """What a perfect detector would write for the table now."""
+    def _fan_after(self, move: Move, cards: tuple[Card, ...]) -> None:
+        if self.fan < 0:
+            self.fan = min(self.state.rules.draw_count, len(self.state.waste))
+        if move.kind is MoveKind.DRAW:
+            self.fan = len(cards)
+        elif move.kind is MoveKind.REDEAL:
+            self.fan = 0
+        elif move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+            self.fan = max(0, self.fan - 1)
+
+    def visible_waste(self) -> tuple[Card, ...]:
+        """The waste cards a person sees, bottom to top: the cards of the last stock turn
+        still on the waste (fanned, so each shows), or the top card alone when every card
+        of that turn has been played (the older cards lie squared up under it)."""
+        waste = self.state.waste
+        if not waste:
+            return ()
+        fan = min(self.state.rules.draw_count, len(waste)) if self.fan < 0 else self.fan
+        return tuple(waste[-max(1, fan):])
+
+    def snapshot(self, with_runs: bool = False, with_waste: bool | None = None) -> Snapshot:
+        """What a perfect detector would write for the table now: the 12 slots, each
+        column's face-up run if ``with_runs``, and the visible waste fan if ``with_waste``
+        (default: with draw 3, where the fan shows cards the top slot does not)."""
         s = self.state
         waste = s.waste[-1] if s.waste else EMPTY
         piles = [s.foundation_top(suit) for suit in self.pile_suits]
         piles += [EMPTY] * (4 - len(piles))
         columns = [run[-1] if run else EMPTY for run in s.faceup]
         runs = tuple(run or None for run in s.faceup) if with_runs else None
-        return Snapshot(tuple([waste, *piles, *columns]), runs)
+        if with_waste is None:
+            with_waste = s.rules.draw_count > 1
+        fan = (self.visible_waste() or None) if with_waste else None
+        return Snapshot(tuple([waste, *piles, *columns]), runs, fan)
 
 
 def check_in_sync(known: GameState, truth: GameState) -> None:
