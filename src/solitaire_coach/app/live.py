@@ -17,25 +17,32 @@ or frames are saved.
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
 import select
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Protocol, Sequence, TextIO
 
 import cv2
 import numpy as np
 
 from ..capture.gate import GateView, ReadGate
+from ..capture.reading import SLOT_INDEX, Reading, SlotGrid, reading_of
 from ..capture.serial_trigger import SerialTrigger, ascii_line
 from ..capture.sources import Frame, FrameRecorder, FrameSource
 from ..core.advisor import Advice
 from ..core.cards import RANK_NAMES, Card
 from ..core.moves import MoveKind
-from ..core.notation import UNKNOWN, Snapshot
+from ..core.notation import SLOT_NAMES, UNKNOWN, Snapshot
 from ..core.state import GameState
 from ..core.tracker import TrackerReport
 from .coach import CoachSession
+
+
+GUESS_FLOOR = 0.3   # the least confidence of a face's best card that the coach still looks at
+DEAL_GUESS = 0.6    # ... and that it takes, unconfirmed, to start a game from a deal
 
 
 class Detector(Protocol):
@@ -56,6 +63,7 @@ class StepResult:
     lines: list[str] = field(default_factory=list)   # what was said for this frame
     timings_ms: dict[str, float] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)  # piles whose top face could not be read
+    guessed: list[str] = field(default_factory=list)     # piles whose unsure read was taken (see LiveCoach._choose)
 
     def to_json(self) -> dict:
         d: dict = {"frame": self.frame.name, "index": self.frame.index, "t": round(self.frame.timestamp, 4),
@@ -67,6 +75,8 @@ class StepResult:
             d["accepted"] = self.accepted
             if self.unreadable:
                 d["unreadable"] = list(self.unreadable)
+            if self.guessed:
+                d["guessed"] = list(self.guessed)
         if self.report is not None:
             d["report"] = self.report.kind
             d["moves"] = [m.text for m in self.report.moves]
@@ -87,8 +97,21 @@ class LiveCoach:
     """One coached game fed frame by frame. ``say`` gets every line meant for the person."""
 
     def __init__(self, session: CoachSession, detector: Detector, gate: ReadGate | None = None, *,
-                 say: Callable[[str], None] = print, trigger: SerialTrigger | None = None) -> None:
+                 say: Callable[[str], None] = print, trigger: SerialTrigger | None = None,
+                 auto_calibrate: bool = False) -> None:
         self.session = session
+        self.auto_calibrate = auto_calibrate
+        self.calibrated_from: str | None = None
+        # the coach judges unsure faces itself: the detector gives its best card for every
+        # face (down to GUESS_FLOOR) and the coach counts as read only those at the
+        # detector's own threshold (see _choose)
+        self._sure: float | None = None
+        self.grid = SlotGrid()
+        if isinstance(getattr(detector, "read_thresh", None), float):
+            # (a detector handed to a second coach keeps its own threshold)
+            self._sure = float(getattr(detector, "sure_thresh", detector.read_thresh))
+            detector.sure_thresh = self._sure
+            detector.read_thresh = min(self._sure, GUESS_FLOOR)
         self.detector = detector
         self.gate = gate if gate is not None else ReadGate()
         self.say = say
@@ -161,14 +184,23 @@ class LiveCoach:
         t2 = time.perf_counter()
         result.timings_ms["detect"] = (t2 - t1) * 1000
         self.last_detection = detection
-        snap = detection.snapshot
+        if self.session.tracker.state is None and self._calibrate_from(frame, detection):
+            detection = self.detector.detect(frame.image)   # read again with the slots pinned
+            self.last_detection = detection
+            result.timings_ms["detect"] = (time.perf_counter() - t1) * 1000
+        if self._sure is not None and getattr(detection, "cards", None):
+            detection = self._place(detection)
+            self.last_detection = detection
+        reading = reading_of(detection, self._sure)
+        snap, unread, guessed = self._choose(reading, detection)
         result.detection, result.snapshot = detection, snap
+        if guessed:
+            result.guessed = guessed
         key = snap.text()
-        unread = unreadable_tops(detection)
         if all(v is UNKNOWN for v in snap.slots) or (unread and not self._forced):
-            # a face-up card on top of a pile could not be read (glare, a finger, blur): a
-            # read with a hole in it could hide a move, so it is not used; look again (Enter
-            # or the trigger uses it anyway)
+            # a face-up card on top of a pile could not be read (glare, a finger, blur)
+            # and the read cannot be explained without it: it could hide a move, so it
+            # is not used; look again (Enter or the trigger uses it anyway)
             self.gate.reject()
             result.unreadable = unread
             note = ("cannot read the top card of " + ", ".join(unread) + ": looking again "
@@ -199,6 +231,189 @@ class LiveCoach:
         text = advice.text
         if text != self._sent and self.trigger.send(text):
             self._sent = text
+
+    def _choose(self, reading: Reading, detection) -> tuple[Snapshot, list[str], list[str]]:
+        """What to make of a read: the snapshot for the tracker, the piles whose top card
+        stays unread (the read is then not used), and the piles filled in from a guess.
+
+        A surely read snapshot is used as it is. Where a top face was read unsurely:
+        a guess that is the very card the game has there is taken (the position confirms
+        it). If faces are still unsure, the remaining guesses are put in and the read is
+        tried on a copy of the tracker: it is used when the tracker explains it by legal
+        moves, none of which starts or ends on a pile still unread, and every pile still
+        unread visibly holds what it held (a column shows as many face-up cards as
+        before; an unread waste is never taken on trust). Else the read is not used."""
+        snap = reading.snapshot
+        unread_idx = {SLOT_INDEX[n] for n in unreadable_tops(detection) if n in SLOT_INDEX}
+        unread_idx |= {i for i in reading.guesses if snap.slots[i] is UNKNOWN}
+        names = lambda idx: sorted(SLOT_NAMES[i] for i in idx)  # noqa: E731
+        state = self.session.tracker.state
+        if state is None and unread_idx and not self._forced and all(
+                i in reading.guesses and reading.guesses[i].confidence >= DEAL_GUESS for i in unread_idx):
+            # a deal has nothing to check a guess against; a fairly sure one is taken (the
+            # line "new game started: ..." shows the person what was read)
+            return reading.filled(unread_idx), [], names(unread_idx)
+        if not unread_idx or self._forced or state is None:
+            return snap, names(unread_idx), []
+        confirmed = {i for i in unread_idx if i in reading.guesses
+                     and _expected_here(state, i, reading.guesses[i].card)}
+        if confirmed:
+            snap = reading.filled(confirmed)
+        rest = unread_idx - confirmed
+        if not rest:
+            return snap, [], names(confirmed)
+        trial = reading.filled(rest)
+        blind = {i for i in rest if trial.slots[i] is UNKNOWN}
+        if 0 in blind:
+            return snap, names(rest), []   # a draw under an unread waste would go unseen
+        # an unread column top: the cards it can be, from how many face-up cards the
+        # column shows now; each choice is tried, and used if it alone explains the read
+        options = [[(i, c) for c in _column_candidates(state, detection, i, trial)] for i in sorted(blind) if i >= 5]
+        explained = []
+        for combo in itertools.islice(itertools.product(*options), 24):
+            if len({c for _, c in combo}) < len(combo):
+                continue
+            slots = list(trial.slots)
+            for i, c in combo:
+                slots[i] = c
+            candidate = replace(trial, slots=tuple(slots))
+            probe, report = self._probe(candidate)
+            if (report.kind in ("moves", "no change", "revealed") and not report.corrected
+                    and _agrees_with_blind(state, probe.state, candidate, detection, blind, self._sure or 0.0)):
+                explained.append((candidate, combo))
+        if len(explained) > 1:   # more than one card fits: the detector's unsure guess may tell
+            explained = [(c, combo) for c, combo in explained
+                         if all(i in reading.guesses and reading.guesses[i].card is card for i, card in combo)]
+        if len(explained) == 1:
+            return explained[0][0], [], names(rest)
+        return snap, names(rest), []
+
+    def _place(self, detection):
+        """The detection with its cards' slots fitted to the table's grid (see SlotGrid)."""
+        self.grid.learn(detection.cards)
+        state = self.session.tracker.state
+        occupied = None if state is None else [bool(state.hidden[k] or state.faceup[k]) for k in range(7)]
+        placed = self.grid.place(detection.cards, occupied)
+        if placed is None:
+            return detection
+        try:
+            return replace(detection, cards=placed)
+        except TypeError:
+            return detection
+
+    def _probe(self, snap: Snapshot):
+        """A copy of the tracker given ``snap``, and what it said (the game is not changed)."""
+        probe = copy.deepcopy(self.session.tracker)
+        return probe, probe.update(snap)
+
+    def _calibrate_from(self, frame: Frame, detection) -> bool:
+        """Before the first game starts, with no calibration given: pin the 12 slot
+        positions from a read of a fresh deal (the detector then places cards by them, not
+        by guessing the layout's grid on every picture). True when it did."""
+        if not self.auto_calibrate or getattr(self.detector, "calibration", False) is not None:
+            return False
+        from ..capture.calibration import CalibrationError, table_from_deal_read
+
+        try:
+            table = table_from_deal_read(frame.image, detection)
+        except CalibrationError:
+            return False
+        self.detector.calibration = {"slots": {k: list(v) for k, v in table.slots.items()},
+                                     "card_size_px": list(table.card_size_px), "source": "deal read " + frame.name}
+        self.calibrated_from = frame.name
+        return True
+
+
+def _face_up_cards(detection, index: int) -> list:
+    """The face-up cards the detector saw in column slot ``index`` (5-11) after its last
+    card back, from the first to the top one."""
+    name = SLOT_NAMES[index]
+    cards = sorted((c for c in getattr(detection, "cards", []) or [] if c.slot == name),
+                   key=lambda c: float(np.asarray(c.quad, np.float32).reshape(-1, 2)[0, 1]))
+    run: list = []
+    for c in cards:
+        run = run + [c] if getattr(c, "face_up", True) else []
+    return run
+
+
+def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) -> list[Card]:
+    """The cards the unread top of column slot ``index`` can be, judging by how many
+    face-up cards the column shows: the same count, the same top; fewer, the card that
+    was under the ones taken off; more, any card not seen elsewhere that continues the
+    run by the rules (a newly turned card, which could be anything, gives none)."""
+    run = state.faceup[index - 5]
+    n = len(_face_up_cards(detection, index))
+    if n == 0:
+        return []
+    if n <= len(run):
+        return [run[n - 1]]
+    added = n - len(run)
+    if run:
+        rank, red = run[-1].rank - added, run[-1].is_red if added % 2 == 0 else not run[-1].is_red
+        if rank < 1:
+            return []
+        cards = [Card(rank, suit) for suit in range(4) if Card(rank, suit).is_red == red]
+    elif not state.hidden[index - 5]:
+        rank = 14 - added
+        cards = [Card(rank, suit) for suit in range(4)] if rank >= 1 else []
+    else:
+        return []
+    seen = {v for v in snap.slots if isinstance(v, Card)}
+    return [c for c in cards if c not in seen]   # the tracker judges where each could come from
+
+
+def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, detection, blind: set[int],
+                       sure: float) -> bool:
+    """Does the position the tracker explained (``after``) agree with what the read shows
+    of the piles whose top card it could not read (``blind``)? A column must show as many
+    face-up cards as ``after`` has there, and each one read surely must be the card
+    ``after`` has at that place; a foundation whose height changed must show its new top
+    on a slot that was read. So a card put on (or taken off) an unread pile is never
+    assumed: it is seen, or the read is not used."""
+    for i in blind:
+        if 1 <= i <= 4:
+            continue
+        seen = _face_up_cards(detection, i)
+        run = after.faceup[i - 5]
+        if len(seen) != len(run):
+            return False
+        for c, card in zip(seen, run):
+            if c.card is not None and c.card is not card and c.confidence >= sure:
+                return False
+    if any(1 <= i <= 4 for i in blind):
+        shown = {v for v in snap.foundations if isinstance(v, Card)}
+        for suit in range(4):
+            h = after.foundations[suit]
+            if h != before.foundations[suit] and h > 0 and Card(h, suit) not in shown:
+                return False
+    return True
+
+
+def _expected_here(state: GameState, index: int, card: Card) -> bool:
+    """Is ``card`` what the game has on top at snapshot slot ``index``?"""
+    if index == 0:
+        return bool(state.waste) and state.waste[-1] is card
+    if 1 <= index <= 4:
+        return state.foundations[card.suit] == card.rank
+    run = state.faceup[index - 5]
+    return bool(run) and run[-1] is card
+
+
+def move_slots(move) -> set[int]:
+    """The snapshot slots (0 waste, 1-4 foundations, 5-11 columns) a move takes a card
+    from or puts one on; a foundation move counts as all four foundation slots (they are
+    read in any order)."""
+    k = move.kind
+    out: set[int] = set()
+    if k in (MoveKind.DRAW, MoveKind.REDEAL, MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+        out.add(0)
+    if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION, MoveKind.FOUNDATION_TO_COLUMN):
+        out.update(range(1, 5))
+    if k in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN):
+        out.add(5 + move.source)
+    if k in (MoveKind.WASTE_TO_COLUMN, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN):
+        out.add(5 + move.target)
+    return out
 
 
 def unreadable_tops(detection) -> list[str]:
