@@ -37,7 +37,7 @@ from ..core.cards import RANK_NAMES, Card
 from ..core.moves import MoveKind
 from ..core.notation import SLOT_NAMES, UNKNOWN, Snapshot
 from ..core.state import GameState
-from ..core.tracker import TrackerReport
+from ..core.tracker import TrackerReport, illegal_placements
 from .coach import CoachSession
 
 
@@ -64,6 +64,7 @@ class StepResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)  # piles whose top face could not be read
     guessed: list[str] = field(default_factory=list)     # piles whose unsure read was taken (see LiveCoach._choose)
+    doubted: list[str] = field(default_factory=list)     # a pile whose sure read was taken as a misread
 
     def to_json(self) -> dict:
         d: dict = {"frame": self.frame.name, "index": self.frame.index, "t": round(self.frame.timestamp, 4),
@@ -77,6 +78,8 @@ class StepResult:
                 d["unreadable"] = list(self.unreadable)
             if self.guessed:
                 d["guessed"] = list(self.guessed)
+            if self.doubted:
+                d["doubted"] = list(self.doubted)
         if self.report is not None:
             d["report"] = self.report.kind
             d["moves"] = [m.text for m in self.report.moves]
@@ -97,16 +100,15 @@ class LiveCoach:
     """One coached game fed frame by frame. ``say`` gets every line meant for the person."""
 
     def __init__(self, session: CoachSession, detector: Detector, gate: ReadGate | None = None, *,
-                 say: Callable[[str], None] = print, trigger: SerialTrigger | None = None,
-                 auto_calibrate: bool = False) -> None:
+                 say: Callable[[str], None] = print, trigger: SerialTrigger | None = None) -> None:
         self.session = session
-        self.auto_calibrate = auto_calibrate
-        self.calibrated_from: str | None = None
         # the coach judges unsure faces itself: the detector gives its best card for every
         # face (down to GUESS_FLOOR) and the coach counts as read only those at the
         # detector's own threshold (see _choose)
         self._sure: float | None = None
         self.grid = SlotGrid()
+        self._probes: dict[str, tuple] = {}
+        self.doubted: list[str] = []
         if isinstance(getattr(detector, "read_thresh", None), float):
             # (a detector handed to a second coach keeps its own threshold)
             self._sure = float(getattr(detector, "sure_thresh", detector.read_thresh))
@@ -184,18 +186,14 @@ class LiveCoach:
         t2 = time.perf_counter()
         result.timings_ms["detect"] = (t2 - t1) * 1000
         self.last_detection = detection
-        if self.session.tracker.state is None and self._calibrate_from(frame, detection):
-            detection = self.detector.detect(frame.image)   # read again with the slots pinned
-            self.last_detection = detection
-            result.timings_ms["detect"] = (time.perf_counter() - t1) * 1000
         if self._sure is not None and getattr(detection, "cards", None):
             detection = self._place(detection)
             self.last_detection = detection
         reading = reading_of(detection, self._sure)
+        self.doubted = []
         snap, unread, guessed = self._choose(reading, detection)
         result.detection, result.snapshot = detection, snap
-        if guessed:
-            result.guessed = guessed
+        result.guessed, result.doubted = guessed, self.doubted
         key = snap.text()
         if all(v is UNKNOWN for v in snap.slots) or (unread and not self._forced):
             # a face-up card on top of a pile could not be read (glare, a finger, blur)
@@ -212,10 +210,19 @@ class LiveCoach:
             return result
         if self.gate.offer(key):
             result.accepted = True
-            self._forced = False
             self._last_unread_note = None
             self.last_accepted_detection = detection
+            tracker = self.session.tracker
+            if (self._sure is not None and tracker.state is not None and not self._forced
+                    and self._probe(snap)[1].kind == "inconsistent" and not illegal_placements(tracker.state, snap)):
+                # two reads agree on a table the tracker cannot reach in a few moves and
+                # that shows no card put wrong: more moves than usual happened unseen
+                # (while a card was unreadable, say). The tracker takes it as seen twice,
+                # which lets it search for a longer explanation.
+                tracker.update(snap)
             result.report = self.session.process_text(key, where=frame.name)
+            self._forced = False
+            self._probes.clear()
             result.advice = self.session.last_advice
             if result.report is not None and result.report.kind == "waiting":
                 self.gate.wake()  # a camera gives a slightly different picture next time: look again
@@ -261,13 +268,33 @@ class LiveCoach:
             snap = reading.filled(confirmed)
         rest = unread_idx - confirmed
         if not rest:
-            return snap, [], names(confirmed)
-        trial = reading.filled(rest)
-        blind = {i for i in rest if trial.slots[i] is UNKNOWN}
+            return self._doubt(snap, detection, reading, names(confirmed))
+        # the guesses that are left: all of them, else with as few as possible of them
+        # left out (taken as unread); the first count of left-out guesses that gives
+        # explanations must give just one
+        guessed = sorted(i for i in rest if i in reading.guesses)
+        for k in range(min(len(guessed), 3) + 1):
+            found = set()
+            for out in itertools.combinations(guessed, k):
+                trial = reading.filled(rest - set(out))
+                blind = {i for i in rest if trial.slots[i] is UNKNOWN}
+                result = self._explain_blind(trial, blind, detection, reading)
+                if result is not None:
+                    found.add(result)
+            if len(found) == 1:
+                return found.pop(), [], names(rest)
+            if found:
+                break
+        return snap, names(rest), []
+
+    def _explain_blind(self, trial: Snapshot, blind: set[int], detection, reading: Reading) -> Snapshot | None:
+        """``trial`` (a read with the unread piles ``blind``) made whole, when exactly one
+        way of filling them lets the tracker explain it by legal moves that agree with
+        what can be seen of those piles; else None. An unread column's top can be the
+        cards that its count of face-up cards allows; an unread waste is never assumed."""
+        state = self.session.tracker.state
         if 0 in blind:
-            return snap, names(rest), []   # a draw under an unread waste would go unseen
-        # an unread column top: the cards it can be, from how many face-up cards the
-        # column shows now; each choice is tried, and used if it alone explains the read
+            return None   # a draw under an unread waste would go unseen
         options = [[(i, c) for c in _column_candidates(state, detection, i, trial)] for i in sorted(blind) if i >= 5]
         explained = []
         for combo in itertools.islice(itertools.product(*options), 24):
@@ -284,12 +311,36 @@ class LiveCoach:
         if len(explained) > 1:   # more than one card fits: the detector's unsure guess may tell
             explained = [(c, combo) for c, combo in explained
                          if all(i in reading.guesses and reading.guesses[i].card is card for i, card in combo)]
-        if len(explained) == 1:
-            return explained[0][0], [], names(rest)
-        return snap, names(rest), []
+        return explained[0][0] if len(explained) == 1 else None
+
+    def _doubt(self, snap: Snapshot, detection, reading: Reading,
+               guessed: list[str]) -> tuple[Snapshot, list[str], list[str]]:
+        """A read with every top card read, checked against the game. When the tracker
+        cannot explain it and it shows no card put where it may not go, one card read
+        surely may still be wrong (the detector is sometimes sure and wrong): each pile
+        that differs from the game is taken in turn as unread, and the read is used that
+        way when exactly one such pile makes it explainable."""
+        state = self.session.tracker.state
+        _, report = self._probe(snap)
+        if report.kind != "inconsistent" or illegal_placements(state, snap):
+            return snap, [], guessed
+        results = []
+        for i in _surprising_slots(state, snap)[:6]:
+            slots = list(snap.slots)
+            slots[i] = UNKNOWN
+            found = self._explain_blind(replace(snap, slots=tuple(slots)), {i}, detection, reading)
+            if found is not None:
+                results.append((i, found))
+        if len(results) == 1:
+            i, found = results[0]
+            self.doubted = [SLOT_NAMES[i]]
+            return found, [], guessed
+        return snap, [], guessed
 
     def _place(self, detection):
         """The detection with its cards' slots fitted to the table's grid (see SlotGrid)."""
+        if getattr(self.detector, "calibration", None):
+            return detection   # a calibration places the cards already
         self.grid.learn(detection.cards)
         state = self.session.tracker.state
         occupied = None if state is None else [bool(state.hidden[k] or state.faceup[k]) for k in range(7)]
@@ -302,26 +353,13 @@ class LiveCoach:
             return detection
 
     def _probe(self, snap: Snapshot):
-        """A copy of the tracker given ``snap``, and what it said (the game is not changed)."""
-        probe = copy.deepcopy(self.session.tracker)
-        return probe, probe.update(snap)
-
-    def _calibrate_from(self, frame: Frame, detection) -> bool:
-        """Before the first game starts, with no calibration given: pin the 12 slot
-        positions from a read of a fresh deal (the detector then places cards by them, not
-        by guessing the layout's grid on every picture). True when it did."""
-        if not self.auto_calibrate or getattr(self.detector, "calibration", False) is not None:
-            return False
-        from ..capture.calibration import CalibrationError, table_from_deal_read
-
-        try:
-            table = table_from_deal_read(frame.image, detection)
-        except CalibrationError:
-            return False
-        self.detector.calibration = {"slots": {k: list(v) for k, v in table.slots.items()},
-                                     "card_size_px": list(table.card_size_px), "source": "deal read " + frame.name}
-        self.calibrated_from = frame.name
-        return True
+        """A copy of the tracker given ``snap``, and what it said (the game is not changed;
+        kept until the game changes, as the same read comes again from the next frame)."""
+        key = snap.text()
+        if key not in self._probes:
+            probe = copy.deepcopy(self.session.tracker)
+            self._probes[key] = (probe, probe.update(snap))
+        return self._probes[key]
 
 
 def _face_up_cards(detection, index: int) -> list:
@@ -334,6 +372,21 @@ def _face_up_cards(detection, index: int) -> list:
     for c in cards:
         run = run + [c] if getattr(c, "face_up", True) else []
     return run
+
+
+def _surprising_slots(state: GameState, snap: Snapshot) -> list[int]:
+    """Slots whose card, read surely, is not what the game has there (a move, or a misread)."""
+    out = []
+    if isinstance(snap.waste, Card) and state.waste_top() is not snap.waste:
+        out.append(0)
+    for i, v in enumerate(snap.foundations, start=1):
+        if isinstance(v, Card) and state.foundations[v.suit] != v.rank:
+            out.append(i)
+    for i, v in enumerate(snap.columns, start=5):
+        run = state.faceup[i - 5]
+        if isinstance(v, Card) and not (run and run[-1] is v):
+            out.append(i)
+    return out
 
 
 def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) -> list[Card]:
@@ -381,11 +434,19 @@ def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, dete
             if c.card is not None and c.card is not card and c.confidence >= sure:
                 return False
     if any(1 <= i <= 4 for i in blind):
+        # a foundation's new top must be seen, or be hidden by an unread foundation slot
+        # (one each); an unread foundation slot cannot hide a foundation that shrank
         shown = {v for v in snap.foundations if isinstance(v, Card)}
+        hidden = 0
         for suit in range(4):
-            h = after.foundations[suit]
-            if h != before.foundations[suit] and h > 0 and Card(h, suit) not in shown:
+            h, was = after.foundations[suit], before.foundations[suit]
+            if h == was or (h > 0 and Card(h, suit) in shown):
+                continue
+            if h < was:
                 return False
+            hidden += 1
+        if hidden > sum(1 for i in blind if 1 <= i <= 4):
+            return False
     return True
 
 

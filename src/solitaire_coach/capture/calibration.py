@@ -283,28 +283,6 @@ def calibrate_table(image: np.ndarray, lens: LensCalibration | None = None, dete
     return _table_from_blobs(image, lens)
 
 
-def table_from_deal_read(image: np.ndarray, result, lens: LensCalibration | None = None) -> TableCalibration:
-    """The table calibration from the card detector's read (``result``) of ``image``, when
-    that read shows a fresh deal laid out as usual: the stock and the waste on the upper
-    row, seven columns evenly spaced from left to right below, nothing on the
-    foundations. The live coach uses it to pin the slot positions when no calibration
-    was given. Raises CalibrationError saying what does not fit."""
-    table = _table_from_detections(image, result, lens)
-    xs = [table.slots[f"column {i}"][0] for i in range(1, 8)]
-    gaps = np.diff(xs)
-    pitch = float(np.median(gaps))
-    if pitch <= 0.5 * table.card_size_px[0] or np.any(np.abs(gaps - pitch) > 0.25 * pitch):
-        raise CalibrationError("the seven columns are not evenly spaced from left to right: "
-                               + ", ".join(f"{x:.0f}" for x in xs) + " px")
-    (sx, sy), (wx, wy) = table.slots["stock"], table.slots["waste"]
-    if not sx < wx or abs(sx - xs[0]) > 0.5 * pitch or abs(wx - xs[1]) > 0.5 * pitch:
-        raise CalibrationError(f"the stock ({sx:.0f} px) and the waste ({wx:.0f} px) are not above columns 1 "
-                               f"and 2 ({xs[0]:.0f}, {xs[1]:.0f} px)")
-    if not max(sy, wy) < min(table.slots[f"column {i}"][1] for i in range(1, 8)):
-        raise CalibrationError("the stock and the waste are not above the columns")
-    return table
-
-
 def _table_from_detections(image: np.ndarray, result, lens: LensCalibration | None) -> TableCalibration:
     piles: dict[str, list[np.ndarray]] = {}
     for det in getattr(result, "cards", []):
