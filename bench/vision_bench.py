@@ -2,12 +2,17 @@
 
 Usage: python bench/vision_bench.py [--decks test|val|NAME,...] [--scenes 200] [--seed 500000]
        [--model DIR] [--calibrate] [--learn] [--latency]
+       python bench/vision_bench.py --games fixtures/games [--model DIR]
 
 Prints per-card accuracy (face-up cards whose corner is visible), unreadable (UU) and
 wrong rates, per-slot accuracy and whole-snapshot exact rate, the confusions of the hard
 pairs, and detection latency. ``--calibrate`` picks the UU threshold on these scenes
 (use --decks val) and writes models/vision.json. ``--learn`` first learns each deck from
-a rendered 4x13 grid photo and detects with ``deck=``.
+a rendered 4x13 grid photo and detects with ``deck=``. ``--games DIR`` instead reads every
+picture of the recorded games in DIR (``gameN/truth.jsonl``: the true 12-slot snapshot of each
+picture) and prints, per game and in all, how many of the face-up cards on top of the slots
+are read right, UU or wrong, and how many snapshots are exactly right (pictures with and
+without a hand apart).
 """
 
 from __future__ import annotations
@@ -51,6 +56,72 @@ def match(truth, marks):
     return out, len(marks) - len(used)
 
 
+def bench_games(root: str, model) -> None:
+    """Per-slot accuracy of the detector on the recorded games' pictures against truth.jsonl."""
+    import glob
+
+    import cv2
+
+    from solitaire_coach.core.notation import parse_snapshot
+    det = D.CardDetector(model)
+    total = Counter()
+    conf_pairs = Counter()
+    games = sorted(glob.glob(os.path.join(root, "*", "truth.jsonl")))
+    if not games:
+        raise SystemExit(f"no */truth.jsonl under {root}")
+    for tpath in games:
+        g = Counter()
+        folder = os.path.dirname(tpath)
+        with open(tpath, encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh if line.strip()]
+        for row in rows:
+            img = cv2.imread(os.path.join(folder, row["file"]), cv2.IMREAD_COLOR)
+            if img is None:
+                raise SystemExit(f"{folder}: cannot read picture {row['file']}")
+            res = det.detect(img)
+            truth = parse_snapshot(row["snapshot"]).slots
+            got = res.snapshot.slots
+            hand = "hand" if row.get("hand") else "still"
+            exact = True
+            for t, d in zip(truth, got):
+                tc, dc = getattr(t, "code", str(t)), getattr(d, "code", str(d))
+                if tc == "XX":
+                    g["empty"] += 1
+                    g["empty right"] += dc == "XX"
+                    exact &= dc == "XX"
+                    continue
+                g[f"cards {hand}"] += 1
+                if dc == tc:
+                    g[f"right {hand}"] += 1
+                elif dc == "UU":
+                    g[f"UU {hand}"] += 1
+                    exact = False
+                elif dc == "XX":
+                    g[f"missed {hand}"] += 1
+                    exact = False
+                else:
+                    g[f"wrong {hand}"] += 1
+                    conf_pairs[f"{tc}->{dc}"] += 1
+                    exact = False
+            g[f"pictures {hand}"] += 1
+            g[f"exact {hand}"] += exact
+        total.update(g)
+        _print_games(os.path.basename(folder), g)
+    _print_games("all", total)
+    print("wrong reads:", dict(conf_pairs.most_common(20)))
+
+
+def _print_games(name: str, g: Counter) -> None:
+    parts = []
+    for hand in ("still", "hand"):
+        n = max(1, g[f"cards {hand}"])
+        parts.append(f"{hand}: {g[f'pictures {hand}']} pictures, top cards {g[f'cards {hand}']}: right "
+                     f"{g[f'right {hand}'] / n:.2%} UU {g[f'UU {hand}'] / n:.2%} wrong {g[f'wrong {hand}'] / n:.2%} "
+                     f"missed {g[f'missed {hand}'] / n:.2%}, snapshots exact "
+                     f"{g[f'exact {hand}'] / max(1, g[f'pictures {hand}']):.1%}")
+    print(f"{name}: " + " | ".join(parts) + f" | empty slots right {g['empty right']}/{g['empty']}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--decks", default="test")
@@ -62,7 +133,11 @@ def main():
     ap.add_argument("--learn", action="store_true")
     ap.add_argument("--hand", type=float, default=0.0, help="share of scenes with a hand over the table")
     ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--games", help="read the recorded games under this folder (gameN/truth.jsonl) instead")
     args = ap.parse_args()
+    if args.games:
+        bench_games(args.games, args.model)
+        return
     decks = {"test": list(TEST_DECKS), "val": list(VAL_DECKS)}.get(args.decks) or args.decks.split(",")
     W, H = (int(v) for v in args.size.split("x"))
     base = D.CardDetector(args.model)

@@ -30,11 +30,17 @@ from solitaire_coach.vision.decks import TRAIN_EXCLUDE, available_decks  # noqa:
 from solitaire_coach.vision.render import render_random  # noqa: E402
 
 cv2.setNumThreads(1)
-SIZES = [(1280, 720)] * 6 + [(1920, 1080)] * 2 + [(960, 540)] * 2
+# 960x540 is what the live coach records: small cards, so it gets a large share
+SIZES = [(1280, 720)] * 4 + [(1920, 1080)] * 2 + [(960, 540)] * 4
+N_DRAWN_EXTRA = 30  # drawn-12 .. drawn-41: the more varied drawn designs (drawn-10, -11 are held out)
 
 
 def train_decks() -> list[str]:
-    return [d for d in [f"drawn-{i}" for i in range(10)] + available_decks() if d not in TRAIN_EXCLUDE]
+    """Training designs: our drawn decks and every rasterised deck not held out. The
+    rasterised decks are listed twice so that they are drawn about as often as ours."""
+    drawn = [f"drawn-{i}" for i in range(10)] + [f"drawn-{12 + i}" for i in range(N_DRAWN_EXTRA)]
+    art = [d for d in available_decks() if d not in TRAIN_EXCLUDE]
+    return [d for d in drawn + art + art if d not in TRAIN_EXCLUDE]
 
 
 def make_sample(seed: int, decks: list[str]):
@@ -155,7 +161,10 @@ def build_models(torch):
             super().__init__()
             self.f = nn.Sequential(cbr(3, 16), cbr(16, 32, 2), cbr(32, 48), cbr(48, 64, 2), cbr(64, 64),
                                    cbr(64, 96, 2))
-            self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * 6 * 5, 128), nn.ReLU(inplace=True))
+            fh, fw = F.READ_H, F.READ_W
+            for _ in range(3):
+                fh, fw = (fh + 1) // 2, (fw + 1) // 2
+            self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * fh * fw, 128), nn.ReLU(inplace=True))
             self.kind = nn.Linear(128, 3)
             self.rank = nn.Linear(128, 13)
             self.suit = nn.Linear(128, 4)
@@ -207,7 +216,7 @@ def main():
 
     t0 = time.time()
     decks = train_decks()
-    print("training decks:", len(decks), " ".join(decks), flush=True)
+    print("training decks:", len(set(decks)), " ".join(sorted(set(decks))), flush=True)
     locs, corners, crops, labels = [], [], [], []
     with mp.Pool(args.workers) as pool:
         for i, (l, c, cr, lb) in enumerate(pool.imap_unordered(_worker, [(s, decks) for s in range(args.scenes)],
@@ -355,6 +364,13 @@ def main():
                       input_names=["patch"], output_names=["kind", "rank", "suit", "embedding"], opset_version=17,
                       dynamic_axes={"patch": {0: "n"}, "kind": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"},
                                     "embedding": {0: "n"}}, dynamo=False)
+    # the patch geometry the reader was trained on goes with it (the detector reads it from here)
+    import json
+    cfg_path = os.path.join(args.out, "vision.json")
+    cfg = json.load(open(cfg_path)) if os.path.exists(cfg_path) else {}
+    cfg["patch"] = F.DEFAULT_GEOM.to_config()
+    with open(cfg_path, "w") as fh:
+        json.dump(cfg, fh, indent=1)
     print("exported reader; total", round(time.time() - t0), "s", flush=True)
 
 

@@ -135,6 +135,7 @@ class CardDetector:
         self.zoom = float(cfg.get("zoom", 1.0))
         self.conf_mode = str(cfg.get("conf_mode", "prob"))
         self.model_pow = float(cfg.get("model_pow", 0.5))
+        self.geom = F.PatchGeom.from_config(cfg.get("patch"))
         self.calibration = calibration
         self.deck = deck
         self.refs = None
@@ -156,15 +157,16 @@ class CardDetector:
         return marks
 
     def read_patches(self, patches: np.ndarray):
-        """kind, rank, suit probabilities and embeddings of N patches (N x 48 x 36 x 3 BGR)."""
+        """kind, rank, suit probabilities and embeddings of N patches (N x read_h x read_w x 3 BGR)."""
         if len(patches) == 0:
             z = np.zeros((0,), np.float32)
             return z.reshape(0, 3), z.reshape(0, 13), z.reshape(0, 4), z.reshape(0, 128)
         return self.reader.run(None, {"patch": F.to_tensor(patches)})
 
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
-        return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), (m.w, 0), (0, m.h)) for m in marks]) if marks else \
-            np.zeros((0, F.READ_H, F.READ_W, 3), np.uint8)
+        g = self.geom
+        return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), (m.w, 0), (0, m.h), g) for m in marks]) if marks else \
+            np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
 
     def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray) -> np.ndarray:
         """N x 52 card probabilities (index = Card.index), using the learnt deck if any."""
@@ -199,12 +201,12 @@ class CardDetector:
         patches = self.patches(frame_bgr, marks)
         extra = []  # (mark, patch): more reads of the cards that show more than a strip
         for m in both:
-            extra.append((m, F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-m.w, 0), (0, -m.h))))
+            extra.append((m, F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-m.w, 0), (0, -m.h), self.geom)))
             # a wider cut, for decks whose small suit sits lower than the usual patch reaches
             z = self.zoom
             if z > 1.0:
-                extra.append((m, F.corner_patch(frame_bgr, (m.x, m.y), (z * m.w, 0), (0, z * m.h))))
-                extra.append((m, F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-z * m.w, 0), (0, -z * m.h))))
+                extra.append((m, F.corner_patch(frame_bgr, (m.x, m.y), (z * m.w, 0), (0, z * m.h), self.geom)))
+                extra.append((m, F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-z * m.w, 0), (0, -z * m.h), self.geom)))
         if extra:
             patches = np.concatenate([patches, np.stack([p for _, p in extra])])
         kind, rank, suit, emb = self.read_patches(patches)

@@ -3,7 +3,10 @@
 * locator input: the frame scaled to ``LOC_W`` pixels wide (height padded to a multiple of
   8), RGB float 0..1, NCHW; its output is a stride-4 map of card top-left corners.
 * reader input: the corner index patch of one card, cut from the full frame along the
-  card's axes, ``READ_H`` x ``READ_W`` RGB float 0..1.
+  card's axes, ``READ_H`` x ``READ_W`` RGB float 0..1. The patch reaches down to 45% of the
+  card's height: the rank and the small suit under it, also on decks whose suit sits low
+  (the strip a fanned card shows is cut the same way; what lies below it is the next card).
+  A model folder may name another geometry in ``vision.json`` (``patch``), see :class:`PatchGeom`.
 """
 
 from __future__ import annotations
@@ -11,14 +14,41 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from dataclasses import dataclass
+
 LOC_W = 640
 STRIDE = 4
 READ_W = 36
-READ_H = 48
+READ_H = 64
 # the patch, in fractions of the card width/height from its top-left corner
 PATCH_X = (-0.05, 0.31)
-PATCH_Y = (-0.03, 0.30)
+PATCH_Y = (-0.03, 0.45)
 KINDS = ("face", "back", "none")
+
+
+@dataclass(frozen=True)
+class PatchGeom:
+    """Where the reader's patch lies on a card (fractions of its width / height from the
+    top-left corner) and its size in pixels."""
+
+    read_h: int = READ_H
+    read_w: int = READ_W
+    x: tuple[float, float] = PATCH_X
+    y: tuple[float, float] = PATCH_Y
+
+    @staticmethod
+    def from_config(cfg: dict | None) -> "PatchGeom":
+        """From ``vision.json``'s ``patch`` entry; a model folder without one has the first
+        shipped geometry (48 x 36, down to 30% of the card)."""
+        if not cfg:
+            return PatchGeom(48, 36, (-0.05, 0.31), (-0.03, 0.30))
+        return PatchGeom(int(cfg["read_h"]), int(cfg["read_w"]), tuple(cfg["x"]), tuple(cfg["y"]))
+
+    def to_config(self) -> dict:
+        return {"read_h": self.read_h, "read_w": self.read_w, "x": list(self.x), "y": list(self.y)}
+
+
+DEFAULT_GEOM = PatchGeom()
 
 
 def locator_input(frame_bgr: np.ndarray, width: int = LOC_W) -> tuple[np.ndarray, float]:
@@ -39,18 +69,18 @@ def to_tensor(imgs_bgr: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
-def corner_patch(frame_bgr: np.ndarray, corner, u, v) -> np.ndarray:
+def corner_patch(frame_bgr: np.ndarray, corner, u, v, geom: PatchGeom = DEFAULT_GEOM) -> np.ndarray:
     """The index patch of a card whose top-left corner is ``corner`` and whose width and
-    height vectors (image px) are ``u`` and ``v``; returns READ_H x READ_W x 3 uint8."""
+    height vectors (image px) are ``u`` and ``v``; returns read_h x read_w x 3 uint8."""
     corner = np.asarray(corner, np.float64)
     u = np.asarray(u, np.float64)
     v = np.asarray(v, np.float64)
-    o = corner + PATCH_X[0] * u + PATCH_Y[0] * v
-    ax = (PATCH_X[1] - PATCH_X[0]) * u / READ_W
-    ay = (PATCH_Y[1] - PATCH_Y[0]) * v / READ_H
+    o = corner + geom.x[0] * u + geom.y[0] * v
+    ax = (geom.x[1] - geom.x[0]) * u / geom.read_w
+    ay = (geom.y[1] - geom.y[0]) * v / geom.read_h
     # patch pixel (i, j) -> frame point o + i*ax + j*ay; warpAffine wants the inverse map
     A = np.array([[ax[0], ay[0], o[0]], [ax[1], ay[1], o[1]]], np.float64)
-    return cv2.warpAffine(frame_bgr, A, (READ_W, READ_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+    return cv2.warpAffine(frame_bgr, A, (geom.read_w, geom.read_h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE)
 
 

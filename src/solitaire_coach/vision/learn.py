@@ -62,7 +62,7 @@ def grid_marks(detector: CardDetector, frame_bgr: np.ndarray):
     return ordered
 
 
-def augmented_patches(frame_bgr: np.ndarray, marks, rng: np.random.Generator, n: int):
+def augmented_patches(frame_bgr: np.ndarray, marks, rng: np.random.Generator, n: int, geom=None):
     """``n`` variants of each mark's corner patch, cut and lit the way a game photo varies."""
     import cv2
 
@@ -73,7 +73,8 @@ def augmented_patches(frame_bgr: np.ndarray, marks, rng: np.random.Generator, n:
         for _ in range(n):
             w, h = m.w * rng.normal(1, 0.06), m.h * rng.normal(1, 0.06)
             p = F.corner_patch(frame_bgr, (m.x + rng.normal(0, 0.025) * m.w, m.y + rng.normal(0, 0.025) * m.h),
-                               (w, rng.normal(0, 0.03) * w), (rng.normal(0, 0.03) * h, h)).astype(np.float32)
+                               (w, rng.normal(0, 0.03) * w), (rng.normal(0, 0.03) * h, h),
+                               geom or F.DEFAULT_GEOM).astype(np.float32)
             p = p * rng.uniform(0.6, 1.3) * rng.uniform(0.85, 1.15, 3)
             mean = p.mean()
             p = (p - mean) * rng.uniform(0.7, 1.3) + mean
@@ -124,7 +125,7 @@ def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None =
     np.save(buf, refs)
     write_atomic(d / "refs.npy", buf.getvalue())
     # a per-deck classifier on the reader's embeddings, fitted to varied cuts of the 52 cards
-    aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(0), 24)
+    aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(0), 24, det.geom)
     aug_emb = np.concatenate([det.read_patches(aug[i:i + 256])[3] for i in range(0, len(aug), 256)])
     W, b = fit_head(np.concatenate([aug_emb, refs]), np.concatenate([labels, np.arange(52)]))
     buf = io.BytesIO()

@@ -404,10 +404,68 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
     return img, SceneTruth(layout, layout.snapshot(), truth_cards, getattr(d, "name", ""), hand)
 
 
+def lens_distort(img: np.ndarray, truth: SceneTruth, k: float) -> tuple[np.ndarray, SceneTruth]:
+    """Radial lens distortion (``k`` < 0 barrel, > 0 pincushion) of a rendered frame and its truth.
+
+    A point at normalised radius r from the centre (r = 1 at the frame's corner) moves to
+    r * (1 + k r^2); the image is resampled with the inverse map."""
+    H, W = img.shape[:2]
+    c = np.array([W / 2, H / 2], np.float64)
+    norm = float(np.hypot(W / 2, H / 2))
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    d = np.stack([xx - c[0], yy - c[1]], -1) / norm  # distorted (output) positions
+    # the undistorted source of each output pixel: solve r_u (1 + k r_u^2) = r_d by iteration
+    rd = np.sqrt((d ** 2).sum(-1))
+    ru = rd.copy()
+    for _ in range(6):
+        ru = rd / (1 + k * ru ** 2)
+    f = np.where(rd > 1e-9, ru / np.maximum(rd, 1e-9), 1.0)[..., None]
+    src = (d * f * norm + c).astype(np.float32)
+    out = cv2.remap(img, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+
+    def fwd(q):
+        p = (np.asarray(q, np.float64) - c) / norm
+        r2 = (p ** 2).sum(-1, keepdims=True)
+        return (p * (1 + k * r2) * norm + c).astype(np.float32)
+
+    cards = [TruthCard(t.card, fwd(t.quad), fwd(t.full_quad), t.slot, t.visible) for t in truth.cards]
+    return out, SceneTruth(truth.layout, truth.snapshot, cards, truth.deck, truth.hand)
+
+
+def table_edge(img: np.ndarray, truth: SceneTruth, rng: np.random.Generator) -> tuple[np.ndarray, SceneTruth]:
+    """The table seen inside a wider frame: shrink the rendered table and put it on a band
+    (the floor or the table's edge) on some sides, as a camera set up for play sees it."""
+    H, W = img.shape[:2]
+    left, right, top, bottom = (rng.uniform(0, 0.08, 4) * rng.integers(0, 2, 4)) * [W, W, H, H]
+    if left + right + top + bottom < 4:
+        top = 0.05 * H
+    iw, ih = int(round(W - left - right)), int(round(H - top - bottom))
+    inner = cv2.resize(img, (iw, ih), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.5:
+        band = np.full((H, W, 3), np.median(img[:8].reshape(-1, 3), axis=0) * rng.uniform(0.3, 0.9), np.float32)
+    else:
+        band = _table(rng, W, H).astype(np.float32) * rng.uniform(0.3, 1.0)
+    band += rng.standard_normal((H, W, 1), dtype=np.float32) * 3
+    out = np.clip(band, 0, 255).astype(np.uint8)
+    x0, y0 = int(round(left)), int(round(top))
+    out[y0:y0 + ih, x0:x0 + iw] = inner
+    sx, sy = iw / W, ih / H
+
+    def mv(q):
+        return (np.asarray(q, np.float32) * [sx, sy] + [x0, y0]).astype(np.float32)
+
+    cards = [TruthCard(t.card, mv(t.quad), mv(t.full_quad), t.slot, t.visible) for t in truth.cards]
+    return out, SceneTruth(truth.layout, truth.snapshot, cards, truth.deck, truth.hand)
+
+
 def render_random(seed: int, width: int = 1280, height: int = 720, decks: list[str] | None = None,
-                  hand_p: float = 0.15, difficulty: float | None = None, grid_p: float = 0.0):
-    """A random layout, deck and camera; ``decks`` restricts the deck choice."""
+                  hand_p: float = 0.15, difficulty: float | None = None, grid_p: float = 0.0,
+                  lens_p: float = 0.5, edge_p: float = 0.3):
+    """A random layout, deck and camera; ``decks`` restricts the deck choice. With chance
+    ``lens_p`` the lens distorts the frame (barrel or pincushion), with chance ``edge_p`` the
+    table lies on a band (its edge or the floor) inside the frame."""
     rng = np.random.default_rng(seed + 7919)
+    cam = np.random.default_rng(seed + 104729)  # its own stream: the other draws stay as they were
     if grid_p and rng.random() < grid_p:
         pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
         return render_grid(seed, pool[int(rng.integers(0, len(pool)))], width, height, float(rng.uniform(0.3, 1.0)))
@@ -415,4 +473,9 @@ def render_random(seed: int, width: int = 1280, height: int = 720, decks: list[s
     pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
     deck = pool[int(rng.integers(0, len(pool)))]
     diff = float(rng.uniform(0.3, 1.0)) if difficulty is None else difficulty
-    return render_layout(layout, seed, width, height, deck, hand=bool(rng.random() < hand_p), difficulty=diff)
+    img, truth = render_layout(layout, seed, width, height, deck, hand=bool(rng.random() < hand_p), difficulty=diff)
+    if cam.random() < edge_p:
+        img, truth = table_edge(img, truth, cam)
+    if cam.random() < lens_p:
+        img, truth = lens_distort(img, truth, float(cam.uniform(-0.15, 0.1)))
+    return img, truth
