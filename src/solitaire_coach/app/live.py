@@ -357,7 +357,7 @@ class LiveCoach:
         kept until the game changes, as the same read comes again from the next frame)."""
         key = snap.text()
         if key not in self._probes:
-            probe = copy.deepcopy(self.session.tracker)
+            probe = copy.copy(self.session.tracker)
             self._probes[key] = (probe, probe.update(snap))
         return self._probes[key]
 

@@ -174,23 +174,26 @@ class SlotGrid:
         pitch = self.pitch_ratio * w
         xs = [float(_quad(cards[k])[0, 0]) for k in low]
         groups = _clusters(xs, 0.5 * w)
-        centres = [float(np.median([xs[i] for i in g])) for g in groups]
+        centres = np.array([float(np.median([xs[i] for i in g])) for g in groups])
         stock = [float(_quad(c)[0, 0]) for c in cards if c.slot == "stock"]
-        best = None
-        for anchor in centres:
-            for k0 in range(7):
-                x0 = anchor - k0 * pitch
-                ks = [int(round((x - x0) / pitch)) for x in centres]
-                cost = sum(abs(x - x0 - k * pitch) / pitch for x, k in zip(centres, ks))
-                cost += 10.0 * sum(1 for k in ks if not 0 <= k <= 6) + 10.0 * (len(set(ks)) < len(ks))
-                if stock:
-                    cost += min(2.0, abs(min(stock) - x0) / pitch)
-                if occupied is not None:
-                    cost += 0.3 * sum(1 for k in ks if 0 <= k <= 6 and not occupied[k])
-                    cost += 0.3 * sum(1 for k in range(7) if occupied[k] and k not in ks)
-                if best is None or cost < best[0] - 1e-9:
-                    best = (cost, x0, ks)
-        _, x0, ks = best
+        # every origin that puts some column pile on some place, scored at once
+        x0s = (centres[:, None] - np.arange(7)[None, :] * pitch).ravel()
+        ks = np.rint((centres[None, :] - x0s[:, None]) / pitch).astype(int)          # origins x piles
+        cost = (np.abs(centres[None, :] - x0s[:, None] - ks * pitch) / pitch).sum(1)
+        outside = (ks < 0) | (ks > 6)
+        cost += 10.0 * outside.sum(1)
+        cost += 10.0 * np.array([len(set(row)) < len(row) for row in ks.tolist()])
+        if stock:
+            cost += np.minimum(2.0, np.abs(min(stock) - x0s) / pitch)
+        if occupied is not None:
+            occ = np.asarray(occupied, bool)
+            hit = np.zeros((len(x0s), 7), bool)
+            rows = np.repeat(np.arange(len(x0s)), ks.shape[1])
+            inside = ~outside.ravel()
+            hit[rows[inside], ks.ravel()[inside]] = True
+            cost += 0.3 * (hit & ~occ).sum(1) + 0.3 * (~hit & occ).sum(1)
+        best = int(np.argmin(cost))   # the first of equal costs
+        x0, ks = float(x0s[best]), ks[best].tolist()
         if any(not 0 <= k <= 6 for k in ks) or len(set(ks)) < len(ks):
             return None
         # the fitted origin, from all the columns at once
