@@ -94,6 +94,8 @@ def main(argv=None) -> int:
                 good = sum(r[1] == "won" for r in rows)
                 print(f"[{n}/{len(jobs)}] won {good} ({100 * good / n:.1f}%), {time.perf_counter() - start:.0f} s",
                       file=sys.stderr, flush=True)
+                if args.json:  # what is done so far survives an interrupted run
+                    _write_json(args.json, args, rows)
     n = len(rows)
     wins = sum(r[1] == "won" for r in rows)
     lo, hi = wilson_interval(wins, n)
@@ -115,9 +117,15 @@ def main(argv=None) -> int:
               f"max {max(think):.0f} ms over {len(think)} decisions; peak memory {peak:.0f} MB per process")
     print(f"wall time {time.perf_counter() - start:.0f} s with {args.workers} workers")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"args": vars(args), "rows": rows}, f)
+        _write_json(args.json, args, rows)
     return 0
+
+
+def _write_json(path, args, rows) -> None:
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump({"args": vars(args), "rows": rows}, f)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

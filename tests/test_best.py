@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from solitaire_coach.core import Card, GameState, Move, deal_for_seed
+from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
 from solitaire_coach.core.advisor import make_strategy, strategy_names
 from solitaire_coach.core.best import BestStrategy, explain, is_safe_foundation_card, sample_layout
 
@@ -81,3 +81,23 @@ def test_lost_when_no_move():
     state = GameState(empty, ((Card(13, 0),),) + ((),) * 6, (), (), foundations=(11, 13, 13, 13))
     advice = BestStrategy(**FAST).advise(state.masked())
     assert advice.status == "lost" and advice.proven
+
+
+def test_goes_round_the_stock_again_instead_of_giving_up():
+    """Draw 3, unlimited redeals: when every move repeats an earlier position, the
+    advisor turns the stock once more (at most once per position) instead of giving up:
+    back where a card was passed by, it now chooses another move. Deal 2 is won so."""
+    rules = Rules(draw_count=3, redeal_limit=None)
+    truth = GameState.from_deal(deal_for_seed(2), rules)
+    seen: set[Card] = set()
+    strategy, history, again = BestStrategy(**FAST), [], 0
+    for _ in range(600):
+        seen.update(c for run in truth.faceup for c in run)
+        seen.update(truth.waste[-3:])  # the fan a person sees
+        advice = strategy.advise(truth.masked(seen), history)
+        if advice.status != "move":
+            break
+        again += "go round the stock again" in advice.reason
+        truth = truth.play(advice.move)
+        history.append(advice.move)
+    assert truth.is_won() and again >= 1

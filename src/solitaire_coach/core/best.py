@@ -15,7 +15,15 @@ the player has not seen (face-down tableau cards, stock cards not yet turned) is
    layout consistent with what has been seen is equally likely), solves each layout
    after each candidate move with a small node budget, and plays the move that wins
    most layouts (ties broken by a fixed order of preference). An unknown result
-   (budget spent) counts half a win.
+   (budget spent) counts half a win. Every move still in the running is searched on
+   the same layouts; a move whose mean trails the leader's by more than
+   ``drop / sqrt(layouts so far)`` is dropped, so the layouts left (up to
+   ``samples``) go to the moves that are close: a decision between near-equal moves
+   gets many layouts, a clear one few.
+
+When every move only repeats an earlier position of the game, it turns the stock once
+more (at most once per position) rather than give up: back at a position where a card
+was passed by, the move taken then is no longer new, so another one is chosen.
 
 The random numbers come from a generator seeded with the strategy's ``seed`` and
 the visible position only, so the advice depends on nothing the player cannot see
@@ -167,9 +175,9 @@ class BestStrategy:
 
     name = "best"
 
-    def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 24, min_samples: int = 4,
+    def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 96, min_samples: int = 4,
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
-                 unknown_value: float = 0.5, scout: bool = False, **_options) -> None:
+                 unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -185,10 +193,12 @@ class BestStrategy:
         self.ease = ease
         self.scout = scout
         self.unknown_value = unknown_value
+        self.drop = drop
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
         self._visited: set[str] = set()
+        self._looped: set[str] = set()
         self._history_len = -1
         self.last_stats: dict = {}
 
@@ -199,6 +209,7 @@ class BestStrategy:
             return done
         if len(history) <= self._history_len or not history:
             self._visited.clear()  # a new game
+            self._looped.clear()
         self._history_len = len(history)
         self._visited.add(self._position_key(state))
         moves = state.legal_moves()
@@ -219,6 +230,14 @@ class BestStrategy:
         # moves that achieve nothing by themselves are tried only when nothing else is left
         fresh = [m for m in fresh if is_useful(state, m)] or fresh
         if not fresh:
+            # every move repeats an earlier position. Going round the stock once more brings
+            # back the positions where a card was passed by, and there the move that was
+            # taken is no longer fresh, so another is chosen; at most once per position.
+            key = self._position_key(state)
+            turns = [m for m in moves if m.kind in _STOCK_KINDS]
+            if turns and key not in self._looped:
+                self._looped.add(key)
+                return self._advice(state, turns[0], "go round the stock again: a card passed by can still be played")
             return Advice("lost", None, "No move makes progress: every move only repeats an earlier position")
         if len(fresh) == 1:
             return self._advice(state, fresh[0], "the only move that makes progress" if len(moves) > 1 else "the only move")
@@ -271,13 +290,16 @@ class BestStrategy:
         candidates = sorted(moves, key=lambda m: _preference(state, m))
         scores = [0.0] * len(candidates)
         won = [0] * len(candidates)
+        tried = [0] * len(candidates)
+        active = list(range(len(candidates)))
         complete = not state.unseen_cards()
         n_samples = 1 if complete else self.samples
         done = 0
         for i in range(n_samples):
             sample = sample_layout(state, rng)
-            for j, move in enumerate(candidates):
-                result = solve(sample.play(move), node_limit=self.node_limit, verify=False)
+            for j in active:
+                result = solve(sample.play(candidates[j]), node_limit=self.node_limit, verify=False)
+                tried[j] += 1
                 if result.status == "won":
                     won[j] += 1
                     # a win found with few nodes is a sturdy position (the solver sees every
@@ -290,11 +312,23 @@ class BestStrategy:
             if done >= self.min_samples:
                 if self.think_time is not None and time.perf_counter() - start > self.think_time:
                     break
-                ordered = sorted(scores, reverse=True)
-                if len(ordered) > 1 and ordered[0] - ordered[1] > (n_samples - done) * (1 + self.ease) + 0.01:
-                    break  # no other move can catch up
-        best = max(range(len(candidates)), key=lambda j: (scores[j], -j))
-        self.last_stats = {"samples": done, "scores": dict(zip((m.text for m in candidates), scores)),
+                if self.drop:
+                    # the same layouts are searched for every move still in the running: a
+                    # move that trails the leader clearly is dropped, and the rest of the
+                    # layouts go to the moves that can still win the decision
+                    lead = max(scores[j] for j in active) / done
+                    margin = self.drop / math.sqrt(done)
+                    active = [j for j in active if scores[j] / done >= lead - margin]
+                    if len(active) == 1:
+                        break
+                else:
+                    ordered = sorted(scores, reverse=True)
+                    if len(ordered) > 1 and ordered[0] - ordered[1] > (n_samples - done) * (1 + self.ease) + 0.01:
+                        break  # no other move can catch up
+        best = max(active, key=lambda j: (scores[j] / max(1, tried[j]), -j))
+        self.last_stats = {"samples": done, "scores": {m.text: scores[j] / max(1, tried[j])
+                                                       for j, m in enumerate(candidates)},
                            "seconds": time.perf_counter() - start}
-        extra = f"wins {won[best]} of {done} sampled layout{'s' if done != 1 else ''}"
+        n = tried[best]
+        extra = f"wins {won[best]} of {n} sampled layout{'s' if n != 1 else ''}"
         return self._advice(state, candidates[best], extra)
