@@ -7,6 +7,7 @@ import random
 import pytest
 
 from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
+from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.solver import SolveResult, SolverError, _python_solve, has_extension, solve
 
 EMPTY = ((),) * 7
@@ -107,3 +108,136 @@ def test_agrees_with_plain_search_on_random_endgames(rules):
         if slow == "won":
             assert state.play_all(moves).is_won()
     assert decided >= 40 and outcomes == {"won", "lost"}
+
+
+# --- one test per pruning rule of the exhaustive search (see _csolver.c) ----------------
+
+def _runs_endgame(rng: random.Random, rules: Rules) -> GameState:
+    """A random position with face-up runs (so partial-run moves, moves that empty a column
+    and kings into empty columns all occur), a few face-down cards, and a short talon."""
+    heights = [rng.randint(6, 10) for _ in range(4)]
+    rest = [Card(r, s) for s in range(4) for r in range(heights[s] + 1, 14)]
+    rng.shuffle(rest)
+    n_talon = rng.randint(0, min(5, len(rest)))
+    talon, rest = rest[:n_talon], rest[n_talon:]
+    pool = list(rest)  # (a list, not a set: the same positions in every run)
+    hidden, faceup = [], []
+    for column in range(7):
+        h = [pool.pop() for _ in range(min(len(pool), rng.choice((0, 0, 1, 2))))]
+        run = []
+        if pool and rng.random() < 0.85:
+            run.append(pool.pop())
+            while True:
+                fit = [c for c in pool if c.rank + 1 == run[-1].rank and c.is_red != run[-1].is_red]
+                if not fit or rng.random() < 0.25:
+                    break
+                run.append(fit[0])
+                pool.remove(fit[0])
+        if h and not run:
+            run.append(h.pop())
+        hidden.append(tuple(h))
+        faceup.append(tuple(run))
+    for card in pool:  # what no run took goes on top of some column, the old top face down under it
+        column = rng.randrange(7)
+        hidden[column] = hidden[column] + faceup[column]
+        faceup[column] = (card,)
+    n_waste = rng.randint(0, len(talon))
+    return GameState(tuple(hidden), tuple(faceup), tuple(talon[n_waste:]), tuple(talon[:n_waste]),
+                     foundations=tuple(heights), rules=rules)
+
+
+def _kinds_of_moves(state: GameState, moves) -> set[str]:
+    """Which pruned kinds of move a line plays: 'partial' (part of a run, leaving a face-up
+    card) and 'empty' (a whole column with nothing under it, onto another card)."""
+    kinds = set()
+    for move in moves:
+        if move.kind is MoveKind.COLUMN_TO_COLUMN and state.faceup[move.target]:
+            top = state.faceup[move.target][-1]
+            run = state.faceup[move.source]
+            k = next(i for i, c in enumerate(run) if c.rank + 1 == top.rank and c.is_red != top.is_red)
+            if k > 0:
+                kinds.add("partial")
+            elif not state.hidden[move.source]:
+                kinds.add("empty")
+        state = state.play(move)
+    return kinds
+
+
+def _agree(states, min_decided: int, both: bool = True) -> set[str]:
+    decided = 0
+    outcomes, kinds = set(), set()
+    for state in states:
+        fast = solve(state)
+        slow, moves, _ = _python_solve(state, 40_000, None, None)
+        assert fast.decided
+        if slow != "unknown":
+            decided += 1
+            outcomes.add(slow)
+            assert fast.status == slow, f"C says {fast.status}, plain search says {slow}:\n{state}"
+        if fast.won:
+            assert state.play_all(fast.moves).is_won()
+            kinds |= _kinds_of_moves(state, fast.moves)
+    assert decided >= min_decided and outcomes == ({"won", "lost"} if both else {"won"}), (decided, outcomes)
+    return kinds
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(redeal_limit=0), Rules(draw_count=3, redeal_limit=1),
+                                   Rules(foundation_return=True, redeal_limit=1)])
+def test_runs_and_empty_columns_agree_with_plain_search(rules):
+    """Partial-run moves are searched only together with their purpose (the card they
+    uncover goes to the foundation or takes a card at once), and emptying a column only
+    together with a king moving in: positions full of runs must still be decided exactly
+    as a plain search decides them."""
+    rng = random.Random(5)
+    # (with foundation returns every one of these positions is won)
+    kinds = _agree([_runs_endgame(rng, rules) for _ in range(40)], 20, both=not rules.foundation_return)
+    assert kinds == {"partial", "empty"}  # the C solutions do play both kinds
+
+
+def _talon_endgame(rng: random.Random, rules: Rules) -> GameState:
+    heights = [rng.randint(8, 11) for _ in range(4)]
+    rest = [Card(r, s) for s in range(4) for r in range(heights[s] + 1, 14)]
+    rng.shuffle(rest)
+    n_talon = rng.randint(len(rest) // 2, len(rest) - 1)
+    talon, rest = rest[:n_talon], rest[n_talon:]
+    columns = [[] for _ in range(7)]
+    for card in rest:
+        columns[rng.randrange(7)].append(card)
+    n_waste = rng.randint(0, len(talon))
+    return GameState(tuple(tuple(c[:-1]) for c in columns), tuple((c[-1],) if c else () for c in columns),
+                     tuple(talon[n_waste:]), tuple(talon[:n_waste]), foundations=tuple(heights), rules=rules)
+
+
+@pytest.mark.parametrize("rules", [Rules(redeal_limit=0), Rules(redeal_limit=1), Rules(redeal_limit=None)])
+def test_talon_dominance_agrees_with_plain_search(rules):
+    """Draw 1: a position is pruned when a visited one with the same cards reaches it by
+    drawing and redealing alone (fewer cards in the waste, or fewer redeals used). Talon-heavy
+    positions under tight redeal limits must be decided as a plain search decides them."""
+    rng = random.Random(7)
+    _agree([_talon_endgame(rng, rules) for _ in range(40)], 25)
+
+
+def _cards(text: str) -> tuple:
+    return tuple(Card.parse(code) for code in text.split())
+
+
+def test_stuck_card_over_a_lower_card_of_its_suit_is_lost_at_once():
+    # 5C lies on 2C; both red sixes are on the foundations, so 5C can only go to the
+    # foundation, which needs the 2C under it first: lost, without searching.
+    hidden = (_cards("2C"),) + ((),) * 6
+    faceup = (_cards("5C"), _cards("7C")) + ((),) * 5
+    stock = _cards("3C 4C 6C 8C 9C TC JC QC KC")
+    state = GameState(hidden, faceup, stock, (), foundations=(1, 13, 13, 13))
+    result = solve(state)
+    assert result.status == "lost" and result.nodes == 0
+    assert _python_solve(state, 500_000, None, None)[0] == "lost"
+
+
+def test_card_with_a_parent_in_play_is_not_stuck():
+    # the same, but the 6D is still in play: 5C can go onto it, and the game is won
+    hidden = (_cards("2C"),) + ((),) * 6
+    faceup = (_cards("5C"), _cards("7C")) + ((),) * 5
+    stock = _cards("6D 3C 4C 6C 8C 9C TC JC QC KC 7D 8D 9D TD JD QD KD")
+    state = GameState(hidden, faceup, stock, (), foundations=(1, 5, 13, 13))
+    result = solve(state)
+    assert result.won and state.play_all(result.moves).is_won()

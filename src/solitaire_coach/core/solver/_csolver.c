@@ -1,26 +1,49 @@
 /* Full-information Klondike solver (C core of solitaire_coach.core.solver).
  *
- * Depth-first search over positions where every card is known, with
- *  - talon macro moves: every card the stock/waste can bring to the top of the waste
- *    (by drawing and turning over within the redeal limit) is one move, expanded back
+ * Two passes share the time limit: a quick greedy best-first search over a restricted move
+ * set (QUICK_TIME_SHARE of the time; it finds most wins in a few hundred positions and can
+ * only say "won"), then an exhaustive depth-first search, the only one that may say "lost".
+ * Both use:
+ *  - talon macro moves: every card the stock/waste can bring to the top of the waste (by
+ *    drawing and turning the waste over within the redeal limit) is one move, expanded back
  *    into draw/redeal steps for the solution;
- *  - automatic safe foundation moves (a card whose tableau children are all on the
- *    foundations already, aces and twos);
- *  - a transposition table keyed by a 120-bit hash of the position, invariant under
- *    permuting the columns, that stores the fewest redeals a position was reached with
- *    (a position reached again with as many or more redeals used is pruned);
- *  - move ordering (uncover face-down cards first).
- * Winnability is reachability of the won position, and DFS with a visited set explores
- * everything reachable, so an exhausted search (no node, time, table or depth limit
- * hit) proves the deal lost.
+ *  - a transposition table keyed by a 120-bit Zobrist-style hash of the position, kept up to
+ *    date move by move, invariant under permuting the columns (see visit()).
+ *
+ * The exhaustive search is complete for winnability: it prunes only what is dominated for
+ * sure, each rule argued where it is coded:
+ *  1. safe foundation moves are played at once (safe_up: aces and twos, cards whose tableau
+ *     children are on the foundations, and the wider rule that the two cards of the other
+ *     colour one lower can go to the foundation whenever free, and so can the card under
+ *     them);
+ *  2. the table prunes a position already visited, or in draw 1 one that a visited position
+ *     with the same cards reaches by drawing and redealing alone (visit, talon_reaches);
+ *  3. moving part of a face-up run (which leaves a face-up card e on top) is played only
+ *     together with its purpose: e to the foundation, or another card onto e, at once; and
+ *     moving a whole pile off a column with no face-down card (emptying it) only together with
+ *     a king moving into it (gen_moves, search: "pairs");
+ *  4. positions where a card can only ever leave for the foundation but lies on a lower card
+ *     of its suit (directly or through a cycle of such cards) are lost (dead_position).
+ * Rules 1 (the wider part), 3 and 4 are used without foundation returns only where said.
+ * Why pairs are sound: take a winning line with the fewest tableau/foundation moves. If it
+ * plays such a move M (run R off e onto d; or the whole pile R off column i onto d), look at
+ * the first later move that touches e (column i): no move in between uses e (column i) or d
+ * (d is covered by R), so M can wait until just before that move; if R's bottom card leaves
+ * d first, M was useless and the line was not the shortest. Every card goes to the
+ * foundation in a won game, so that first move exists: e to the foundation or a card onto e
+ * (a king into column i, only kings go there). Waiting changes nothing else, so a line with
+ * M right before its purpose wins too; the search tries exactly those.
+ * Hence an exhausted exhaustive search (no node, time, table or depth limit hit) proves the
+ * deal lost.
  *
  * Python API: solve(columns, talon, ptr, foundations, redeals_used, draw_count,
  *                   redeal_limit, foundation_return, redeal_reverses, node_limit,
- *                   time_limit, table_bits) -> (status, moves, nodes)
+ *                   time_limit, table_bits[, quick_nodes]) -> (status, moves, nodes)
  *   columns: 7 tuples (hidden: bytes, faceup: bytes) of card indexes suit*13+rank-1
  *   talon: bytes, waste bottom..top then stock next..last; ptr = len(waste)
  *   status: 1 won, 0 lost, -1 unknown (a limit was hit)
  *   moves: list of (kind, a, b): 0 draw, 1 redeal, 2 w-f, 3 w-b, 4 a-f, 5 a-b, 6 fa-b
+ * SOLVER_DEBUG=1 in the environment prints each pass's statistics to stderr.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -34,10 +57,13 @@
 #define MAXTALON 24
 #define MAXMV 400
 #define MAXDEPTH 1500
+/* share of the time limit the quick best-first pass may use before the exhaustive search */
+#define QUICK_TIME_SHARE 0.2
 
-#define RANK(c) ((c) % 13 + 1)
-#define SUIT(c) ((c) / 13)
-#define RED(c) (SUIT(c) == 1 || SUIT(c) == 2)
+static uint8_t RANK_OF[52], SUIT_OF[52], RED_OF[52];
+#define RANK(c) (RANK_OF[c])
+#define SUIT(c) (SUIT_OF[c])
+#define RED(c) (RED_OF[c])
 
 enum { MV_T2F, MV_T2C, MV_C2F, MV_C2C, MV_F2C };
 enum { OUT_DRAW, OUT_REDEAL, OUT_W2F, OUT_W2C, OUT_C2F, OUT_C2C, OUT_F2C };
@@ -50,12 +76,20 @@ typedef struct {
     uint8_t nt, ptr;
     uint8_t f[4];
     uint8_t redeals;
+    uint8_t orient;                /* the talon is stored reversed (odd number of reversing redeals) */
+    uint64_t ch1[NCOL], ch2[NCOL]; /* incremental hashes of each column (cards, places, face-down count) */
+    uint64_t th1, th2;             /* of the cards left in the talon (their order never changes but by reversal) */
 } St;
 
 typedef struct {
     uint8_t kind, a, b, q, pos, k;
+    uint8_t mk;      /* DFS: MK_PARTIAL / MK_EMPTY moves are played only with their purpose */
     int16_t score;
 } Mv;
+
+/* Kinds of column-to-column moves the exhaustive search plays only as the first half of a
+ * pair (see gen_moves and search): */
+enum { MK_FREE = 0, MK_PARTIAL = 1, MK_EMPTY = 2 };
 
 typedef struct {
     int dc;          /* draw count */
@@ -67,15 +101,19 @@ typedef struct {
 typedef struct {
     St s;
     int nmv, cur, nauto;
+    int pend;        /* -1, or the column whose purpose the next move must serve */
     Mv mv[MAXMV];
     Mv autos[52];
 } Frame;
 
 typedef struct {
-    uint64_t *keys; /* pairs: a, b (b low byte: redeals used) */
+    uint64_t *keys; /* pairs: a, b (b low 16 bits: waste size << 8 | redeals used) */
     uint64_t mask;
     uint64_t count, cap;
     int full;
+    int ptr_free;   /* draw 1, waste not reversed: the key leaves out the waste size (see visit) */
+    int unlimited;  /* no redeal limit */
+    long long again;
 } Table;
 
 static inline int fits(int c, int onto) { return RANK(c) + 1 == RANK(onto) && RED(c) != RED(onto); }
@@ -93,51 +131,122 @@ static inline uint64_t mix64b(uint64_t x) {
     return x;
 }
 
-static void hash_state(const St *s, uint64_t *ka, uint64_t *kb) {
-    uint64_t a = 0, b = 0;
-    for (int i = 0; i < NCOL; i++) {
-        uint64_t pa = 0x9e3779b97f4a7c15ULL + s->h[i], pb = 0x243f6a8885a308d3ULL + s->h[i];
-        for (int j = 0; j < s->n[i]; j++) {
-            pa = pa * 0x100000001b3ULL + s->cards[i][j] + 1;
-            pb = (pb ^ (s->cards[i][j] + 7)) * 0xc6a4a7935bd1e995ULL;
-        }
-        a += mix64(pa);   /* a sum: the same for any order of the columns */
-        b += mix64b(pb);
-    }
-    uint64_t ta = 0x517cc1b727220a95ULL + s->ptr, tb = 0x2545f4914f6cdd1dULL + s->ptr * 31;
-    for (int j = 0; j < s->nt; j++) {
-        ta = ta * 0x100000001b3ULL + s->talon[j] + 1;
-        tb = (tb ^ (s->talon[j] + 3)) * 0xc6a4a7935bd1e995ULL;
-    }
-    a ^= mix64b(ta + 0x1234567ULL);
-    b ^= mix64(tb + 0x7654321ULL);
-    *ka = a | 1;
-    *kb = b & ~(uint64_t)0xFF;
+/* Zobrist keys: two independent 64-bit keys per (place in a column, card), per face-down
+ * count, and per talon card, filled from a fixed generator at import. */
+static uint64_t Z1[MAXCOL][52], Z2[MAXCOL][52], ZH1[MAXCOL + 1], ZH2[MAXCOL + 1], ZT1[52], ZT2[52];
+
+static uint64_t splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
 }
 
-/* Returns 1 when the position was already reached with no more redeals (prune). */
-static int table_visit(Table *t, uint64_t a, uint64_t b, int redeals) {
+static void zobrist_init(void) {
+    for (int c = 0; c < 52; c++) {
+        RANK_OF[c] = (uint8_t)(c % 13 + 1);
+        SUIT_OF[c] = (uint8_t)(c / 13);
+        RED_OF[c] = SUIT_OF[c] == 1 || SUIT_OF[c] == 2;
+    }
+    uint64_t x = 0x5eed5eed12345678ULL;
+    for (int p = 0; p < MAXCOL; p++)
+        for (int c = 0; c < 52; c++) { Z1[p][c] = splitmix(&x); Z2[p][c] = splitmix(&x); }
+    for (int h = 0; h <= MAXCOL; h++) { ZH1[h] = splitmix(&x); ZH2[h] = splitmix(&x); }
+    for (int c = 0; c < 52; c++) { ZT1[c] = splitmix(&x); ZT2[c] = splitmix(&x); }
+}
+
+/* Compute the incremental hashes of a state from scratch. */
+static void rehash(St *s) {
+    for (int i = 0; i < NCOL; i++) {
+        uint64_t a = ZH1[s->h[i]], b = ZH2[s->h[i]];
+        for (int k = 0; k < s->n[i]; k++) { a ^= Z1[k][s->cards[i][k]]; b ^= Z2[k][s->cards[i][k]]; }
+        s->ch1[i] = a; s->ch2[i] = b;
+    }
+    s->th1 = s->th2 = 0;
+    for (int j = 0; j < s->nt; j++) { s->th1 ^= ZT1[s->talon[j]]; s->th2 ^= ZT2[s->talon[j]]; }
+}
+
+/* A 120-bit key of the position, the same for any order of the columns (a sum over them). */
+static void hash_state(const St *s, int with_ptr, uint64_t *ka, uint64_t *kb) {
+    uint64_t a = 0, b = 0;
+    for (int i = 0; i < NCOL; i++) {
+        a += mix64(s->ch1[i]);
+        b += mix64b(s->ch2[i] ^ 0x243f6a8885a308d3ULL);
+    }
+    uint64_t p = (uint64_t)(with_ptr ? s->ptr + 1 : 0) | ((uint64_t)s->orient << 8);
+    a ^= mix64b(s->th1 + p * 0x517cc1b727220a95ULL + 0x1234567ULL);
+    b ^= mix64(s->th2 + p * 0x2545f4914f6cdd1dULL + 0x7654321ULL);
+    *ka = a | 1;
+    *kb = b & ~(uint64_t)0xFFFF;
+}
+
+/* Does a visited talon state (p0 cards in the waste, r0 redeals used) reach the new one
+ * (p, r) by drawing and turning the waste over, with the rest of the position the same?
+ * Only asked when t->ptr_free (draw 1, waste not reversed by a redeal): drawing takes the
+ * waste size from p0 to any larger value in the same pass, and a redeal (allowed while
+ * r0 + 1 <= r <= limit, or always when unlimited) makes any waste size reachable. */
+static inline int talon_reaches(const Table *t, int p0, int r0, int p, int r, int nt) {
+    if (t->unlimited) return p0 <= p || nt > 0;
+    return (r0 <= r && p0 <= p) || (r0 + 1 <= r && nt > 0);
+}
+
+/* The transposition table. Returns 1 to prune: the position, or (draw 1) one that reaches it
+ * by drawing and redealing alone, was visited before. Sound because the search is complete
+ * for any state whose every line can be played from an already visited state too: if a won
+ * position were reachable, the visited position nearest to a win (fewest tableau and
+ * foundation moves to go; draws free) would have a successor nearer still, and that one is
+ * either visited or reachable from a visited one, which is then nearer: a contradiction.
+ * In draw 1 (no reversal) the entry of a position keyed without its waste size keeps one
+ * pair (p, r), the visited waste size and redeals: a pair with fewer redeals reaches every
+ * pair with more (draw to the end, redeal, draw), so one pair covers all visited ones. */
+static int visit(Table *t, const St *s) {
+    uint64_t a, b;
+    hash_state(s, !t->ptr_free, &a, &b);
+    int p = t->ptr_free ? s->ptr : 0;
+    int r = t->unlimited ? 0 : s->redeals;
     uint64_t i = (a ^ (a >> 29)) & t->mask;
     for (;;) {
         uint64_t *e = &t->keys[2 * i];
         if (e[0] == 0) {
             if (t->count >= t->cap) { t->full = 1; return 1; }
-            e[0] = a; e[1] = b | (uint64_t)redeals;
+            e[0] = a; e[1] = b | (uint64_t)(p << 8) | (uint64_t)r;
             t->count++;
             return 0;
         }
-        if (e[0] == a && (e[1] & ~(uint64_t)0xFF) == b) {
-            int old = (int)(e[1] & 0xFF);
-            if (old <= redeals) return 1;
-            e[1] = b | (uint64_t)redeals;
+        if (e[0] == a && (e[1] & ~(uint64_t)0xFFFF) == b) {
+            int r0 = (int)(e[1] & 0xFF), p0 = (int)((e[1] >> 8) & 0xFF);
+            if (t->ptr_free ? talon_reaches(t, p0, r0, p, r, s->nt) : r0 <= r) return 1;
+            /* not covered: the new pair covers the old one (fewer redeals), keep it */
+            e[1] = b | (uint64_t)(p << 8) | (uint64_t)r;
+            t->again++;
             return 0;
         }
         i = (i + 1) & t->mask;
     }
 }
 
+static void table_init(Table *t, int table_bits, const Rules *R) {
+    t->mask = ((uint64_t)1 << table_bits) - 1;
+    t->cap = (t->mask + 1) / 4 * 3;
+    t->count = 0; t->full = 0; t->again = 0;
+    t->ptr_free = R->dc == 1 && !R->reverses;
+    t->unlimited = R->limit < 0;
+    t->keys = calloc((size_t)(t->mask + 1) * 2, sizeof(uint64_t));
+}
+
 static inline void flip(St *s, int c) {
-    if (s->n[c] > 0 && s->h[c] == s->n[c]) s->h[c]--;
+    if (s->n[c] > 0 && s->h[c] == s->n[c]) {
+        int h = s->h[c]--;
+        s->ch1[c] ^= ZH1[h] ^ ZH1[h - 1];
+        s->ch2[c] ^= ZH2[h] ^ ZH2[h - 1];
+    }
+}
+
+static inline void col_push(St *s, int j, uint8_t c) {
+    int k = s->n[j]++;
+    s->cards[j][k] = c;
+    s->ch1[j] ^= Z1[k][c];
+    s->ch2[j] ^= Z2[k][c];
 }
 
 static int redeals_left(const St *s, const Rules *R) {
@@ -151,13 +260,16 @@ static uint8_t take_talon(St *s, int q, int pos, const Rules *R) {
         for (int i = 0, j = s->nt - 1; i < j; i++, j--) {
             uint8_t t = s->talon[i]; s->talon[i] = s->talon[j]; s->talon[j] = t;
         }
+        s->orient ^= 1;
     }
     int idx = pos - 1;
     uint8_t c = s->talon[idx];
     memmove(&s->talon[idx], &s->talon[idx + 1], s->nt - idx - 1);
     s->nt--;
+    s->th1 ^= ZT1[c];
+    s->th2 ^= ZT2[c];
     s->ptr = idx;
-    s->redeals += q;
+    if (R->limit >= 0) s->redeals += q;  /* unlimited: the count never matters (and cannot overflow) */
     return c;
 }
 
@@ -171,24 +283,30 @@ static void apply(St *s, const Mv *m, const Rules *R) {
         break;
     case MV_T2C:
         c = take_talon(s, m->q, m->pos, R);
-        s->cards[m->b][s->n[m->b]++] = c;
+        col_push(s, m->b, c);
         break;
     case MV_C2F:
-        c = s->cards[m->a][--s->n[m->a]];
+        k = --s->n[m->a];
+        c = s->cards[m->a][k];
+        s->ch1[m->a] ^= Z1[k][c];
+        s->ch2[m->a] ^= Z2[k][c];
         s->f[SUIT(c)]++;
         flip(s, m->a);
         break;
     case MV_C2C:
-        k = s->n[m->a] - m->k;
-        memcpy(&s->cards[m->b][s->n[m->b]], &s->cards[m->a][m->k], k);
-        s->n[m->b] += k;
+        for (k = m->k; k < s->n[m->a]; k++) {
+            c = s->cards[m->a][k];
+            s->ch1[m->a] ^= Z1[k][c];
+            s->ch2[m->a] ^= Z2[k][c];
+            col_push(s, m->b, c);
+        }
         s->n[m->a] = m->k;
         flip(s, m->a);
         break;
     case MV_F2C:
         c = (uint8_t)(m->a * 13 + s->f[m->a] - 1);
         s->f[m->a]--;
-        s->cards[m->b][s->n[m->b]++] = c;
+        col_push(s, m->b, c);
         break;
     }
 }
@@ -196,11 +314,24 @@ static void apply(St *s, const Mv *m, const Rules *R) {
 typedef struct { int *v; int n, cap; } Out;
 static int emit(Out *o, const St *s, const Mv *m, const Rules *R);
 
-static inline int safe_up(const St *s, int c) {
+/* Is moving c (the next card of its foundation) there at once safe: does some winning line,
+ * if any exists, play it now? Without foundation returns, c (rank r) is only ever useful in
+ * the tableau under a card B of the other colour and rank r-1, and B only under a card R2 of
+ * c's colour and rank r-2 (the one of c's suit is on the foundation already); nothing can go
+ * on R2 when the other colour's foundations are at r-2 or more. With both of those at r-2
+ * or more and the other foundation of c's colour at r-3 or more, B and R2 can each go to the
+ * foundation whenever they are free to move, so a winning line that parks B (with R2) on c
+ * can play R2 and B to the foundation instead, and lose nothing by having played c now.
+ * With foundation returns the narrower classic rule is used: both cards that could go on c
+ * are on the foundations already (r-1 or more on both foundations of the other colour). */
+static inline int safe_up(const St *s, int c, int fret) {
     int r = RANK(c);
     if (r <= 2) return 1;
-    if (RED(c)) return s->f[0] >= r - 1 && s->f[3] >= r - 1;
-    return s->f[1] >= r - 1 && s->f[2] >= r - 1;
+    int o1 = RED(c) ? 0 : 1, o2 = RED(c) ? 3 : 2;            /* the other colour's suits */
+    int same = SUIT(c) == 1 ? 2 : SUIT(c) == 2 ? 1 : SUIT(c) == 0 ? 3 : 0;  /* c's colour, other suit */
+    if (s->f[o1] >= r - 1 && s->f[o2] >= r - 1) return 1;
+    if (fret) return 0;
+    return s->f[o1] >= r - 2 && s->f[o2] >= r - 2 && s->f[same] >= r - 3;
 }
 
 /* Apply safe foundation moves until none is left; record them in the frame. */
@@ -213,7 +344,7 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
         for (int i = 0; i < NCOL; i++) {
             if (s->n[i] > s->h[i]) {
                 int c = s->cards[i][s->n[i] - 1];
-                if (s->f[SUIT(c)] + 1 == RANK(c) && safe_up(s, c)) {
+                if (s->f[SUIT(c)] + 1 == RANK(c) && safe_up(s, c, R->fret)) {
                     Mv m = {MV_C2F, (uint8_t)i, 0, 0, 0, 0, 0};
                     if (out) emit(out, s, &m, R);
                     apply(s, &m, R);
@@ -224,7 +355,7 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
         }
         if (R->dc == 1 && s->ptr > 0) {
             int c = s->talon[s->ptr - 1];
-            if (s->f[SUIT(c)] + 1 == RANK(c) && safe_up(s, c)) {
+            if (s->f[SUIT(c)] + 1 == RANK(c) && safe_up(s, c, R->fret)) {
                 Mv m = {MV_T2F, 0, 0, 0, s->ptr, 0, 0};
                 if (out) emit(out, s, &m, R);
                 apply(s, &m, R);
@@ -237,25 +368,98 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
 
 static void do_autos(Frame *F, const Rules *R) { do_autos_out(F, R, NULL); }
 
+/* A position no line can win (without foundation returns), found from cards that can only
+ * ever leave their place for the foundation. A tableau card Z is "stuck" when
+ *  - it cannot ride on the card below it: Z is face down, or the lowest face-up card of
+ *    its column (a face-down card never moves, and one becomes movable only on top);
+ *  - it is not a king (a king may go to an empty column);
+ *  - both cards it could be put on (rank + 1, other colour) are on the foundations or
+ *    below Z in its own column (where they stay covered until Z has left).
+ * All three stay true until Z leaves, so Z leaves only for the foundation, after every
+ * lower card of its suit. If such a lower card L lies below a stuck card Z2 (Z itself or
+ * another), Z can go only after Z2 has gone: an edge Z -> Z2. A cycle of such edges (a
+ * stuck card above a lower card of its own suit is the shortest) is an order that cannot
+ * be kept, so the position is lost. */
+static int dead_position(const St *s) {
+    int8_t col[52], pos[52];
+    memset(col, -1, sizeof col);
+    for (int i = 0; i < NCOL; i++)
+        for (int k = 0; k < s->n[i]; k++) { col[s->cards[i][k]] = (int8_t)i; pos[s->cards[i][k]] = (int8_t)k; }
+    uint64_t stuck = 0;
+    for (int i = 0; i < NCOL; i++) {
+        int top = s->h[i] < s->n[i] ? s->h[i] : s->n[i] - 1;   /* face-down cards and the lowest face-up one */
+        for (int k = 0; k <= top; k++) {
+            int z = s->cards[i][k], r = RANK(z);
+            if (r == 13) continue;
+            int ok = 1;
+            for (int su = 0; su < 4 && ok; su++) {
+                if (((su == 1 || su == 2) ? 1 : 0) == (RED(z) ? 1 : 0)) continue;
+                int p = su * 13 + r;   /* rank r + 1 of suit su */
+                if (s->f[su] >= r + 1) continue;
+                if (col[p] == i && pos[p] < k) continue;
+                ok = 0;
+            }
+            if (ok) stuck |= (uint64_t)1 << z;
+        }
+    }
+    if (!stuck) return 0;
+    uint64_t edge[52];
+    int list[52], nl = 0;
+    for (int z = 0; z < 52; z++) {
+        if (!(stuck >> z & 1)) continue;
+        list[nl++] = z;
+        edge[z] = 0;
+        int su = SUIT(z);
+        for (int r = s->f[su] + 1; r < RANK(z); r++) {
+            int l = su * 13 + r - 1;
+            if (col[l] < 0) continue;   /* in the stock or waste */
+            int j = col[l];
+            for (int m = pos[l] + 1; m < s->n[j]; m++) {
+                int z2 = s->cards[j][m];
+                if (stuck >> z2 & 1) edge[z] |= (uint64_t)1 << z2;
+            }
+        }
+        if (edge[z] >> z & 1) return 1;
+    }
+    /* transitive closure over the stuck cards; a card that reaches itself closes a cycle */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int x = 0; x < nl; x++) {
+            int z = list[x];
+            uint64_t e = edge[z], add = 0;
+            for (int y = 0; y < nl; y++)
+                if (e >> list[y] & 1) add |= edge[list[y]];
+            if (add & ~e) { edge[z] = e | add; changed = 1; }
+            if (edge[z] >> z & 1) return 1;
+        }
+    }
+    return 0;
+}
+
 static inline int is_won(const St *s) { return s->f[0] == 13 && s->f[1] == 13 && s->f[2] == 13 && s->f[3] == 13; }
 
 static inline void add(Frame *F, uint8_t kind, int a, int b, int q, int pos, int k, int score) {
     if (F->nmv >= MAXMV) return;
     Mv *m = &F->mv[F->nmv++];
     m->kind = kind; m->a = (uint8_t)a; m->b = (uint8_t)b; m->q = (uint8_t)q; m->pos = (uint8_t)pos;
-    m->k = (uint8_t)k; m->score = (int16_t)score;
+    m->k = (uint8_t)k; m->mk = MK_FREE; m->score = (int16_t)score;
 }
 
-static void talon_card_moves(Frame *F, int c, int q, int pos, int empty_col) {
+/* only_col >= 0: only a move onto that column (the second half of a pair) */
+static void talon_card_moves(Frame *F, int c, int q, int pos, int empty_col, int only_col) {
     const St *s = &F->s;
-    int cost = q * 30 + 0;
-    if (s->f[SUIT(c)] + 1 == RANK(c)) add(F, MV_T2F, 0, 0, q, pos, 0, 60 - cost);
+    /* the fewer cards drawn (and no redeal) the sooner: a position is then reached first with
+     * the least of the talon used up, and seldom searched again with a better talon */
+    int cost = q ? 60 + s->nt - s->ptr + pos : pos - s->ptr;
+    if (only_col < 0 && s->f[SUIT(c)] + 1 == RANK(c)) add(F, MV_T2F, 0, 0, q, pos, 0, 60 - cost);
     for (int j = 0; j < NCOL; j++) {
+        if (only_col >= 0 && j != only_col) continue;
         if (s->n[j] > s->h[j]) {
             if (fits(c, s->cards[j][s->n[j] - 1])) add(F, MV_T2C, 0, j, q, pos, 0, 40 - cost);
         }
     }
-    if (RANK(c) == 13 && empty_col >= 0) add(F, MV_T2C, 0, empty_col, q, pos, 0, 35 - cost);
+    if (RANK(c) == 13 && empty_col >= 0 && (only_col < 0 || only_col == empty_col))
+        add(F, MV_T2C, 0, empty_col, q, pos, 0, 35 - cost);
 }
 
 static int king_wants_column(const St *s) {
@@ -267,44 +471,69 @@ static int king_wants_column(const St *s) {
     return 0;
 }
 
-/* restricted: the quick first pass leaves out moves that rarely help (incomplete) */
-static void gen_moves(Frame *F, const Rules *R, int restricted) {
+/* restricted: the quick first pass leaves out moves that rarely help (incomplete).
+ * pend >= 0 (exhaustive search only): the position is the middle of a pair begun by a
+ * MK_PARTIAL or MK_EMPTY move out of column pend; only the moves that serve its purpose
+ * are generated: a card onto column pend, or (after a partial move) its top card to the
+ * foundation. */
+static void gen_moves(Frame *F, const Rules *R, int restricted, int pend) {
     const St *s = &F->s;
     F->nmv = 0;
     F->cur = 0;
     int empty_col = -1;
-    for (int j = 0; j < NCOL; j++)
-        if (s->n[j] == 0) { empty_col = j; break; }
+    if (pend >= 0 && s->n[pend] == 0) empty_col = pend;
+    else
+        for (int j = 0; j < NCOL; j++)
+            if (s->n[j] == 0) { empty_col = j; break; }
     int kings = restricted ? king_wants_column(s) : 1;
+    /* where each face-up card lies; and which cards some column top (or an empty column) takes */
+    int8_t loccol[52], locpos[52];
+    memset(loccol, -1, sizeof loccol);
+    uint64_t want = 0;
+    for (int i = 0; i < NCOL; i++) {
+        for (int k = s->h[i]; k < s->n[i]; k++) { loccol[s->cards[i][k]] = (int8_t)i; locpos[s->cards[i][k]] = (int8_t)k; }
+        if (pend >= 0 && i != pend) continue;
+        if (s->n[i] > s->h[i]) {
+            int d = s->cards[i][s->n[i] - 1], r = RANK(d);
+            if (r > 1) want |= (RED(d) ? (1ULL << (r - 2)) | (1ULL << (39 + r - 2)) : (1ULL << (13 + r - 2)) | (1ULL << (26 + r - 2)));
+        }
+    }
+    if (empty_col >= 0) want |= (1ULL << 12) | (1ULL << 25) | (1ULL << 38) | (1ULL << 51);
     /* tableau moves */
     for (int i = 0; i < NCOL; i++) {
         if (s->n[i] <= s->h[i]) continue;
         int top = s->cards[i][s->n[i] - 1];
-        if (s->f[SUIT(top)] + 1 == RANK(top)) {
+        if (s->f[SUIT(top)] + 1 == RANK(top) && (pend < 0 || pend == i)) {
             int sc = 50 + (s->n[i] - 1 == s->h[i] && s->h[i] > 0 ? 60 + s->h[i] : 0);
             add(F, MV_C2F, i, 0, 0, 0, 0, sc);
         }
         int base = s->h[i];
         for (int j = 0; j < NCOL; j++) {
-            if (j == i) continue;
+            if (j == i || (pend >= 0 && j != pend)) continue;
             if (s->n[j] > s->h[j]) {
-                int dst = s->cards[j][s->n[j] - 1];
-                for (int k = base; k < s->n[i]; k++) {
-                    if (fits(s->cards[i][k], dst)) {
-                        int sc;
-                        if (k == base && s->h[i] > 0) sc = 100 + s->h[i] * 2;
-                        else if (k == base) {
-                            if (!kings) break;
-                            sc = 30;
-                        } else {
-                            int ex = s->cards[i][k - 1];
-                            int up = s->f[SUIT(ex)] + 1 == RANK(ex);
-                            if (restricted && !up) break;
-                            sc = up ? 45 : -10;
-                        }
-                        add(F, MV_C2C, i, j, 0, 0, k, sc);
-                        break;
-                    }
+                int dst = s->cards[j][s->n[j] - 1], r = RANK(dst);
+                if (r == 1) continue;
+                int k = -1;
+                for (int su = 0; su < 4; su++) {
+                    int c = su * 13 + r - 2;
+                    if (RED(c) != RED(dst) && loccol[c] == i) { k = locpos[c]; break; }
+                }
+                if (k < 0) continue;
+                int sc;
+                if (k == base && s->h[i] > 0) sc = 100 + s->h[i] * 2;
+                else if (k == base) {
+                    if (!kings) continue;
+                    sc = 30;
+                } else {
+                    int ex = s->cards[i][k - 1];
+                    int up = s->f[SUIT(ex)] + 1 == RANK(ex);
+                    if (restricted && !up) continue;
+                    sc = up ? 45 : -10;
+                }
+                add(F, MV_C2C, i, j, 0, 0, k, sc);
+                if (pend < 0) {
+                    if (k > base) F->mv[F->nmv - 1].mk = MK_PARTIAL;
+                    else if (s->h[i] == 0) F->mv[F->nmv - 1].mk = MK_EMPTY;
                 }
             } else if (j == empty_col && s->h[i] > 0 && RANK(s->cards[i][base]) == 13) {
                 add(F, MV_C2C, i, j, 0, 0, base, 90 + s->h[i] * 2);
@@ -332,7 +561,8 @@ static void gen_moves(Frame *F, const Rules *R, int restricted) {
                 if (seen[orient] & (1u << p)) continue;
                 seen[orient] |= 1u << p;
                 int c = orient ? s->talon[nt - p] : s->talon[p - 1];
-                talon_card_moves(F, c, q, p, empty_col);
+                if ((want >> c & 1) || (pend < 0 && s->f[SUIT(c)] + 1 == RANK(c)))
+                    talon_card_moves(F, c, q, p, empty_col, pend);
             }
         }
     }
@@ -341,6 +571,7 @@ static void gen_moves(Frame *F, const Rules *R, int restricted) {
             if (!s->f[su]) continue;
             int c = su * 13 + s->f[su] - 1;
             for (int j = 0; j < NCOL; j++) {
+                if (pend >= 0 && j != pend) continue;
                 if (s->n[j] > s->h[j]) {
                     if (fits(c, s->cards[j][s->n[j] - 1])) add(F, MV_F2C, su, j, 0, 0, 0, -50);
                 } else if (j == empty_col && RANK(c) == 13) {
@@ -411,24 +642,22 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
                   int restricted, long long *nodes_out, Out *out) {
     Frame *fr = malloc(sizeof(Frame) * (MAXDEPTH + 1));
     Table t;
-    t.mask = ((uint64_t)1 << table_bits) - 1;
-    t.cap = (t.mask + 1) / 4 * 3;
-    t.count = 0; t.full = 0;
-    t.keys = calloc((size_t)(t.mask + 1) * 2, sizeof(uint64_t));
+    table_init(&t, table_bits, R);
     if (!fr || !t.keys) { free(fr); free(t.keys); return -2; }
     double deadline = time_limit > 0 ? now_s() + time_limit : 0;
     long long nodes = 0;
     int aborted = 0, found = -1, depth = 0;
+    long long ndead = 0;
 
     fr[0].s = *start;
     for (int i = 0; i < NCOL; i++) flip(&fr[0].s, i);
     do_autos(&fr[0], R);
     if (is_won(&fr[0].s)) found = 0;
     else {
-        uint64_t a, b;
-        hash_state(&fr[0].s, &a, &b);
-        table_visit(&t, a, b, fr[0].s.redeals);
-        gen_moves(&fr[0], R, restricted);
+        visit(&t, &fr[0].s);
+        fr[0].pend = -1;
+        if (!R->fret && dead_position(&fr[0].s)) depth = -1;  /* lost as it stands */
+        else gen_moves(&fr[0], R, restricted, -1);
     }
     while (found < 0 && depth >= 0) {
         Frame *F = &fr[depth];
@@ -440,16 +669,25 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
         nodes++;
         if ((node_limit > 0 && nodes >= node_limit) ||
             (deadline > 0 && (nodes & 1023) == 0 && now_s() > deadline)) { aborted = 1; break; }
+        if (m.mk != MK_FREE && !restricted) {
+            /* the first half of a pair: no safe moves, no table, only the moves that serve it */
+            if (depth + 1 >= MAXDEPTH) { aborted = 1; continue; }
+            C->nauto = 0;
+            C->pend = m.a;
+            gen_moves(C, R, 0, m.a);
+            depth++;
+            continue;
+        }
+        C->pend = -1;
         do_autos(C, R);
         if (is_won(&C->s)) { found = depth + 1; break; }
-        uint64_t a, b;
-        hash_state(&C->s, &a, &b);
-        if (table_visit(&t, a, b, C->s.redeals)) {
+        if (visit(&t, &C->s)) {
             if (t.full) { aborted = 1; break; }
             continue;
         }
+        if (!R->fret && dead_position(&C->s)) { ndead++; continue; }
         if (depth + 1 >= MAXDEPTH) { aborted = 1; continue; }
-        gen_moves(C, R, restricted);
+        gen_moves(C, R, restricted, -1);
         depth++;
     }
     int status;
@@ -474,6 +712,7 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
         if (restricted && status == 0) status = -1; /* an incomplete search proves nothing */
     }
     *nodes_out = nodes;
+    if (getenv("SOLVER_DEBUG")) fprintf(stderr, "dfs: status %d nodes %lld dead %lld again %lld table %llu full %d aborted %d\n", status, nodes, ndead, t.again, (unsigned long long)t.count, t.full, aborted);
     free(fr);
     free(t.keys);
     return status;
@@ -541,31 +780,24 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
     HItem *heap = malloc(sizeof(HItem) * (cap * 1 + 16));
     Frame *F = malloc(sizeof(Frame)), *C = malloc(sizeof(Frame));
     Table t;
-    t.mask = ((uint64_t)1 << table_bits) - 1;
-    t.cap = (t.mask + 1) / 4 * 3;
-    t.count = 0; t.full = 0;
-    t.keys = calloc((size_t)(t.mask + 1) * 2, sizeof(uint64_t));
-    int status = -1;
+    table_init(&t, table_bits, R);
+    int status = -1, nh = 0, nn = 0;
     long long count = 0;
     if (!nodes || !heap || !F || !C || !t.keys) { status = -2; goto done; }
     double deadline = time_limit > 0 ? now_s() + time_limit : 0;
-    int nh = 0, nn = 0;
     F->s = *start;
     for (int i = 0; i < NCOL; i++) flip(&F->s, i);
     do_autos(F, R);
     nodes[0].s = F->s; nodes[0].parent = -1;
     if (is_won(&F->s)) { bf_emit_path(nodes, 0, start, R, out, C); status = 1; goto done; }
     nn = 1;
-    {
-        uint64_t a, b;
-        hash_state(&F->s, &a, &b);
-        table_visit(&t, a, b, F->s.redeals);
-    }
+    if (!R->fret && dead_position(&F->s)) goto done;   /* the exhaustive search will say lost at once */
+    visit(&t, &F->s);
     heap_push(heap, &nh, (HItem){heuristic(&F->s, 0), 0});
     while (nh > 0 && status == -1) {
         HItem it = heap_pop(heap, &nh);
         F->s = nodes[it.idx].s;
-        gen_moves(F, R, 1);
+        gen_moves(F, R, 1, -1);
         for (int x = 0; x < F->nmv; x++) {
             C->s = F->s;
             apply(&C->s, &F->mv[x], R);
@@ -577,9 +809,8 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
                 status = 1;
                 break;
             }
-            uint64_t a, b;
-            hash_state(&C->s, &a, &b);
-            if (table_visit(&t, a, b, C->s.redeals)) { if (t.full) { status = -3; break; } continue; }
+            if (visit(&t, &C->s)) { if (t.full) { status = -3; break; } continue; }
+            if (!R->fret && dead_position(&C->s)) continue;
             if (nn >= cap - 1 || (node_limit > 0 && count >= node_limit)) { status = -3; break; }
             nodes[nn].s = C->s; nodes[nn].parent = it.idx; nodes[nn].m = F->mv[x];
             heap_push(heap, &nh, (HItem){heuristic(&C->s, 0), nn});
@@ -590,6 +821,7 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
     if (status == -3) status = -1;
     /* an exhausted restricted search proves nothing either: status stays -1 */
 done:
+    if (getenv("SOLVER_DEBUG")) fprintf(stderr, "bf: status %d nodes %lld stored %d\n", status, count, nn);
     *nodes_out = count;
     free(nodes); free(heap); free(F); free(C); free(t.keys);
     return status;
@@ -658,6 +890,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     }
     if (redeals_used < 0 || redeals_used > 200) { PyErr_SetString(PyExc_ValueError, "redeals used out of range"); return NULL; }
     s.redeals = (uint8_t)redeals_used;
+    rehash(&s);
     if (dc != 1 && dc != 3) { PyErr_SetString(PyExc_ValueError, "draw count must be 1 or 3"); return NULL; }
     if (table_bits < 10 || table_bits > 30) { PyErr_SetString(PyExc_ValueError, "table_bits must be 10..30"); return NULL; }
     Rules R = {dc, limit, fret, reverses};
@@ -671,7 +904,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         long long quick = 0;
         status = -1;
         if (quick_nodes > 0) {
-            status = bestfirst(&s, &R, quick_nodes, time_limit, table_bits, &quick, &out);
+            status = bestfirst(&s, &R, quick_nodes, time_limit * QUICK_TIME_SHARE, table_bits, &quick, &out);
         }
         if (status == -1) {
             double left = time_limit > 0 ? time_limit - (now_s() - t0) : 0;
@@ -704,4 +937,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_csolver", "C core of the Klondike solver.", -1, methods};
 
-PyMODINIT_FUNC PyInit__csolver(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__csolver(void) {
+    zobrist_init();
+    return PyModule_Create(&module);
+}
