@@ -22,8 +22,9 @@
  *     together with its purpose: e to the foundation, or another card onto e, at once; and
  *     moving a whole pile off a column with no face-down card (emptying it) only together with
  *     a king moving into it (gen_moves, search: "pairs");
- *  4. positions where a card can only ever leave for the foundation but lies on a lower card
- *     of its suit (directly or through a cycle of such cards) are lost (dead_position).
+ *  4. positions where some card can never leave its place (every way out needs cards to
+ *     move first that can only move after it, directly or through others) are lost
+ *     (dead_position).
  * Rules 1 (the wider part), 3 and 4 are used without foundation returns only where said.
  * Why pairs are sound: take a winning line with the fewest tableau/foundation moves. If it
  * plays such a move M (run R off e onto d; or the whole pile R off column i onto d), look at
@@ -58,7 +59,7 @@
 #define MAXMV 400
 #define MAXDEPTH 1500
 /* share of the time limit the quick best-first pass may use before the exhaustive search */
-#define QUICK_TIME_SHARE 0.2
+#define QUICK_TIME_SHARE 0.4
 
 static uint8_t RANK_OF[52], SUIT_OF[52], RED_OF[52];
 #define RANK(c) (RANK_OF[c])
@@ -368,72 +369,80 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
 
 static void do_autos(Frame *F, const Rules *R) { do_autos_out(F, R, NULL); }
 
-/* A position no line can win (without foundation returns), found from cards that can only
- * ever leave their place for the foundation. A tableau card Z is "stuck" when
- *  - it cannot ride on the card below it: Z is face down, or the lowest face-up card of
- *    its column (a face-down card never moves, and one becomes movable only on top);
- *  - it is not a king (a king may go to an empty column);
- *  - both cards it could be put on (rank + 1, other colour) are on the foundations or
- *    below Z in its own column (where they stay covered until Z has left).
- * All three stay true until Z leaves, so Z leaves only for the foundation, after every
- * lower card of its suit. If such a lower card L lies below a stuck card Z2 (Z itself or
- * another), Z can go only after Z2 has gone: an edge Z -> Z2. A cycle of such edges (a
- * stuck card above a lower card of its own suit is the shortest) is an order that cannot
- * be kept, so the position is lost. */
+/* A position no line can win (without foundation returns). Call a tableau card a "blocker"
+ * when it is not a king and cannot ride on the card below it: it is face down, or the
+ * lowest face-up card of its column (a face-down card never moves; once turned, the card
+ * under it is face down). A blocker leaves its place only by itself, and only
+ *  (a) for the foundation: after every lower card of its suit got there, so after those
+ *      cards and every blocker above them had left; or
+ *  (b) onto a card P one rank higher of the other colour: P must be in play and on top,
+ *      so every blocker above P has left first; never if P is on a foundation, or lies
+ *      below the blocker in its own column (covered by it until it leaves).
+ * These are necessary conditions, and each mentions only blockers that left before. So the
+ * blockers that can ever leave are among the least set closed under "a blocker joins once
+ * (a) or (b) holds for it with the blockers already in": in any real line, each blocker
+ * that leaves finds the ones that left before it in that set. A blocker outside the set
+ * never leaves, never reaches the foundation, and the position is lost. (The simplest case:
+ * a card both of whose higher partners are on the foundations, lying on a lower card of its
+ * own suit.) Kings count as free (they may go to an empty column), and so do cards riding
+ * on others: that only makes the set larger, so the test stays sound. */
 static int dead_position(const St *s) {
     int8_t col[52], pos[52];
     memset(col, -1, sizeof col);
-    for (int i = 0; i < NCOL; i++)
-        for (int k = 0; k < s->n[i]; k++) { col[s->cards[i][k]] = (int8_t)i; pos[s->cards[i][k]] = (int8_t)k; }
-    uint64_t stuck = 0;
+    uint64_t above[NCOL + 1][MAXCOL + 1];   /* blockers above place k of column i */
+    uint64_t blockers = 0;
     for (int i = 0; i < NCOL; i++) {
-        int top = s->h[i] < s->n[i] ? s->h[i] : s->n[i] - 1;   /* face-down cards and the lowest face-up one */
-        for (int k = 0; k <= top; k++) {
-            int z = s->cards[i][k], r = RANK(z);
-            if (r == 13) continue;
-            int ok = 1;
-            for (int su = 0; su < 4 && ok; su++) {
-                if (((su == 1 || su == 2) ? 1 : 0) == (RED(z) ? 1 : 0)) continue;
-                int p = su * 13 + r;   /* rank r + 1 of suit su */
-                if (s->f[su] >= r + 1) continue;
-                if (col[p] == i && pos[p] < k) continue;
-                ok = 0;
-            }
-            if (ok) stuck |= (uint64_t)1 << z;
+        int last = s->h[i] < s->n[i] ? s->h[i] : s->n[i] - 1;
+        for (int k = 0; k < s->n[i]; k++) {
+            int c = s->cards[i][k];
+            col[c] = (int8_t)i; pos[c] = (int8_t)k;
+            if (k <= last && RANK(c) != 13) blockers |= (uint64_t)1 << c;
+        }
+        uint64_t acc = 0;
+        above[i][s->n[i]] = 0;
+        for (int k = s->n[i] - 1; k >= 0; k--) {
+            above[i][k] = acc;   /* strictly above place k */
+            int c = s->cards[i][k];
+            if (blockers >> c & 1) acc |= (uint64_t)1 << c;
         }
     }
-    if (!stuck) return 0;
-    uint64_t edge[52];
+    if (!blockers) return 0;
+    /* for each blocker: what (a) needs, and what each usable partner for (b) needs */
+    uint64_t need_a[52], need_b[52][2];
+    int nb[52];
     int list[52], nl = 0;
     for (int z = 0; z < 52; z++) {
-        if (!(stuck >> z & 1)) continue;
+        if (!(blockers >> z & 1)) continue;
         list[nl++] = z;
-        edge[z] = 0;
-        int su = SUIT(z);
-        for (int r = s->f[su] + 1; r < RANK(z); r++) {
-            int l = su * 13 + r - 1;
+        int su = SUIT(z), r = RANK(z);
+        uint64_t na = 0;
+        for (int rr = s->f[su] + 1; rr < r; rr++) {
+            int l = su * 13 + rr - 1;
             if (col[l] < 0) continue;   /* in the stock or waste */
-            int j = col[l];
-            for (int m = pos[l] + 1; m < s->n[j]; m++) {
-                int z2 = s->cards[j][m];
-                if (stuck >> z2 & 1) edge[z] |= (uint64_t)1 << z2;
-            }
+            na |= above[(int)col[l]][(int)pos[l]] | (blockers & ((uint64_t)1 << l));
         }
-        if (edge[z] >> z & 1) return 1;
+        need_a[z] = na;
+        nb[z] = 0;
+        for (int ps = 0; ps < 4; ps++) {
+            if (((ps == 1 || ps == 2) ? 1 : 0) == RED(z)) continue;
+            int p = ps * 13 + r;   /* rank r + 1 of suit ps */
+            if (s->f[ps] >= r + 1) continue;                       /* on the foundation */
+            if (col[p] == col[z] && pos[p] < pos[z]) continue;       /* covered by z */
+            need_b[z][nb[z]++] = col[p] < 0 ? 0 : above[(int)col[p]][(int)pos[p]];
+        }
     }
-    /* transitive closure over the stuck cards; a card that reaches itself closes a cycle */
+    uint64_t left = 0;
     for (int changed = 1; changed;) {
         changed = 0;
         for (int x = 0; x < nl; x++) {
             int z = list[x];
-            uint64_t e = edge[z], add = 0;
-            for (int y = 0; y < nl; y++)
-                if (e >> list[y] & 1) add |= edge[list[y]];
-            if (add & ~e) { edge[z] = e | add; changed = 1; }
-            if (edge[z] >> z & 1) return 1;
+            if (left >> z & 1) continue;
+            int ok = (need_a[z] & ~left) == 0;
+            for (int y = 0; y < nb[z] && !ok; y++) ok = (need_b[z][y] & ~left) == 0;
+            if (ok) { left |= (uint64_t)1 << z; changed = 1; }
         }
     }
-    return 0;
+    return left != blockers;
 }
 
 static inline int is_won(const St *s) { return s->f[0] == 13 && s->f[1] == 13 && s->f[2] == 13 && s->f[3] == 13; }
