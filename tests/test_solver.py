@@ -208,11 +208,14 @@ def _talon_endgame(rng: random.Random, rules: Rules) -> GameState:
                      tuple(talon[n_waste:]), tuple(talon[:n_waste]), foundations=tuple(heights), rules=rules)
 
 
-@pytest.mark.parametrize("rules", [Rules(redeal_limit=0), Rules(redeal_limit=1), Rules(redeal_limit=None)])
+@pytest.mark.parametrize("rules", [Rules(redeal_limit=0), Rules(redeal_limit=1), Rules(redeal_limit=None),
+                                   Rules(draw_count=3, redeal_limit=None)])
 def test_talon_dominance_agrees_with_plain_search(rules):
-    """Draw 1: a position is pruned when a visited one with the same cards reaches it by
-    drawing and redealing alone (fewer cards in the waste, or fewer redeals used). Talon-heavy
-    positions under tight redeal limits must be decided as a plain search decides them."""
+    """Draw 1 (and draw 3 without a redeal limit): a position is pruned when a visited one
+    with the same cards reaches it by drawing and redealing alone (fewer cards in the waste,
+    or fewer redeals used; in draw 3 a waste size three cards on, or one a redeal gives).
+    Talon-heavy positions under tight redeal limits must be decided as a plain search
+    decides them."""
     rng = random.Random(7)
     _agree([_talon_endgame(rng, rules) for _ in range(40)], 25)
 

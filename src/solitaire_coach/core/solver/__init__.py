@@ -10,8 +10,11 @@ not the coach's view) and answers with a :class:`SolveResult`:
 
 The search runs in a C extension (``_csolver``, built by the package build); if that
 is missing a much slower pure-Python search gives the same kind of answers. See
-``_csolver.c`` for the method (talon macro moves, safe foundation moves, a
-transposition table invariant under column permutations).
+``_csolver.c`` for the method (talon macro moves, a transposition table invariant under
+column permutations) and for the sound pruning of its exhaustive pass, each rule with the
+reason it loses no win: safe foundation moves, draw-1 talon dominance, part-run and
+column-emptying moves only together with their purpose, and dead positions (a card that
+can never leave its place).
 """
 
 from __future__ import annotations

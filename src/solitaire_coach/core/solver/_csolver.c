@@ -16,8 +16,9 @@
  *     children are on the foundations, and the wider rule that the two cards of the other
  *     colour one lower can go to the foundation whenever free, and so can the card under
  *     them);
- *  2. the table prunes a position already visited, or in draw 1 one that a visited position
- *     with the same cards reaches by drawing and redealing alone (visit, talon_reaches);
+ *  2. the table prunes a position already visited, or (draw 1; draw 3 without a redeal
+ *     limit) one that a visited position with the same cards reaches by drawing and
+ *     redealing alone (visit, talon_reaches, reach3);
  *  3. moving part of a face-up run (which leaves a face-up card e on top) is played only
  *     together with its purpose: e to the foundation, or another card onto e, at once; and
  *     moving a whole pile off a column with no face-down card (emptying it) only together with
@@ -114,6 +115,7 @@ typedef struct {
     int full;
     int ptr_free;   /* draw 1, waste not reversed: the key leaves out the waste size (see visit) */
     int unlimited;  /* no redeal limit */
+    int set3;       /* draw 3, no redeal limit, waste not reversed: the entry is a set of waste sizes */
     long long again;
 } Table;
 
@@ -178,7 +180,7 @@ static void hash_state(const St *s, int with_ptr, uint64_t *ka, uint64_t *kb) {
     a ^= mix64b(s->th1 + p * 0x517cc1b727220a95ULL + 0x1234567ULL);
     b ^= mix64(s->th2 + p * 0x2545f4914f6cdd1dULL + 0x7654321ULL);
     *ka = a | 1;
-    *kb = b & ~(uint64_t)0xFFFF;
+    *kb = b & ~(uint64_t)0xFFFFFFFF;
 }
 
 /* Does a visited talon state (p0 cards in the waste, r0 redeals used) reach the new one
@@ -199,10 +201,41 @@ static inline int talon_reaches(const Table *t, int p0, int r0, int p, int r, in
  * either visited or reachable from a visited one, which is then nearer: a contradiction.
  * In draw 1 (no reversal) the entry of a position keyed without its waste size keeps one
  * pair (p, r), the visited waste size and redeals: a pair with fewer redeals reaches every
- * pair with more (draw to the end, redeal, draw), so one pair covers all visited ones. */
+ * pair with more (draw to the end, redeal, draw), so one pair covers all visited ones.
+ * In draw 3 with no redeal limit (no reversal) the entry keeps the set of waste sizes that
+ * the visited ones reach: from p, drawing gives p+3, p+6, ... and the whole talon, and a
+ * redeal 0, 3, 6, ...; a new waste size in that set is pruned, any other is added to it
+ * with all it reaches. (The key then has 95 bits, the entry's low 32 bits being data.) */
+static uint32_t reach3(int p, int nt) {
+    uint32_t m = 1u << nt;
+    for (int x = p; x < nt; x += 3) m |= 1u << x;
+    if (nt > 0)
+        for (int x = 0; x < nt; x += 3) m |= 1u << x;
+    return m;
+}
+
 static int visit(Table *t, const St *s) {
     uint64_t a, b;
-    hash_state(s, !t->ptr_free, &a, &b);
+    hash_state(s, !t->ptr_free && !t->set3, &a, &b);
+    if (t->set3) {
+        uint64_t i = (a ^ (a >> 29)) & t->mask;
+        for (;;) {
+            uint64_t *e = &t->keys[2 * i];
+            if (e[0] == 0) {
+                if (t->count >= t->cap) { t->full = 1; return 1; }
+                e[0] = a; e[1] = b | reach3(s->ptr, s->nt);
+                t->count++;
+                return 0;
+            }
+            if (e[0] == a && (e[1] & ~(uint64_t)0xFFFFFFFF) == b) {
+                if (e[1] >> s->ptr & 1) return 1;
+                e[1] |= reach3(s->ptr, s->nt);
+                t->again++;
+                return 0;
+            }
+            i = (i + 1) & t->mask;
+        }
+    }
     int p = t->ptr_free ? s->ptr : 0;
     int r = t->unlimited ? 0 : s->redeals;
     uint64_t i = (a ^ (a >> 29)) & t->mask;
@@ -214,7 +247,7 @@ static int visit(Table *t, const St *s) {
             t->count++;
             return 0;
         }
-        if (e[0] == a && (e[1] & ~(uint64_t)0xFFFF) == b) {
+        if (e[0] == a && (e[1] & ~(uint64_t)0xFFFFFFFF) == b) {
             int r0 = (int)(e[1] & 0xFF), p0 = (int)((e[1] >> 8) & 0xFF);
             if (t->ptr_free ? talon_reaches(t, p0, r0, p, r, s->nt) : r0 <= r) return 1;
             /* not covered: the new pair covers the old one (fewer redeals), keep it */
@@ -231,6 +264,7 @@ static void table_init(Table *t, int table_bits, const Rules *R) {
     t->cap = (t->mask + 1) / 4 * 3;
     t->count = 0; t->full = 0; t->again = 0;
     t->ptr_free = R->dc == 1 && !R->reverses;
+    t->set3 = R->dc == 3 && !R->reverses && R->limit < 0;
     t->unlimited = R->limit < 0;
     t->keys = calloc((size_t)(t->mask + 1) * 2, sizeof(uint64_t));
 }
