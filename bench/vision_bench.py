@@ -122,6 +122,34 @@ def _print_games(name: str, g: Counter) -> None:
     print(f"{name}: " + " | ".join(parts) + f" | empty slots right {g['empty right']}/{g['empty']}", flush=True)
 
 
+def calibrate(c: np.ndarray, limit: float, split: bool = False) -> tuple[float, float, int, int]:
+    """The read threshold (rows of ``c``: confidence, right, strip) that reads the most cards
+    with at most ``limit`` wrong reads in all (never below 0.3); with ``split`` one for whole
+    cards and one for strips, picked together."""
+    def curve(rows):
+        rows = rows[np.argsort(-rows[:, 0])]
+        # candidate k: read the k most confident; threshold = the k-th confidence
+        wrong = np.concatenate([[0], np.cumsum(1 - rows[:, 1])])
+        thr = np.concatenate([[1.0 + 1e-6], np.maximum(rows[:, 0], 0.3)])
+        return thr, wrong
+
+    if not split:
+        t, w = curve(c)
+        k = int(np.searchsorted(w, limit, side="right")) - 1
+        return float(t[k]), float(t[k]), k, int(w[k])
+    t_top, w_top = curve(c[c[:, 2] == 0])
+    t_str, w_str = curve(c[c[:, 2] == 1])
+    best = (-1, 0, 0)
+    for i in range(len(t_top)):
+        if w_top[i] > limit:
+            break
+        j = int(np.searchsorted(w_str, limit - w_top[i], side="right")) - 1
+        if i + j > best[0]:
+            best = (i + j, i, j)
+    _, i, j = best
+    return float(t_top[i]), float(t_str[j]), i + j, int(w_top[i] + w_str[j])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--decks", default="test")
@@ -130,6 +158,8 @@ def main():
     ap.add_argument("--model")
     ap.add_argument("--calibrate", action="store_true")
     ap.add_argument("--max-wrong", type=float, default=0.0005, help="wrong-read share allowed when calibrating")
+    ap.add_argument("--split-thresh", action="store_true",
+                    help="calibrate: one threshold for whole cards, another for strips (default: one for both)")
     ap.add_argument("--learn", action="store_true")
     ap.add_argument("--hand", type=float, default=0.0, help="share of scenes with a hand over the table")
     ap.add_argument("--size", default="1280x720")
@@ -142,7 +172,7 @@ def main():
     W, H = (int(v) for v in args.size.split("x"))
     base = D.CardDetector(args.model)
     if args.calibrate:
-        base.read_thresh = 0.0
+        base.read_thresh = base.strip_thresh = 0.0
     dets = {}
     if args.learn:
         import tempfile
@@ -159,11 +189,11 @@ def main():
             print(f"learnt {dk}: shipped model alone read {info['model_read_right_before']}/52", flush=True)
             det = D.CardDetector(args.model, deck=f"bench-{dk}")
             if args.calibrate:
-                det.read_thresh = 0.0
+                det.read_thresh = det.strip_thresh = 0.0
             dets[dk] = det
     per_deck: dict[str, Counter] = {}
     stats = Counter()
-    confs = []  # (confidence, right) for every matched face-up card
+    confs = []  # (confidence, right, read from a strip) for every matched face-up card
     conf_pairs = Counter()
     times = []
     t0 = time.time()
@@ -193,7 +223,7 @@ def main():
                 continue
             right = m.card is t.card
             if args.calibrate or m.card is not None:
-                confs.append((m.confidence, right))
+                confs.append((m.confidence, right, m.strip))
             if m.card is None:
                 stats["UU"] += 1
             elif right:
@@ -229,18 +259,15 @@ def main():
     print("confusions:", dict(conf_pairs.most_common(20)))
     print(f"latency ms: median {np.median(times):.1f}  p90 {np.percentile(times, 90):.1f}")
     if args.calibrate and confs:
-        c = np.array(confs)
-        order = np.argsort(-c[:, 0])
-        wrong_cum = np.cumsum(1 - c[order, 1])
-        # the lowest threshold that keeps wrong reads under 0.05% of face-up cards
-        limit = args.max_wrong * fc
-        ok = np.nonzero(wrong_cum <= limit)[0]
-        k = ok.max() if len(ok) else 0
-        thr = float(max(c[order[k], 0], 0.3))
-        print(f"calibrated read threshold {thr:.4f}: would read {(k + 1) / fc:.4%}, wrong {wrong_cum[k] / fc:.4%}")
+        thr, thr_strip, n_read, n_wrong = calibrate(np.array(confs, np.float64), args.max_wrong * fc,
+                                                    args.split_thresh)
+        print(f"calibrated read thresholds: whole cards {thr:.4f}, strips {thr_strip:.4f}: would read "
+              f"{n_read / fc:.4%}, wrong {n_wrong / fc:.4%}")
         path = os.path.join(args.model or str(D.default_model_dir()), "vision.json")
         cfg = json.load(open(path)) if os.path.exists(path) else {}
-        cfg["read_thresh_learnt" if args.learn else "read_thresh"] = round(thr, 4)
+        suffix = "_learnt" if args.learn else ""
+        cfg["read_thresh" + suffix] = round(thr, 4)
+        cfg["read_thresh_strip" + suffix] = round(thr_strip, 4)
         from solitaire_coach.storage import write_json_atomic
         write_json_atomic(path, cfg)
         print("wrote", path)

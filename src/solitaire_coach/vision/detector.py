@@ -55,6 +55,7 @@ class CardDetection:
     confidence: float
     slot: str
     face_up: bool = True
+    strip: bool = False  # read from the strip a covering card leaves (one corner only)
 
     @property
     def code(self) -> str:
@@ -93,6 +94,7 @@ class _Mark:
     slot: str = ""
     right: float | None = None  # where the next card covers this one (x), if it does
     bottom: float | None = None  # likewise (y)
+    strip: bool = False  # covered by another mark: read at one corner only
 
 
 def _session(path: Path, threads: int):
@@ -129,12 +131,15 @@ class CardDetector:
             cfg = json.loads((d / "vision.json").read_text(encoding="utf-8"))
         self.peak_thresh = float(cfg.get("peak_thresh", 0.3))
         self.read_thresh = float(cfg.get("read_thresh", 0.9))
+        # a card covered by the next one of its pile shows one corner only (its strip): its own threshold
+        self.strip_thresh = float(cfg.get("read_thresh_strip", self.read_thresh))
         self.none_thresh = float(cfg.get("none_thresh", 0.5))
         self.back_sure = float(cfg.get("back_sure", 0.6))
         self.ref_temp = float(cfg.get("ref_temp", 25.0))
         self.zoom = float(cfg.get("zoom", 1.0))
         self.conf_mode = str(cfg.get("conf_mode", "prob"))
         self.model_pow = float(cfg.get("model_pow", 0.5))
+        self.combine = str(cfg.get("combine", "product"))  # how the two corner reads of a whole card combine
         self.geom = F.PatchGeom.from_config(cfg.get("patch"))
         self.calibration = calibration
         self.deck = deck
@@ -142,6 +147,7 @@ class CardDetector:
         self.head = None
         if deck:
             self.read_thresh = float(cfg.get("read_thresh_learnt", self.read_thresh))
+            self.strip_thresh = float(cfg.get("read_thresh_strip_learnt", max(self.read_thresh, self.strip_thresh)))
             self.refs = load_deck_refs(deck)
             hp = deck_dir(deck) / "head.npz"
             if hp.exists():
@@ -223,7 +229,11 @@ class CardDetector:
             else:
                 p = probs[i]
                 reads = [probs[i]] + [probs[k] for k in second.get(id(m), []) if kind[k, 0] > 0.5]
-                if len(reads) > 1:
+                if len(reads) > 1 and self.combine == "min":
+                    # the two corners of one card are drawn alike, so their errors go together:
+                    # believe a card no more than the less sure read does
+                    p = np.min(reads, axis=0)
+                elif len(reads) > 1:
                     # agreement of the reads: their product, tempered by the least sure read
                     logp = np.sum([np.log(r + 1e-9) for r in reads], axis=0)
                     p = np.exp(logp - logp.max())
@@ -235,13 +245,14 @@ class CardDetector:
                 if self.conf_mode == "margin":  # how far the best card is ahead of the next one
                     top = top - float(np.partition(p, -2)[-2])
                 m.conf = float(max(0.0, top) * (kind[i, 0] + kind[i, 1]))
-                m.card = Card.from_index(j) if m.conf >= self.read_thresh else None
+                m.strip = id(m) not in uncovered
+                m.card = Card.from_index(j) if m.conf >= (self.strip_thresh if m.strip else self.read_thresh) else None
             kept.append(m)
         kept = _suppress(kept)
         _dedupe_cards(kept)
         assign_slots(kept, frame_bgr.shape[1], self.calibration)
         _cover(kept)
-        cards = [CardDetection(m.card, _quad(m), m.conf, m.slot, m.kind == 0) for m in kept]
+        cards = [CardDetection(m.card, _quad(m), m.conf, m.slot, m.kind == 0, m.strip) for m in kept]
         snap = build_snapshot(kept)
         return DetectionResult(snap, cards, (time.perf_counter() - t0) * 1000.0)
 
