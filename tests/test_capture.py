@@ -300,3 +300,83 @@ def test_gate_on_a_skin_coloured_table():
     assert gate.offer("A") is False
     v = gate.observe(_noisy(table, rng))
     assert v.read and gate.offer("A")
+
+
+# ----------------------------------------------------------------------------- reading
+from solitaire_coach.capture.reading import SlotGrid, reading_of  # noqa: E402
+from solitaire_coach.core.cards import Card  # noqa: E402
+from solitaire_coach.core.notation import EMPTY, UNKNOWN  # noqa: E402
+from solitaire_coach.vision.detector import CardDetection  # noqa: E402
+
+W, H, PITCH = 60.0, 84.0, 80.0
+
+
+def _det(code, slot, x, y, conf=0.97, face_up=True, h=H):
+    card = Card.parse(code) if code else None
+    quad = np.float32([[x, y], [x + W, y], [x + W, y + h], [x, y + h]])
+    return CardDetection(card, quad, conf, slot, face_up)
+
+
+def _layout(x0=100.0, columns=7, label_shift=0):
+    """Cards of a layout: stock, waste, one foundation, and ``columns`` columns from
+    column 1 (a back, then a face-up card), labelled ``label_shift`` places to the right."""
+    cards = [_det(None, "stock", x0, 20, face_up=False), _det("4D", "waste", x0 + PITCH, 20),
+             _det("AC", "foundation 1", x0 + 3 * PITCH, 20)]
+    faces = ["KS", "QH", "JC", "0D", "9S", "8H", "7C"]
+    for k in range(columns):
+        label = f"column {min(7, k + 1 + label_shift)}"
+        cards.append(_det(None, label, x0 + k * PITCH, 130, face_up=False, h=12))
+        cards.append(_det(faces[k], label, x0 + k * PITCH, 142))
+    return cards
+
+
+def test_reading_keeps_unsure_faces_as_guesses():
+    cards = _layout()
+    cards[-1] = _det("7C", "column 7", 100 + 6 * PITCH, 142, conf=0.6)         # unsure top
+    cards.append(_det("6H", "column 1", 100, 162, conf=0.95))                   # a run of two in column 1
+    cards.append(_det("2D", "foundation 2", 100 + 4 * PITCH, 20, conf=0.5))    # unsure foundation
+    res = type("R", (), {"cards": cards, "snapshot": None})()
+    r = reading_of(res, 0.9)
+    assert r.snapshot.line() == "4D,AC,UU,XX,XX,6H,QH,JC,0D,9S,8H,UU"
+    assert {i: g.card.code for i, g in r.guesses.items()} == {2: "2D", 11: "7C"}
+    assert r.snapshot.runs[0] == (Card.parse("KS"), Card.parse("6H"))
+    assert r.snapshot.runs[6] is None                       # an unsure card: no run claimed
+    assert r.filled().line() == "4D,AC,2D,XX,XX,6H,QH,JC,0D,9S,8H,7C"
+    assert r.filled({11}).slots[2] is UNKNOWN and r.filled({11}).slots[11] == Card.parse("7C")
+    # a guess of a card read surely elsewhere is not put in
+    cards.append(_det("QH", "waste", 100 + PITCH + 15, 20, conf=0.55))
+    r2 = reading_of(type("R", (), {"cards": cards, "snapshot": None})(), 0.9)
+    assert r2.snapshot.slots[0] is UNKNOWN and r2.filled().slots[0] is UNKNOWN
+
+
+def test_reading_of_a_reader_that_does_not_guess_is_its_snapshot():
+    from solitaire_coach.core.notation import parse_snapshot
+
+    snap = parse_snapshot("4D,XX,XX,XX,XX,AC,JD,AH,6H,5D,2S,5C")
+    r = reading_of(type("R", (), {"cards": [], "snapshot": snap})(), 0.9)
+    assert r.snapshot is snap and r.guesses == {}
+    assert reading_of(type("R", (), {"cards": _layout(), "snapshot": snap})(), None).snapshot is snap
+
+
+def test_slot_grid_learns_the_pitch_and_fixes_a_shifted_row():
+    grid = SlotGrid()
+    assert grid.place(_layout(), None) is None            # nothing learnt yet
+    assert not grid.learn(_layout(columns=5))            # five columns do not show the pitch
+    assert grid.learn(_layout())
+    assert abs(grid.pitch_ratio - PITCH / W) < 1e-6
+    # the detector put every column one place right, and the picture moved and grew
+    shifted = [CardDetection(c.card, c.quad * 1.1 + np.float32([30, 5]), c.confidence, c.slot, c.face_up)
+               for c in _layout(columns=7, label_shift=1)]
+    placed = grid.place(shifted, [True] * 7)
+    cols = sorted({c.slot for c in placed if c.slot.startswith("column")})
+    assert cols == [f"column {i}" for i in range(1, 8)]
+    by_card = {c.card.code: c.slot for c in placed if c.card is not None}
+    assert by_card["KS"] == "column 1" and by_card["7C"] == "column 7"
+    assert by_card["4D"] == "waste" and by_card["AC"] == "foundation 1"
+    assert [c.slot for c in placed if c.card is None and not c.face_up][0] == "stock"
+    # only three columns left (1, 4, 7): the stock and the game's occupied columns place them
+    few = [c for c in _layout() if c.slot not in ("column 2", "column 3", "column 5", "column 6")]
+    few = [CardDetection(c.card, c.quad, c.confidence, "column 2" if c.slot == "column 4" else c.slot, c.face_up)
+           for c in few]
+    placed = grid.place(few, [True, False, False, True, False, False, True])
+    assert {c.card.code: c.slot for c in placed if c.card is not None}["0D"] == "column 4"

@@ -509,3 +509,196 @@ def test_unreadable_top_card_is_not_used_until_enter():
     for f in _frames([img] * 3, 5):
         coach.step(f)
     assert any("cannot start a game" in s for s in said)   # the tracker got the read (and says why it waits)
+
+
+# ----------------------------------------------------------------------------- unsure reads
+from solitaire_coach.vision.detector import CardDetection  # noqa: E402
+
+
+class GuessingDouble:
+    """Stands in for the real card detector: every card of a position (stock, waste top,
+    foundation tops, each column's backs and face-up run) as a CardDetection on a grid,
+    with a ``read_thresh`` the coach may lower, and chosen top cards read wrongly or
+    unsurely (``misread``: slot index -> (card code or None, confidence))."""
+
+    read_thresh = 0.9
+
+    def __init__(self):
+        self.known: dict[str, list] = {}
+        self.n = 0
+
+    def picture(self, state, misread=None) -> np.ndarray:
+        self.n += 1
+        img = np.full((360, 640, 3), (40, 100, 35), np.uint8)
+        cv2.putText(img, f"{self.n}", (20, 340), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (255, 255, 255), 2)
+        cards = []
+        w, h, pitch = 60.0, 84.0, 80.0
+        misread = misread or {}
+
+        def det(card, slot, x, y, index=None, face_up=True, hh=h):
+            conf = 0.98
+            if index is not None and index in misread:
+                code, conf = misread[index]
+                card = Card.parse(code) if code else None
+            quad = np.float32([[x, y], [x + w, y], [x + w, y + hh], [x, y + hh]])
+            cards.append(CardDetection(card, quad, conf, slot, face_up))
+
+        if state.stock:
+            det(None, "stock", 20, 20, face_up=False)
+        if state.waste:
+            det(state.waste[-1], "waste", 20 + pitch, 20, index=0)
+        k = 1
+        for suit in range(4):
+            top = state.foundation_top(suit)
+            if top is not None:
+                det(top, f"foundation {k}", 20 + (2 + k) * pitch, 20, index=k)
+                k += 1
+        for col in range(7):
+            x, y = 20 + col * pitch, 130
+            for _ in state.hidden[col]:
+                det(None, f"column {col + 1}", x, y, face_up=False, hh=10)
+                y += 10
+            run = state.faceup[col]
+            for j, card in enumerate(run):
+                det(card, f"column {col + 1}", x, y, index=5 + col if j == len(run) - 1 else None,
+                    hh=h if j == len(run) - 1 else 20)
+                y += 20
+        self.known[_key(img)] = cards
+        return img
+
+    def detect(self, image):
+        cards = [c if c.card is None or c.confidence >= self.read_thresh else c for c in self.known[_key(image)]]
+        cards = [CardDetection(c.card if c.confidence >= self.read_thresh else None, c.quad, c.confidence, c.slot,
+                               c.face_up) for c in cards]
+        return FakeResult(Snapshot((UNKNOWN_SLOT,) * 12), cards, 1.0)
+
+
+UNKNOWN_SLOT = parse_snapshot(",".join(["UU"] * 12)).slots[0]
+
+
+def _play_positions(misread_for, n_moves=4, seed=102, hold=3):
+    """Play the baseline advice on a virtual table; position k (after move k, 0 = the
+    deal) is shown ``hold`` frames with the misreads ``misread_for(k, state)``. Returns the
+    coach, each position's step results, the moves played and what was said."""
+    table = VirtualTable.from_deal(deal_for_seed(seed))
+    strategy = make_strategy("baseline")
+    from solitaire_coach.core.tracker import TableTracker
+    tracker = TableTracker()
+    tracker.update(table.snapshot())
+    double = GuessingDouble()
+    said = []
+    coach = LiveCoach(_session(), double, ReadGate(hand_check=None), say=said.append)
+    per_position, moves = [], []
+    for k in range(n_moves + 1):
+        if k:
+            move = strategy.advise(tracker.state, tracker.history).move
+            table.perform(move)
+            tracker.update(table.snapshot())
+            moves.append(move)
+        img = double.picture(table.state, misread_for(k, table.state))
+        per_position.append([coach.step(f) for f in _frames([img] * hold, hold * k)])
+    return coach, per_position, moves, said
+
+
+def _moves_at(results):
+    return [m for r in results if r.report is not None for m in r.report.moves]
+
+
+def _top_index(move):
+    """The snapshot slot where a column move puts its card."""
+    return 5 + move.target
+
+
+def test_unsure_reads_that_the_game_confirms_are_taken():
+    # the deal's column tops unsure but right: a deal is taken from fairly sure guesses;
+    # later the top of every column unsure but right: the game confirms them
+    def misread(k, state):
+        if k in (0, 2):
+            return {5 + c: (state.faceup[c][-1].code, 0.6) for c in range(7) if state.faceup[c]}
+        return {}
+
+    coach, pos, moves, said = _play_positions(misread)
+    assert said[0].startswith("new game started")
+    assert "column 1" in pos[0][-1].guessed
+    assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
+    assert _moves_at(pos[2]) == [moves[1]]                 # move 2 seen on its own picture
+    assert pos[2][-1].accepted and pos[2][-1].guessed
+
+
+def test_unsure_deal_card_below_the_deal_guess_level_waits():
+    coach, pos, _, said = _play_positions(lambda k, s: {5: (s.faceup[0][-1].code, 0.4)} if k == 0 else {},
+                                          n_moves=0)
+    assert coach.session.tracker.state is None
+    assert any("cannot read the top card of column 1" in s for s in said)
+
+
+def test_unread_column_top_is_inferred_from_its_card_count_or_not_at_all():
+    # find a move that puts a card on a column; its new top is then unreadable
+    table = VirtualTable.from_deal(deal_for_seed(102))
+    strategy = make_strategy("baseline")
+    from solitaire_coach.core.tracker import TableTracker
+    tr = TableTracker()
+    tr.update(table.snapshot())
+    k = 0
+    while True:
+        move = strategy.advise(tr.state, tr.history).move
+        k += 1
+        table.perform(move)
+        tr.update(table.snapshot())
+        if move.kind.value in ("waste to column", "column to column"):
+            break
+    target = _top_index(move)
+    coach, pos, moves, said = _play_positions(lambda i, s: {target: (None, 0.1)} if i == k else {}, n_moves=k + 1)
+    assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
+    # the move onto the unread column was seen on its own picture: only one card fits there
+    assert _moves_at(pos[k]) == [moves[k - 1]]
+    assert pos[k][-1].accepted and not pos[k][-1].unreadable
+
+
+def test_unread_waste_is_never_assumed():
+    # after a stock turn the new waste card cannot be read: that picture gives no move,
+    # the next one gives both, in order
+    table = VirtualTable.from_deal(deal_for_seed(102))
+    strategy = make_strategy("baseline")
+    from solitaire_coach.core.tracker import TableTracker
+    tr = TableTracker()
+    tr.update(table.snapshot())
+    k = 0
+    while True:
+        move = strategy.advise(tr.state, tr.history).move
+        k += 1
+        table.perform(move)
+        tr.update(table.snapshot())
+        if move.kind.value == "draw" and strategy.advise(tr.state, tr.history).move.kind.value != "draw":
+            break
+    coach, pos, moves, said = _play_positions(lambda i, s: {0: (None, 0.1)} if i == k else {}, n_moves=k + 1)
+    assert _moves_at(pos[k]) == [] and not any(r.accepted for r in pos[k])
+    assert "waste" in pos[k][-1].unreadable
+    assert any("cannot read the top card of waste" in s for s in said)
+    assert _moves_at(pos[k + 1]) == moves[k - 1:k + 1]
+    assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
+
+
+def test_a_sure_misread_is_doubted_when_that_alone_explains_the_read():
+    # after move 3, a column top that did not change is read surely as another card
+    def misread(k, state):
+        if k != 3:
+            return {}
+        col = next(c for c in range(7) if state.faceup[c] and len(state.faceup[c]) == 1 and state.hidden[c])
+        wrong = next(card for card in (Card.parse(x) for x in ("KD", "QC", "9H", "2S", "8C", "5D"))
+                     if card in state.hidden[6])   # a card still face down
+        return {5 + col: (wrong.code, 0.97)}
+
+    coach, pos, moves, said = _play_positions(misread)
+    assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
+    assert _moves_at(pos[3]) == [moves[2]]
+    assert pos[3][-1].doubted
+    assert not any("not a legal continuation" in s for s in said)
+
+
+def test_probing_a_read_does_not_change_the_game():
+    coach, pos, moves, _ = _play_positions(lambda k, s: {}, n_moves=2)
+    before = (coach.session.tracker.state, list(coach.session.tracker.history))
+    probe, report = coach._probe(parse_snapshot("XX,XX,XX,XX,XX,KS,KH,KD,KC,QS,QH,QD"))
+    assert report.kind == "inconsistent"
+    assert (coach.session.tracker.state, list(coach.session.tracker.history)) == before

@@ -43,6 +43,7 @@ from .coach import CoachSession
 
 GUESS_FLOOR = 0.3   # the least confidence of a face's best card that the coach still looks at
 DEAL_GUESS = 0.6    # ... and that it takes, unconfirmed, to start a game from a deal
+PROBE_BUDGET = 12   # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
 
 
 class Detector(Protocol):
@@ -108,12 +109,18 @@ class LiveCoach:
         self._sure: float | None = None
         self.grid = SlotGrid()
         self._probes: dict[str, tuple] = {}
+        self._budget = PROBE_BUDGET
         self.doubted: list[str] = []
+        self._sure_strip: float | None = None
         if isinstance(getattr(detector, "read_thresh", None), float):
-            # (a detector handed to a second coach keeps its own threshold)
+            # (a detector handed to a second coach keeps its own thresholds)
             self._sure = float(getattr(detector, "sure_thresh", detector.read_thresh))
             detector.sure_thresh = self._sure
             detector.read_thresh = min(self._sure, GUESS_FLOOR)
+            if isinstance(getattr(detector, "strip_thresh", None), float):
+                self._sure_strip = float(getattr(detector, "sure_strip_thresh", detector.strip_thresh))
+                detector.sure_strip_thresh = self._sure_strip
+                detector.strip_thresh = min(self._sure_strip, GUESS_FLOOR)
         self.detector = detector
         self.gate = gate if gate is not None else ReadGate()
         self.say = say
@@ -189,8 +196,9 @@ class LiveCoach:
         if self._sure is not None and getattr(detection, "cards", None):
             detection = self._place(detection)
             self.last_detection = detection
-        reading = reading_of(detection, self._sure)
+        reading = reading_of(detection, self._sure, self._sure_strip)
         self.doubted = []
+        self._budget = PROBE_BUDGET
         snap, unread, guessed = self._choose(reading, detection)
         result.detection, result.snapshot = detection, snap
         result.guessed, result.doubted = guessed, self.doubted
@@ -260,8 +268,10 @@ class LiveCoach:
             # a deal has nothing to check a guess against; a fairly sure one is taken (the
             # line "new game started: ..." shows the person what was read)
             return reading.filled(unread_idx), [], names(unread_idx)
-        if not unread_idx or self._forced or state is None:
+        if self._forced or state is None:
             return snap, names(unread_idx), []
+        if not unread_idx:
+            return self._doubt(snap, detection, reading, [])
         confirmed = {i for i in unread_idx if i in reading.guesses
                      and _expected_here(state, i, reading.guesses[i].card)}
         if confirmed:
@@ -271,7 +281,7 @@ class LiveCoach:
             return self._doubt(snap, detection, reading, names(confirmed))
         # the guesses that are left: all of them, else with as few as possible of them
         # left out (taken as unread); the first count of left-out guesses that gives
-        # explanations must give just one
+        # explanations must give just one.
         guessed = sorted(i for i in rest if i in reading.guesses)
         for k in range(min(len(guessed), 3) + 1):
             found = set()
@@ -300,13 +310,16 @@ class LiveCoach:
         for combo in itertools.islice(itertools.product(*options), 24):
             if len({c for _, c in combo}) < len(combo):
                 continue
+            if self._budget <= 0:
+                return None
             slots = list(trial.slots)
             for i, c in combo:
                 slots[i] = c
             candidate = replace(trial, slots=tuple(slots))
             probe, report = self._probe(candidate)
             if (report.kind in ("moves", "no change", "revealed") and not report.corrected
-                    and _agrees_with_blind(state, probe.state, candidate, detection, blind, self._sure or 0.0)):
+                    and _agrees_with_blind(state, probe.state, candidate, detection, blind,
+                                               self._sure_strip or self._sure or 0.0)):
                 explained.append((candidate, combo))
         if len(explained) > 1:   # more than one card fits: the detector's unsure guess may tell
             explained = [(c, combo) for c, combo in explained
@@ -317,18 +330,33 @@ class LiveCoach:
                guessed: list[str]) -> tuple[Snapshot, list[str], list[str]]:
         """A read with every top card read, checked against the game. When the tracker
         cannot explain it and it shows no card put where it may not go, one card read
-        surely may still be wrong (the detector is sometimes sure and wrong): each pile
-        that differs from the game is taken in turn as unread, and the read is used that
-        way when exactly one such pile makes it explainable."""
+        surely may still be wrong (the detector is sometimes sure and wrong): first the
+        cards read under the tops (the strips of fanned columns) are left out; then each
+        pile that differs from the game is taken in turn as unread, and the read is used
+        that way when exactly one such pile makes it explainable."""
         state = self.session.tracker.state
         _, report = self._probe(snap)
-        if report.kind != "inconsistent" or illegal_placements(state, snap):
+        if report.kind != "inconsistent":
             return snap, [], guessed
+        if snap.runs is not None and any(r is not None for r in snap.runs):
+            # the cards under the tops (read from their strips) are doubted first
+            bare = replace(snap, runs=None)
+            if self._probe(bare)[1].kind in ("moves", "no change", "revealed"):
+                self.doubted = ["the cards under the tops"]
+                return bare, [], guessed
+        if illegal_placements(state, snap):
+            return snap, [], guessed
+        snap = replace(snap, runs=None)
         results = []
         for i in _surprising_slots(state, snap)[:6]:
+            if self._budget <= 0:
+                break
             slots = list(snap.slots)
             slots[i] = UNKNOWN
-            found = self._explain_blind(replace(snap, slots=tuple(slots)), {i}, detection, reading)
+            runs = snap.runs
+            if runs is not None and i >= 5:
+                runs = tuple(None if j == i - 5 else r for j, r in enumerate(runs))
+            found = self._explain_blind(replace(snap, slots=tuple(slots), runs=runs), {i}, detection, reading)
             if found is not None:
                 results.append((i, found))
         if len(results) == 1:
@@ -357,6 +385,7 @@ class LiveCoach:
         kept until the game changes, as the same read comes again from the next frame)."""
         key = snap.text()
         if key not in self._probes:
+            self._budget -= 1
             probe = copy.copy(self.session.tracker)
             self._probes[key] = (probe, probe.update(snap))
         return self._probes[key]
@@ -419,8 +448,8 @@ def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, dete
                        sure: float) -> bool:
     """Does the position the tracker explained (``after``) agree with what the read shows
     of the piles whose top card it could not read (``blind``)? A column must show as many
-    face-up cards as ``after`` has there, and each one read surely must be the card
-    ``after`` has at that place; a foundation whose height changed must show its new top
+    face-up cards as ``after`` has there, and each one under the top read surely must be
+    the card ``after`` has at that place; a foundation whose height changed must show its new top
     on a slot that was read. So a card put on (or taken off) an unread pile is never
     assumed: it is seen, or the read is not used."""
     for i in blind:
@@ -430,7 +459,7 @@ def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, dete
         run = after.faceup[i - 5]
         if len(seen) != len(run):
             return False
-        for c, card in zip(seen, run):
+        for c, card in zip(seen[:-1], run[:-1]):   # the top is the pile's unread (or doubted) card
             if c.card is not None and c.card is not card and c.confidence >= sure:
                 return False
     if any(1 <= i <= 4 for i in blind):

@@ -55,10 +55,11 @@ def _xy(card) -> tuple[float, float]:
     return float(q[0, 0]), float(q[0, 1])
 
 
-def reading_of(detection, sure: float | None) -> Reading:
+def reading_of(detection, sure: float | None, sure_strip: float | None = None) -> Reading:
     """The :class:`Reading` of a detector result. ``sure``: the confidence a face needs to
-    count as read (the detector's own threshold); None: take the detector's snapshot as
-    it is (a reader that does not guess)."""
+    count as read (the detector's own threshold); ``sure_strip``: the same for a card of
+    which only the strip left by the next card shows (default ``sure``); None: take the
+    detector's snapshot as it is (a reader that does not guess)."""
     cards = list(getattr(detection, "cards", []) or [])
     if sure is None or not cards or not all(hasattr(c, "face_up") for c in cards):
         return Reading(detection.snapshot)
@@ -69,7 +70,8 @@ def reading_of(detection, sure: float | None) -> Reading:
     def value(c) -> tuple[SlotValue, Guess | None]:
         if not c.face_up:
             return UNKNOWN, None
-        if c.card is not None and c.confidence >= sure:
+        need = sure_strip if sure_strip is not None and getattr(c, "strip", False) else sure
+        if c.card is not None and c.confidence >= need:
             return c.card, None
         return UNKNOWN, (Guess(c.card, float(c.confidence)) if c.card is not None else None)
 
