@@ -127,27 +127,31 @@ def calibrate(c: np.ndarray, limit: float, split: bool = False) -> tuple[float, 
     with at most ``limit`` wrong reads in all (never below 0.3); with ``split`` one for whole
     cards and one for strips, picked together."""
     def curve(rows):
-        rows = rows[np.argsort(-rows[:, 0])]
-        # candidate k: read the k most confident; threshold = the k-th confidence
+        """Cut points of the confidence-sorted reads: threshold, cards read, wrong reads (a
+        threshold reads every card of its confidence, so ties are never split)."""
+        rows = rows[np.argsort(-rows[:, 0], kind="stable")]
         wrong = np.concatenate([[0], np.cumsum(1 - rows[:, 1])])
         thr = np.concatenate([[1.0 + 1e-6], np.maximum(rows[:, 0], 0.3)])
-        return thr, wrong
+        n = np.arange(len(rows) + 1)
+        ok = np.ones(len(n), bool)
+        ok[1:-1] = thr[1:-1] > thr[2:]
+        return thr[ok], n[ok], wrong[ok]
 
     if not split:
-        t, w = curve(c)
+        t, n, w = curve(c)
         k = int(np.searchsorted(w, limit, side="right")) - 1
-        return float(t[k]), float(t[k]), k, int(w[k])
-    t_top, w_top = curve(c[c[:, 2] == 0])
-    t_str, w_str = curve(c[c[:, 2] == 1])
+        return float(t[k]), float(t[k]), int(n[k]), int(w[k])
+    t_top, n_top, w_top = curve(c[c[:, 2] == 0])
+    t_str, n_str, w_str = curve(c[c[:, 2] == 1])
     best = (-1, 0, 0)
     for i in range(len(t_top)):
         if w_top[i] > limit:
             break
         j = int(np.searchsorted(w_str, limit - w_top[i], side="right")) - 1
-        if i + j > best[0]:
-            best = (i + j, i, j)
+        if n_top[i] + n_str[j] > best[0]:
+            best = (n_top[i] + n_str[j], i, j)
     _, i, j = best
-    return float(t_top[i]), float(t_str[j]), i + j, int(w_top[i] + w_str[j])
+    return float(t_top[i]), float(t_str[j]), int(n_top[i] + n_str[j]), int(w_top[i] + w_str[j])
 
 
 def main():

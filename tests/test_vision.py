@@ -152,3 +152,48 @@ def test_empty_table_and_odd_frame_sizes(detector):
     img = cv2.imread(str(SCENES[0]))
     small = detector.detect(cv2.resize(img, (1000, 563)))
     assert len(small.snapshot.slots) == 12
+
+
+def test_lens_distortion_moves_the_truth_with_the_picture():
+    """A bright dot at a card's corner is found, after the lens, where the truth says."""
+    from solitaire_coach.vision.render import SceneTruth, TruthCard, lens_distort
+
+    img = np.zeros((360, 640, 3), np.uint8)
+    corner = np.float32([[130, 90], [190, 90], [190, 174], [130, 174]])
+    cv2.circle(img, (130, 90), 3, (255, 255, 255), -1)
+    layout = TableLayout((0,) * 7, ((),) * 7)
+    truth = SceneTruth(layout, layout.snapshot(), [TruthCard(Card(1, 0), corner, corner, "waste")])
+    for k in (-0.15, 0.1):
+        out, t2 = lens_distort(img, truth, k)
+        ys, xs = np.nonzero(out[..., 0] > 128)
+        found = np.array([xs.mean(), ys.mean()])
+        assert np.linalg.norm(found - t2.cards[0].full_quad[0]) < 1.5, (k, found, t2.cards[0].full_quad[0])
+        assert np.linalg.norm(t2.cards[0].full_quad[0] - corner[0]) > 2  # it did move
+
+
+def test_patch_geometry_comes_with_the_model(detector, tmp_path):
+    """The shipped model names its patch; a model folder without one gets the first 48x36 patch."""
+    from solitaire_coach.vision import features as F
+
+    assert detector.geom == F.PatchGeom.from_config(json.loads((D.default_model_dir() / "vision.json").read_text())["patch"])
+    assert F.PatchGeom.from_config(None) == F.PatchGeom(48, 36, (-0.05, 0.31), (-0.03, 0.30))
+    img = np.zeros((200, 300, 3), np.uint8)
+    assert F.corner_patch(img, (10, 10), (60, 0), (0, 84), detector.geom).shape == (detector.geom.read_h,
+                                                                                   detector.geom.read_w, 3)
+
+
+def test_calibration_picks_thresholds_that_keep_wrong_reads_under_the_limit():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("vision_bench", Path(__file__).resolve().parents[1] / "bench" / "vision_bench.py")
+    vb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(vb)
+    # whole cards: right above 0.5, one wrong at 0.45; strips: a wrong at 0.9 (tied with a
+    # right whole card) and one at 0.7
+    rows = [(0.9, 1, 0), (0.8, 1, 0), (0.6, 1, 0), (0.45, 0, 0), (0.4, 1, 0),
+            (0.95, 1, 1), (0.9, 0, 1), (0.85, 1, 1), (0.7, 0, 1), (0.6, 1, 1)]
+    c = np.array(rows, np.float64)
+    top, strip, n_read, n_wrong = vb.calibrate(c, 1.0, split=True)
+    assert (top, strip, n_read, n_wrong) == (0.6, 0.85, 6, 1)
+    one, same, n1, w1 = vb.calibrate(c, 0.0)
+    assert one == same == 0.95 and (n1, w1) == (1, 0)
