@@ -175,8 +175,14 @@ def test_patch_geometry_comes_with_the_model(detector, tmp_path):
     """The shipped model names its patch; a model folder without one gets the first 48x36 patch."""
     from solitaire_coach.vision import features as F
 
-    assert detector.geom == F.PatchGeom.from_config(json.loads((D.default_model_dir() / "vision.json").read_text())["patch"])
+    assert detector.geom == F.PatchGeom.from_config(
+        json.loads((D.default_model_dir() / "vision.json").read_text()).get("patch"))
     assert F.PatchGeom.from_config(None) == F.PatchGeom(48, 36, (-0.05, 0.31), (-0.03, 0.30))
+    v2 = D.default_model_dir() / "v2"
+    if v2.is_dir():  # the retrained model: the taller patch, thresholds for whole cards and strips
+        d2 = D.CardDetector(v2)
+        assert (d2.geom.read_h, d2.geom.read_w, d2.geom.y[1]) == (64, 36, 0.45)
+        assert 0.3 <= d2.read_thresh <= d2.strip_thresh < 1
     img = np.zeros((200, 300, 3), np.uint8)
     assert F.corner_patch(img, (10, 10), (60, 0), (0, 84), detector.geom).shape == (detector.geom.read_h,
                                                                                    detector.geom.read_w, 3)
