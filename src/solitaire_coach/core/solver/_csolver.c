@@ -380,7 +380,7 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
             if (s->n[i] > s->h[i]) {
                 int c = s->cards[i][s->n[i] - 1];
                 if (s->f[SUIT(c)] + 1 == RANK(c) && safe_up(s, c, R->fret)) {
-                    Mv m = {MV_C2F, (uint8_t)i, 0, 0, 0, 0, 0};
+                    Mv m = {MV_C2F, (uint8_t)i, 0, 0, 0, 0, MK_FREE, 0};
                     if (out) emit(out, s, &m, R);
                     apply(s, &m, R);
                     F->autos[F->nauto++] = m;
@@ -391,7 +391,7 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
         if (R->dc == 1 && s->ptr > 0) {
             int c = s->talon[s->ptr - 1];
             if (s->f[SUIT(c)] + 1 == RANK(c) && safe_up(s, c, R->fret)) {
-                Mv m = {MV_T2F, 0, 0, 0, s->ptr, 0, 0};
+                Mv m = {MV_T2F, 0, 0, 0, s->ptr, 0, MK_FREE, 0};
                 if (out) emit(out, s, &m, R);
                 apply(s, &m, R);
                 F->autos[F->nauto++] = m;
