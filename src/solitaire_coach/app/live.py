@@ -43,7 +43,7 @@ from .coach import CoachSession
 
 GUESS_FLOOR = 0.3   # the least confidence of a face's best card that the coach still looks at
 DEAL_GUESS = 0.6    # ... and that it takes, unconfirmed, to start a game from a deal
-PROBE_BUDGET = 12   # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
+PROBE_BUDGET = 8    # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
 
 
 class Detector(Protocol):
@@ -347,8 +347,11 @@ class LiveCoach:
         if illegal_placements(state, snap):
             return snap, [], guessed
         snap = replace(snap, runs=None)
+        surprising = _surprising_slots(state, snap)
+        if len(surprising) > 3:
+            return snap, [], guessed   # the table differs from the game in many places: not one misread
         results = []
-        for i in _surprising_slots(state, snap)[:6]:
+        for i in surprising:
             if self._budget <= 0:
                 break
             slots = list(snap.slots)
