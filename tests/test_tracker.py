@@ -276,3 +276,29 @@ def test_draw3_fan_shrinks_as_its_cards_are_played():
     wrong = Snapshot(snap.slots, None, (table.state.faceup[0][-1], snap.waste_fan[-1]))
     report = tracker.update(wrong)
     assert report.kind == "inconsistent" and "waste fan, card 2 from the top" in report.message
+
+
+def test_the_advised_move_comes_first_among_commuting_moves():
+    """Two moves that do not touch each other, seen in one snapshot: either order
+    explains it; the tracker puts the advised one first, and without advice keeps its
+    search order. The position is the same either way; a move that is not legal there
+    is no preference."""
+    deal = deal_for_seed(0)
+    first, second = Move.parse("6-f"), Move.parse("2-5")
+    table = VirtualTable.from_deal(deal)
+    start = table.snapshot()
+    table.perform(first)
+    table.perform(second)
+    after = table.snapshot()
+
+    def follow(prefer):
+        tracker = TableTracker()
+        tracker.update(start)
+        return tracker, tracker.update(after, prefer=prefer)
+
+    plain, report = follow(None)
+    assert report.moves == (first, second)
+    for prefer, moves in [(second, (second, first)), (first, (first, second)), (Move.parse("1-3"), (first, second))]:
+        tracker, report = follow(prefer)
+        assert report.kind == "moves" and report.moves == moves, prefer
+        assert tracker.state == plain.state and tracker.history == list(moves)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from ..core.advisor import Advice, Strategy
+from ..core.moves import Move
 from ..core.notation import SnapshotParseError, parse_snapshot
 from ..core.rules import Rules
 from ..core.tracker import TableTracker, TrackerReport
@@ -50,9 +51,9 @@ class CoachSession:
         except SnapshotParseError as exc:
             self.say(f"bad snapshot in {where}: {exc} (the game is unchanged)")
             return None
-        report = self.tracker.update(snap)
+        advised = self.advised_move
+        report = self.tracker.update(snap, prefer=advised)
         if report.kind == "moves":
-            advised = self.last_advice.move if self.last_advice and self.last_advice.status == "move" else None
             played = " then ".join(m.text for m in report.moves)
             if advised is not None and report.moves[0] != advised:
                 self.say(f"you played {played} instead of the advised {advised.text}: that is legal, new advice follows")
@@ -69,6 +70,13 @@ class CoachSession:
                 self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
                 self.say("advice: " + self.last_advice.line())
         return report
+
+    @property
+    def advised_move(self) -> Move | None:
+        """The move the last advice asks for (None when it asks for none): the tracker
+        prefers it when several orders of moves explain a snapshot equally."""
+        advice = self.last_advice
+        return advice.move if advice is not None and advice.status == "move" else None
 
     @property
     def finished(self) -> bool:

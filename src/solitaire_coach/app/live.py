@@ -227,7 +227,7 @@ class LiveCoach:
                 # that shows no card put wrong: more moves than usual happened unseen
                 # (while a card was unreadable, say). The tracker takes it as seen twice,
                 # which lets it search for a longer explanation.
-                tracker.update(snap)
+                tracker.update(snap, prefer=self.session.advised_move)
             result.report = self.session.process_text(key, where=frame.name)
             self._forced = False
             self._probes.clear()
@@ -390,7 +390,7 @@ class LiveCoach:
         if key not in self._probes:
             self._budget -= 1
             probe = copy.copy(self.session.tracker)
-            self._probes[key] = (probe, probe.update(snap))
+            self._probes[key] = (probe, probe.update(snap, prefer=self.session.advised_move))
         return self._probes[key]
 
 

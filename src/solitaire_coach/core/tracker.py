@@ -26,7 +26,9 @@ Decisions (documented here because the issue leaves them open):
   (the detector sees a card back, which has no code of its own).
 * Foundation slots are compared as a set of piles, in any order; ``UU`` matches any.
 * When several sequences explain a snapshot equally, the first found wins (moves to
-  the foundation before column moves before waste moves before stock turns).
+  the foundation before column moves before waste moves before stock turns), except
+  that one starting with the move the coach advised (``update(snap, prefer=move)``)
+  wins over any other of as few moves: the person more likely followed the advice.
 """
 
 from __future__ import annotations
@@ -281,8 +283,10 @@ class TableTracker:
         return TrackerReport("started", (), "new game started: " + snap.line())
 
     # updating -------------------------------------------------------------------------
-    def update(self, snap: Snapshot) -> TrackerReport:
-        """Merge one snapshot; see the module docstring for the reports."""
+    def update(self, snap: Snapshot, prefer: Move | None = None) -> TrackerReport:
+        """Merge one snapshot; see the module docstring for the reports. ``prefer``: the
+        move the person was advised to make; of the explanations with the fewest moves,
+        one that starts with it comes first (the search order decides the rest)."""
         if not self._hypotheses:
             return self._start(snap)
         old = self._hypotheses[0]
@@ -293,7 +297,10 @@ class TableTracker:
             budget = None if best is None else best + self.margin - hyp.cost
             if budget is not None and budget < 0:
                 continue
-            for path, merged in self._explanations(hyp.state, snap, budget):
+            found = self._explanations(hyp.state, snap, budget)
+            if prefer is not None and found:
+                found = self._preferred(hyp.state, snap, prefer, found) + found
+            for path, merged in found:
                 child = _Hypothesis(hyp.cost + len(path), merged, hyp.history + path)
                 known = children.get(merged)
                 if known is None or child.cost < known.cost:
@@ -357,6 +364,25 @@ class TableTracker:
                     return _Hypothesis(hyp.cost + len(moves), merged, hyp.history + moves)
                 heapq.heappush(heap, (_distance(child, snap) + depth + 1, depth + 1, counter, path + step, child))
         return None
+
+    def _preferred(self, state: GameState, snap: Snapshot, prefer: Move,
+                   found: list[tuple[tuple[Move, ...], GameState]]) -> list[tuple[tuple[Move, ...], GameState]]:
+        """Explanations that start with ``prefer`` and use no more moves than the fewest of
+        ``found`` (the explanations the search gave); none when one of those starts with
+        it already, or when it is not a legal move in ``state``. Searched with a node
+        budget of its own, so that the plain search is unchanged."""
+        fewest = min(len(path) for path, _ in found)
+        if fewest < 2 or any(path[:1] == (prefer,) for path, _ in found):
+            return []
+        if prefer not in state.legal_moves(include_pointless=True):
+            return []
+        nodes = self._nodes
+        self._nodes = 0
+        try:
+            rest = self._explanations(state.play(prefer), snap, fewest - 1)
+        finally:
+            self._nodes = nodes
+        return [((prefer,) + path, merged) for path, merged in rest if 1 + len(path) <= fewest]
 
     def _explanations(self, state: GameState, snap: Snapshot,
                       max_moves: int | None = None) -> list[tuple[tuple[Move, ...], GameState]]:
