@@ -303,7 +303,7 @@ def test_gate_on_a_skin_coloured_table():
 
 
 # ----------------------------------------------------------------------------- reading
-from solitaire_coach.capture.reading import SlotGrid, reading_of  # noqa: E402
+from solitaire_coach.vision.reading import SlotGrid, reading_of  # noqa: E402
 from solitaire_coach.core.cards import Card  # noqa: E402
 from solitaire_coach.core.notation import EMPTY, UNKNOWN  # noqa: E402
 from solitaire_coach.vision.detector import CardDetection  # noqa: E402

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from ..capture.gate import GateView, ReadGate
-from ..capture.reading import SLOT_INDEX, Reading, SlotGrid, reading_of
+from ..vision.reading import SLOT_INDEX, Reading, SlotGrid, reading_of
 from ..capture.serial_trigger import SerialTrigger, ascii_line
 from ..capture.sources import Frame, FrameRecorder, FrameSource
 from ..core.advisor import Advice

@@ -305,7 +305,8 @@ def _dedupe_cards(marks: list[_Mark]) -> None:
             best[m.card] = o if weak is m else m
 
 
-def _clusters(xs: list[float], gap: float) -> list[list[int]]:
+def cluster_positions(xs: list[float], gap: float) -> list[list[int]]:
+    """Indices of ``xs`` grouped into runs whose neighbours lie at most ``gap`` apart, left to right."""
     order = sorted(range(len(xs)), key=lambda i: xs[i])
     groups: list[list[int]] = []
     for i in order:
@@ -329,9 +330,9 @@ def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = No
     top = [m for m in marks if m.y < top_y + 0.5 * h]
     low = [m for m in marks if m.y >= top_y + 0.5 * h]
     # x positions of the table grid (columns share x with the top-row slots)
-    cols = _clusters([m.x for m in low], 0.5 * w)
+    cols = cluster_positions([m.x for m in low], 0.5 * w)
     col_x = [float(np.median([low[i].x for i in g])) for g in cols]
-    tops = _clusters([m.x for m in top], 0.6 * w)
+    tops = cluster_positions([m.x for m in top], 0.6 * w)
     top_x = [min(top[i].x for i in g) for g in tops]
     top_back = [any(top[i].kind == 1 for i in g) for g in tops]
     xs = sorted(col_x + top_x)

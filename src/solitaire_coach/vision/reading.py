@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.cards import Card
 from ..core.notation import EMPTY, UNKNOWN, Snapshot, SlotValue
+from .detector import cluster_positions
 
 SLOT_INDEX = {"waste": 0, **{f"foundation {i}": i for i in range(1, 5)}, **{f"column {i}": 4 + i for i in range(1, 8)}}
 
@@ -110,17 +111,6 @@ def _quad(card) -> np.ndarray:
     return np.asarray(card.quad, np.float32).reshape(-1, 2)
 
 
-def _clusters(xs: list[float], gap: float) -> list[list[int]]:
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    groups: list[list[int]] = []
-    for i in order:
-        if groups and xs[i] - xs[groups[-1][-1]] <= gap:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    return groups
-
-
 class SlotGrid:
     """Which pile each card lies in, from where the columns are.
 
@@ -153,7 +143,7 @@ class SlotGrid:
         if w is None or not low:
             return False
         xs = [float(_quad(c)[0, 0]) for c in low]
-        groups = _clusters(xs, 0.5 * w)
+        groups = cluster_positions(xs, 0.5 * w)
         if len(groups) != 7:
             return False
         centres = [float(np.median([xs[i] for i in g])) for g in groups]
@@ -175,7 +165,7 @@ class SlotGrid:
             return None
         pitch = self.pitch_ratio * w
         xs = [float(_quad(cards[k])[0, 0]) for k in low]
-        groups = _clusters(xs, 0.5 * w)
+        groups = cluster_positions(xs, 0.5 * w)
         centres = np.array([float(np.median([xs[i] for i in g])) for g in groups])
         stock = [float(_quad(c)[0, 0]) for c in cards if c.slot == "stock"]
         # every origin that puts some column pile on some place, scored at once
