@@ -632,11 +632,12 @@ def test_unsure_deal_card_below_the_deal_guess_level_waits():
     assert any("cannot read the top card of column 1" in s for s in said)
 
 
-def test_unread_column_top_is_inferred_from_its_card_count_or_not_at_all():
-    # find a move that puts a card on a column; its new top is then unreadable
+def _first_move_where(wanted):
+    """Play ``baseline`` on deal 102 until ``wanted(move, next advised move)``; the move's
+    number (from 1) and the move."""
+    from solitaire_coach.core.tracker import TableTracker
     table = VirtualTable.from_deal(deal_for_seed(102))
     strategy = make_strategy("baseline")
-    from solitaire_coach.core.tracker import TableTracker
     tr = TableTracker()
     tr.update(table.snapshot())
     k = 0
@@ -645,8 +646,13 @@ def test_unread_column_top_is_inferred_from_its_card_count_or_not_at_all():
         k += 1
         table.perform(move)
         tr.update(table.snapshot())
-        if move.kind.value in ("waste to column", "column to column"):
-            break
+        if wanted(move, strategy.advise(tr.state, tr.history).move):
+            return k, move
+
+
+def test_unread_column_top_is_inferred_from_its_card_count_or_not_at_all():
+    # find a move that puts a card on a column; its new top is then unreadable
+    k, move = _first_move_where(lambda move, next_move: move.kind.value in ("waste to column", "column to column"))
     target = _top_index(move)
     coach, pos, moves, said = _play_positions(lambda i, s: {target: (None, 0.1)} if i == k else {}, n_moves=k + 1)
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
@@ -658,19 +664,7 @@ def test_unread_column_top_is_inferred_from_its_card_count_or_not_at_all():
 def test_unread_waste_is_never_assumed():
     # after a stock turn the new waste card cannot be read: that picture gives no move,
     # the next one gives both, in order
-    table = VirtualTable.from_deal(deal_for_seed(102))
-    strategy = make_strategy("baseline")
-    from solitaire_coach.core.tracker import TableTracker
-    tr = TableTracker()
-    tr.update(table.snapshot())
-    k = 0
-    while True:
-        move = strategy.advise(tr.state, tr.history).move
-        k += 1
-        table.perform(move)
-        tr.update(table.snapshot())
-        if move.kind.value == "draw" and strategy.advise(tr.state, tr.history).move.kind.value != "draw":
-            break
+    k, _ = _first_move_where(lambda move, next_move: move.kind.value == "draw" and next_move.kind.value != "draw")
     coach, pos, moves, said = _play_positions(lambda i, s: {0: (None, 0.1)} if i == k else {}, n_moves=k + 1)
     assert _moves_at(pos[k]) == [] and not any(r.accepted for r in pos[k])
     assert "waste" in pos[k][-1].unreadable
