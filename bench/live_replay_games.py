@@ -3,7 +3,7 @@
 move was inferred as in its log, how many moves came from frames with a hand, and the
 time a detector read takes.
 
-Run:  .venv/bin/python bench/live_replay_games.py [--games game1 game2]
+Run:  .venv/bin/python bench/live_replay_games.py [--games game1 game2 | --games out/held_out_games/*]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ GAMES_DIR = Path(__import__("os").environ.get("GAMES_DIR") or Path(__file__).res
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", nargs="*", default=None)
+    ap.add_argument("--games", nargs="*", default=None, help="game names in fixtures/games, or game folders")
     ap.add_argument("--strategy", default="baseline", help="advisor during replay (default baseline)")
     args = ap.parse_args(argv)
     from solitaire_coach.app.cli import main as cli
@@ -28,9 +28,11 @@ def main(argv=None) -> int:
     names = args.games or sorted(p.name for p in GAMES_DIR.glob("game*") if (p / "frames.jsonl").is_file())
     ok_all = True
     for name in names:
+        folder = Path(name) if Path(name).is_dir() else GAMES_DIR / name
+        name = folder.name
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli(["replay", str(GAMES_DIR / name), "--json", "--strategy", args.strategy])
+            code = cli(["replay", str(folder), "--json", "--strategy", args.strategy])
         lines = out.getvalue().splitlines()
         summary = json.loads(lines[-1])["summary"]
         frames = [json.loads(ln) for ln in lines[:-1]]

@@ -15,6 +15,7 @@ Each game folder holds
 * ``moves.log``         the expected move log (game-log notation: deal, moves, result).
 
 Run:  .venv/bin/python bench/make_game_fixtures.py [--out fixtures/games] [--only game1]
+      .venv/bin/python bench/make_game_fixtures.py --held-out   (the generalisation set, see HELD_OUT)
 Deterministic: the same command makes the same pictures.
 """
 
@@ -46,6 +47,16 @@ GAMES = {
     "game1": (102, 16, "drawn-5", 0.3, 1),
     "game2": (94, 20, "drawn-7", 0.3, 2),
     "game3": (73, 31, "drawn-3", 0.3, 3),
+}
+# Games never tuned on: the live coach's generalisation set (`--held-out`, written to
+# out/held_out_games by default, not committed). Other deals, tables and lights; decks
+# held out of the reader's training (drawn-11, gnome-paris, kde-standard) and one trained
+# style (drawn-20).
+HELD_OUT = {
+    "held1": (211, 41, "drawn-11", 0.3, 11),
+    "held2": (305, 52, "gnome-paris", 0.3, 12),
+    "held3": (417, 63, "drawn-20", 0.3, 13),
+    "held4": (523, 74, "kde-standard", 0.3, 14),
 }
 SKIN = [(150, 180, 228), (120, 152, 205), (95, 125, 180), (70, 95, 140), (55, 70, 105)]  # BGR skin tones
 
@@ -178,7 +189,7 @@ class GameWriter:
 
 def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_actions: int = 400,
               p_deviate: float = 0.12, p_illegal: float = 0.05, p_hand: float = 0.25, p_rest: float = 0.5) -> dict:
-    deal_seed, render_seed, deck, difficulty, person_seed = GAMES[name]
+    deal_seed, render_seed, deck, difficulty, person_seed = {**GAMES, **HELD_OUT}[name]
     folder = out / name
     if folder.exists():
         shutil.rmtree(folder)
@@ -269,10 +280,15 @@ def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_acti
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path("fixtures/games"))
+    ap.add_argument("--out", type=Path, default=None,
+                    help="folder (default fixtures/games, or out/held_out_games with --held-out)")
     ap.add_argument("--only", action="append", help="make only this game (repeatable)")
+    ap.add_argument("--held-out", action="store_true",
+                    help="make the held-out games (never tuned on) instead of the committed fixtures")
     args = ap.parse_args(argv)
-    for name in args.only or list(GAMES):
+    if args.out is None:
+        args.out = Path("out/held_out_games" if args.held_out else "fixtures/games")
+    for name in args.only or list(HELD_OUT if args.held_out else GAMES):
         stats = make_game(name, args.out)
         print(name, json.dumps(stats), flush=True)
     return 0
