@@ -302,6 +302,55 @@ def test_gate_on_a_skin_coloured_table():
     assert v.read and gate.offer("A")
 
 
+def _blotched_table() -> np.ndarray:
+    """A green cloth with large soft pink (skin-toned) blotches, some reaching the edge,
+    and cards on it: a fifth of the picture is skin-coloured."""
+    img = np.full((180, 320, 3), (30, 100, 25), np.uint8)
+    blotches = np.zeros((180, 320), np.uint8)
+    for (x, y, a, b) in ((60, 150, 55, 40), (250, 40, 50, 35), (170, 95, 40, 30), (300, 170, 45, 30), (20, 30, 35, 45)):
+        cv2.ellipse(blotches, (x, y), (a, b), 0, 0, 360, 255, -1)
+    soft = cv2.GaussianBlur(blotches, (0, 0), 4).astype(np.float32)[..., None] / 255
+    img = (img * (1 - soft) + np.float32((90, 95, 160)) * soft).astype(np.uint8)   # pink (BGR)
+    for x in (20, 90, 160, 230):
+        cv2.rectangle(img, (x, 60), (x + 40, 120), (240, 240, 240), -1)
+    return img
+
+
+def test_gate_on_a_blotched_skin_toned_cloth_still_sees_hands():
+    """A cloth with pink blotches is there from the first picture: it is table, not a
+    hand; a hand (coming in from the edge, lying over a blotch and a card) is one, and a
+    warmer light fading over the table is not."""
+    rng = np.random.default_rng(8)
+    table = _blotched_table()
+    check = HandCheck()
+    assert check(table)                       # with nothing to compare with, the blotches look like a hand
+    assert not check(table, table)            # ... but they were there in the reference picture
+    gate = ReadGate()
+    gate.observe(_noisy(table, rng))
+    v = gate.observe(_noisy(table, rng))
+    assert v.read and not v.hand
+    gate.offer("A")
+    assert gate.observe(_noisy(table, rng)).read and gate.offer("A")
+
+    hand = table.copy()                       # a dark arm from the bottom edge over a blotch onto a card
+    cv2.line(hand, (70, 200), (105, 95), (50, 65, 100), 26)
+    cv2.ellipse(hand, (108, 88), (16, 13), -60, 0, 360, (50, 65, 100), -1)
+    assert check(hand, table)
+    gate.observe(_noisy(hand, rng))           # moving
+    for _ in range(3):
+        v = gate.observe(_noisy(hand, rng))
+        assert not v.read and v.hand
+
+    # a warm light fading in over the right half (cards and cloth turn pinker): not a hand
+    yy, xx = np.mgrid[0:180, 0:320]
+    glow = np.clip(1 - np.hypot(xx - 260, yy - 90) / 140, 0, 1)[..., None]
+    warm = np.clip(table * (1 + glow * np.float32((-0.15, 0.0, 0.35))) + glow * np.float32((0, 10, 50)), 0, 255).astype(np.uint8)
+    assert HandCheck().largest_fraction(warm, table) < 0.02
+    gate.observe(_noisy(warm, rng))           # moving
+    v = gate.observe(_noisy(warm, rng))
+    assert v.read and not v.hand
+
+
 # ----------------------------------------------------------------------------- reading
 from solitaire_coach.vision.reading import SlotGrid, reading_of  # noqa: E402
 from solitaire_coach.core.cards import Card  # noqa: E402

@@ -30,8 +30,9 @@ def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     if image.shape[1] != size[0] or image.shape[0] != size[1]:
         image = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
     return image
-CHANGE_LEVEL = 24
-TABLE_SKIN = 0.25          # a skin-coloured region this big (of the frame) is the table, not a hand          # a thumbnail pixel "changed" when its grey level moved this much
+
+
+CHANGE_LEVEL = 24  # a thumbnail pixel "changed" when its grey level moved this much
 
 
 class MotionMeter:
@@ -91,26 +92,41 @@ class MotionMeter:
 
 
 class HandCheck:
-    """Finds a hand: a large connected skin-coloured region that was not there before.
+    """Finds a hand: a large skin-coloured region where the picture has changed, with a
+    sharp outline.
 
-    Skin is taken as the usual YCrCb skin range, less strongly saturated pixels (red pips
-    of hearts and diamonds are saturated). Pips and small face-card pictures are far below
-    ``min_area`` (a fraction of the frame; a hand and wrist at table distance cover
-    several percent, a card about 1.5%). Pixels that were skin-coloured in the
-    ``reference`` mask (the last picture accepted without a hand) do not count, so a
-    wooden or beige table is not taken for a hand (a hand over such a table is then
-    missed, and only stillness and agreement guard the read). Runs on a 320-pixel-wide
-    thumbnail, about a millisecond.
+    * *Skin* is the usual YCrCb skin range, less strongly saturated pixels (red pips of
+      hearts and diamonds are saturated). Pips and small face-card pictures are far below
+      ``min_area`` (a fraction of the frame; a hand and wrist at table distance cover
+      several percent, a card about 1.5%).
+    * *Changed*: compared with the ``reference`` picture (the last one accepted without a
+      hand; before the first read, the first still picture) a pixel's colour moved by more
+      than ``change`` grey levels. A hand covers what was there; a skin-coloured table,
+      or a pink blotch of a patterned cloth, was in the reference too and does not count,
+      while a hand lying over such a blotch does (where its colour differs from it).
+    * *Sharp outline*: a hand ends in a step against the table; a change of light (a lamp
+      warming the cards, a bright spot moving over the cloth) fades in over many pixels.
+      The median slope of the colour change along the region's outline must be at least
+      ``edge`` grey levels a pixel (hands 9 to 30, light changes 2 to 6 on the recorded
+      games).
+
+    With no reference every skin-coloured pixel counts (the outline is not checked).
+    Runs on a 320-pixel-wide thumbnail, about a millisecond.
     """
 
-    def __init__(self, min_area: float = 0.02, width: int = 320) -> None:
+    def __init__(self, min_area: float = 0.02, width: int = 320, change: int = 30, edge: float = 8.0) -> None:
         self.min_area = min_area
         self.width = width
+        self.change = change
+        self.edge = edge
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
-    def mask(self, image: np.ndarray) -> np.ndarray:
+    def small(self, image: np.ndarray) -> np.ndarray:
         h, w = image.shape[:2]
-        small = image if w == self.width else shrink(image, (self.width, max(1, round(h * self.width / w))))
+        return image if w == self.width else shrink(image, (self.width, max(1, round(h * self.width / w))))
+
+    def mask(self, image: np.ndarray) -> np.ndarray:
+        small = self.small(image)
         ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
         skin = cv2.inRange(ycc, (40, 138, 85), (250, 175, 128))
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
@@ -119,13 +135,41 @@ class HandCheck:
 
     def largest_fraction(self, image: np.ndarray, reference: np.ndarray | None = None,
                          mask: np.ndarray | None = None) -> float:
-        mask = self.mask(image) if mask is None else mask
-        if reference is not None and reference.shape == mask.shape:
-            mask = mask & cv2.bitwise_not(cv2.dilate(reference, self._kernel, iterations=2))
-        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        """The area (fraction of the picture) of the largest hand-like region: skin-coloured,
+        changed since ``reference`` (a picture) and sharply outlined; 0.0 if none."""
+        small = self.small(image)
+        mask = self.mask(small) if mask is None else mask
+        diff = None
+        if reference is not None:
+            reference = self.small(reference)
+            if reference.shape == small.shape:
+                a = cv2.GaussianBlur(small, (5, 5), 0).astype(np.int16)
+                b = cv2.GaussianBlur(reference, (5, 5), 0).astype(np.int16)
+                diff = np.abs(a - b).max(axis=2).astype(np.float32)
+                changed = np.where(diff > self.change, 255, 0).astype(np.uint8)
+                mask = cv2.morphologyEx(mask & changed, cv2.MORPH_OPEN, self._kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         if n <= 1:
             return 0.0
-        return float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size
+        if diff is None:
+            return float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size
+        slope = None
+        best = 0
+        for k in np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1:
+            area = int(stats[k, cv2.CC_STAT_AREA])
+            if area < 0.5 * self.min_area * mask.size:
+                break
+            if slope is None:
+                gx = cv2.Sobel(diff, cv2.CV_32F, 1, 0, ksize=3)
+                gy = cv2.Sobel(diff, cv2.CV_32F, 0, 1, ksize=3)
+                slope = cv2.magnitude(gx, gy) / 8.0
+            x, y, w, h = (int(v) for v in stats[k, :4])
+            region = (labels[y:y + h, x:x + w] == k).astype(np.uint8)
+            outline = (region - cv2.erode(region, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)) > 0
+            if float(np.median(slope[y:y + h, x:x + w][outline])) >= self.edge:
+                best = area
+                break
+        return best / mask.size
 
     def __call__(self, image: np.ndarray, reference: np.ndarray | None = None) -> bool:
         return self.largest_fraction(image, reference) >= self.min_area
@@ -171,8 +215,8 @@ class ReadGate:
         self._forced = False
         self._candidate: str | None = None
         self._candidate_count = 0
-        self._mask: np.ndarray | None = None       # skin mask of the last frame looked at
-        self._reference: np.ndarray | None = None  # skin mask of the last accepted picture
+        self._picture: np.ndarray | None = None    # thumbnail of the last frame looked at
+        self._reference: np.ndarray | None = None  # thumbnail of the last accepted picture
         self._accepted_fine: np.ndarray | None = None
         self._read_fine: np.ndarray | None = None
 
@@ -207,13 +251,13 @@ class ReadGate:
         if self._still_run < self.still_frames:
             return GateView(False, True, False, motion, "settling")
         hand = False
+        self._picture = small
         if self.hand_check:
-            self._mask = self.hand_check.mask(small)
-            if self._reference is None and self.hand_check.largest_fraction(small, None, self._mask) >= TABLE_SKIN:
-                # nothing read yet and a skin-coloured region bigger than any hand: the table
-                # itself (wood, beige cloth) -- it is not a hand, leave it out from now on
-                self._reference = self._mask
-            hand = self.hand_check.largest_fraction(small, self._reference, self._mask) >= self.hand_check.min_area
+            if self._reference is None:
+                # nothing read yet: the table's own skin-coloured parts (wood, a beige or
+                # blotched cloth) are what the first still picture shows
+                self._reference = small
+            hand = self.hand_check.largest_fraction(small, self._reference) >= self.hand_check.min_area
         if hand and not self._forced:
             self._candidate = None
             self._candidate_count = 0
@@ -230,7 +274,7 @@ class ReadGate:
             self._candidate = key
             self._candidate_count = 1
         if self._candidate_count >= self.agree:
-            self._reference = self._mask
+            self._reference = self._picture
             self._accepted_fine = self._read_fine
             self._resting = True
             self._forced = False
