@@ -190,7 +190,9 @@ def main():
             except ValueError as exc:
                 print(f"learn-deck failed on {dk}: {exc}")
                 continue
-            print(f"learnt {dk}: shipped model alone read {info['model_read_right_before']}/52", flush=True)
+            print(f"learnt {dk}: shipped model alone read {info['model_read_right_before']}/52; thresholds "
+                  f"{info.get('read_thresh')} whole, {info.get('read_thresh_strip')} strips "
+                  f"(varied cuts read right {info.get('cuts_read_right')})", flush=True)
             det = D.CardDetector(args.model, deck=f"bench-{dk}")
             if args.calibrate:
                 det.read_thresh = det.strip_thresh = 0.0

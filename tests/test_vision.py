@@ -137,6 +137,15 @@ def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
     res = det.detect(cv2.imread(str(scene)))
     want = parse_snapshot(truth["snapshot"]).slots
     assert sum(a is b for a, b in zip(want, res.snapshot.slots)) >= 11
+    # the deck's own thresholds were picked on varied (half covered) cuts of its cards
+    meta = json.loads((tmp_path / "mine" / "deck.json").read_text())
+    assert 0.5 <= meta["read_thresh"] <= 0.999 and 0.5 <= meta["read_thresh_strip"] <= 0.999
+    assert (det.read_thresh, det.strip_thresh) == (meta["read_thresh"], meta["read_thresh_strip"])
+    # learning the deck loses no card the shipped model alone reads right, and adds no wrong read
+    base = D.CardDetector().detect(cv2.imread(str(scene)))
+    right = lambda r: sum(isinstance(a, Card) and a is b for a, b in zip(want, r.snapshot.slots))
+    wrong = lambda r: sum(isinstance(b, Card) and a is not b for a, b in zip(want, r.snapshot.slots))
+    assert right(res) >= right(base) and wrong(res) <= wrong(base)
     # a photo that is not a 4x13 grid is refused with a clear message
     assert main(["learn-deck", str(scene), "--name", "bad"]) == 1
     assert "expected 52" in capsys.readouterr().err

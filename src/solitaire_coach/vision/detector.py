@@ -145,10 +145,16 @@ class CardDetector:
         self.deck = deck
         self.refs = None
         self.head = None
+        self.model_read_thresh, self.model_strip_thresh = self.read_thresh, self.strip_thresh
         if deck:
             self.read_thresh = float(cfg.get("read_thresh_learnt", self.read_thresh))
             self.strip_thresh = float(cfg.get("read_thresh_strip_learnt", max(self.read_thresh, self.strip_thresh)))
             self.refs = load_deck_refs(deck)
+            meta = deck_dir(deck) / "deck.json"
+            if meta.exists():  # the deck's own thresholds, picked by learn-deck on its cards
+                own = json.loads(meta.read_text(encoding="utf-8"))
+                self.read_thresh = float(own.get("read_thresh", self.read_thresh))
+                self.strip_thresh = float(own.get("read_thresh_strip", self.strip_thresh))
             hp = deck_dir(deck) / "head.npz"
             if hp.exists():
                 with np.load(hp) as z:
@@ -191,6 +197,30 @@ class CardDetector:
             p /= p.sum(1, keepdims=True)
         return p
 
+    def _read_card(self, probs: np.ndarray, i: int, extra: list[int], face: float, strip: bool,
+                   whole_thresh: float, strip_thresh: float):
+        """(card or None, confidence, likeliest card) of mark ``i`` from its reads (its
+        corner, and for a whole card the ``extra`` reads of its other corner)."""
+        reads = [probs[i]] + [probs[k] for k in extra]
+        p = reads[0]
+        if len(reads) > 1 and self.combine == "min":
+            # the two corners of one card are drawn alike, so their errors go together:
+            # believe a card no more than the less sure read does
+            p = np.min(reads, axis=0)
+        elif len(reads) > 1:
+            # agreement of the reads: their product, tempered by the least sure read
+            logp = np.sum([np.log(r + 1e-9) for r in reads], axis=0)
+            p = np.exp(logp - logp.max())
+            p = p / float(p.sum())
+            p = np.sqrt(p * np.min(reads, axis=0))
+        j = int(p.argmax())
+        top = float(min(1.0, p[j]))
+        if self.conf_mode == "margin":  # how far the best card is ahead of the next one
+            top = top - float(np.partition(p, -2)[-2])
+        conf = float(max(0.0, top) * face)
+        best = Card.from_index(j)
+        return (best if conf >= (strip_thresh if strip else whole_thresh) else None), conf, best
+
     # ------------------------------------------------------------------ main step
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
         t0 = time.perf_counter()
@@ -217,6 +247,8 @@ class CardDetector:
             patches = np.concatenate([patches, np.stack([p for _, p in extra])])
         kind, rank, suit, emb = self.read_patches(patches)
         probs = self.card_probs(rank, suit, emb)
+        model_probs = None if self.head is None and self.refs is None else \
+            (suit[:, :, None] * rank[:, None, :]).reshape(len(rank), 52)
         second: dict[int, list[int]] = {}
         for k, (m, _) in enumerate(extra):
             second.setdefault(id(m), []).append(len(marks) + k)
@@ -227,26 +259,23 @@ class CardDetector:
             if kind[i, 1] > kind[i, 0]:
                 m.kind, m.conf = 1, float(kind[i, 1])
             else:
-                p = probs[i]
-                reads = [probs[i]] + [probs[k] for k in second.get(id(m), []) if kind[k, 0] > 0.5]
-                if len(reads) > 1 and self.combine == "min":
-                    # the two corners of one card are drawn alike, so their errors go together:
-                    # believe a card no more than the less sure read does
-                    p = np.min(reads, axis=0)
-                elif len(reads) > 1:
-                    # agreement of the reads: their product, tempered by the least sure read
-                    logp = np.sum([np.log(r + 1e-9) for r in reads], axis=0)
-                    p = np.exp(logp - logp.max())
-                    p = p / float(p.sum())
-                    p = np.sqrt(p * np.min(reads, axis=0))
-                j = int(p.argmax())
                 m.kind = 0
-                top = float(min(1.0, p[j]))
-                if self.conf_mode == "margin":  # how far the best card is ahead of the next one
-                    top = top - float(np.partition(p, -2)[-2])
-                m.conf = float(max(0.0, top) * (kind[i, 0] + kind[i, 1]))
                 m.strip = id(m) not in uncovered
-                m.card = Card.from_index(j) if m.conf >= (self.strip_thresh if m.strip else self.read_thresh) else None
+                extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
+                face = float(kind[i, 0] + kind[i, 1])
+                m.card, m.conf, likeliest = self._read_card(probs, i, extra_i, face, m.strip,
+                                                            self.read_thresh, self.strip_thresh)
+                if model_probs is not None:
+                    # a learnt deck: the shipped model's own sure read (with its own thresholds)
+                    # counts too where the learnt reader, less sure, still finds the same card
+                    # likeliest; so learning a deck does not lose cards the model alone reads.
+                    # Two sure reads that disagree give UU.
+                    card0, conf0, _ = self._read_card(model_probs, i, extra_i, face, m.strip,
+                                                      self.model_read_thresh, self.model_strip_thresh)
+                    if m.card is None and card0 is not None and card0 is likeliest:
+                        m.card, m.conf = card0, conf0
+                    elif m.card is not None and card0 is not None and card0 is not m.card:
+                        m.card, m.conf = None, min(m.conf, conf0)
             kept.append(m)
         kept = _suppress(kept)
         _dedupe_cards(kept)

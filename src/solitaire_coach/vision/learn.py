@@ -78,12 +78,57 @@ def augmented_patches(frame_bgr: np.ndarray, marks, rng: np.random.Generator, n:
             p = p * rng.uniform(0.6, 1.3) * rng.uniform(0.85, 1.15, 3)
             mean = p.mean()
             p = (p - mean) * rng.uniform(0.7, 1.3) + mean
+            if rng.random() < 0.5:  # a smaller or farther card: fewer pixels in the corner
+                k = rng.uniform(0.6, 1.0)
+                small = cv2.resize(p, (max(4, int(p.shape[1] * k)), max(4, int(p.shape[0] * k))),
+                                   interpolation=cv2.INTER_AREA)
+                p = cv2.resize(small, (p.shape[1], p.shape[0]), interpolation=cv2.INTER_LINEAR)
             if rng.random() < 0.3:
                 p = cv2.GaussianBlur(p, (0, 0), rng.uniform(0.4, 1.0))
             p = p + rng.normal(0, rng.uniform(0, 6), p.shape)
             out.append(np.clip(p, 0, 255).astype(np.uint8))
             labels.append(idx)
     return np.stack(out), np.array(labels)
+
+
+def occlude(patches: np.ndarray, labels: np.ndarray, clean: np.ndarray, rng: np.random.Generator,
+            share: float, geom=None):
+    """Cover a ``share`` of the patches the way a fanned pile does: the next card of a column
+    lies over the lower part (its top edge 22-31% of the card height down, as the
+    renderer and real fans put it), or the next waste card over the right part. What
+    shows there is that card's own corner (another of the deck's ``clean`` patches).
+    Returns the patches and a flag per patch (True: covered, a strip)."""
+    from . import features as F
+
+    g = geom or F.DEFAULT_GEOM
+    out = patches.copy()
+    covered = rng.random(len(patches)) < share
+    h, w = out.shape[1:3]
+    top = int(round(-g.y[0] / (g.y[1] - g.y[0]) * h))   # patch row of the card's top edge
+    left = int(round(-g.x[0] / (g.x[1] - g.x[0]) * w))  # patch column of its left edge
+    for i in np.flatnonzero(covered):
+        other = clean[(labels[i] + rng.integers(1, 52)) % 52]
+        if rng.random() < 0.75:  # column fan: the next card's top edge across the patch
+            u = rng.uniform(0.20, 0.33)
+            r = int(round((u - g.y[0]) / (g.y[1] - g.y[0]) * h))
+            if r < h:
+                out[i, r:] = other[top:top + h - r]
+                out[i, r - 1:r + 1] = (out[i, r - 1:r + 1] * rng.uniform(0.5, 0.9)).astype(out.dtype)  # its edge
+        else:  # waste fan: the next card's left edge down the patch
+            f = rng.uniform(0.15, 0.25)
+            c = int(round((f - g.x[0]) / (g.x[1] - g.x[0]) * w))
+            if c < w:
+                out[i, :, c:] = other[:, left:left + w - c]
+                out[i, :, c - 1:c + 1] = (out[i, :, c - 1:c + 1] * rng.uniform(0.5, 0.9)).astype(out.dtype)
+    return out, covered
+
+
+def zero_wrong_threshold(conf: np.ndarray, right: np.ndarray, floor: float = 0.5, margin: float = 0.5) -> float:
+    """The confidence above which no read of ``conf`` was wrong, moved ``margin`` of the way
+    towards 1 (the varied cuts are kinder than a real frame), and at least ``floor``."""
+    wrong = conf[~right]
+    t = float(wrong.max()) if len(wrong) else 0.0
+    return float(min(0.999, max(floor, t + margin * (1.0 - t))))
 
 
 def fit_head(emb: np.ndarray, labels: np.ndarray, iters: int = 400, lr: float = 2.0, l2: float = 1e-4):
@@ -124,18 +169,49 @@ def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None =
     buf = io.BytesIO()
     np.save(buf, refs)
     write_atomic(d / "refs.npy", buf.getvalue())
-    # a per-deck classifier on the reader's embeddings, fitted to varied cuts of the 52 cards
+    # a per-deck classifier on the reader's embeddings, fitted to varied cuts of the 52 cards,
+    # a third of them covered as on a fanned pile
     aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(0), 24, det.geom)
+    aug, _ = occlude(aug, labels, patches, np.random.default_rng(1), 1 / 3, det.geom)
     aug_emb = np.concatenate([det.read_patches(aug[i:i + 256])[3] for i in range(0, len(aug), 256)])
     W, b = fit_head(np.concatenate([aug_emb, refs]), np.concatenate([labels, np.arange(52)]))
     buf = io.BytesIO()
     np.savez(buf, W=W, b=b)
     write_atomic(d / "head.npz", buf.getvalue())
+    # this deck's own read thresholds: from other varied cuts (half covered), the confidence
+    # above which the learnt reader made no mistake, for whole cards and for strips
+    thresholds = deck_thresholds(det, W, b, frame_bgr, marks, patches)
     import cv2
 
     sheet = np.vstack([np.hstack(list(patches[r * 13:(r + 1) * 13])) for r in range(4)])
     write_atomic(d / "patches.png", cv2.imencode(".png", sheet)[1].tobytes())
     meta = {"name": name, "cards": [c.code for c in cards], "model_read_right_before": before,
-            "card_size_px": [float(np.median([m.w for m in marks])), float(np.median([m.h for m in marks]))]}
+            "card_size_px": [float(np.median([m.w for m in marks])), float(np.median([m.h for m in marks]))],
+            **thresholds}
     write_atomic(d / "deck.json", json.dumps(meta, indent=2) + "\n")
-    return {"folder": str(d), "model_read_right_before": before}
+    return {"folder": str(d), "model_read_right_before": before, **thresholds}
+
+
+def deck_thresholds(det: CardDetector, W: np.ndarray, b: np.ndarray, frame_bgr: np.ndarray, marks, patches,
+                    per_card: int = 16) -> dict:
+    """``read_thresh`` (whole cards) and ``read_thresh_strip`` for a learnt deck, picked on
+    varied cuts of its 52 cards (half covered as on a fanned pile) that the head was not
+    fitted to."""
+    aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(2), per_card, det.geom)
+    aug, covered = occlude(aug, labels, patches, np.random.default_rng(3), 0.5, det.geom)
+    kinds, ranks, suits, embs = [], [], [], []
+    for i in range(0, len(aug), 256):
+        k, r, s, e = det.read_patches(aug[i:i + 256])
+        kinds.append(k), ranks.append(r), suits.append(s), embs.append(e)
+    kind, rank, suit, emb = (np.concatenate(x) for x in (kinds, ranks, suits, embs))
+    saved = det.head
+    det.head = (W, b)
+    try:
+        probs = det.card_probs(rank, suit, emb)
+    finally:
+        det.head = saved
+    conf = probs.max(1) * (kind[:, 0] + kind[:, 1])
+    right = probs.argmax(1) == labels
+    return {"read_thresh": round(zero_wrong_threshold(conf[~covered], right[~covered]), 4),
+            "read_thresh_strip": round(zero_wrong_threshold(conf[covered], right[covered]), 4),
+            "cuts_read_right": round(float(right.mean()), 4)}
