@@ -35,7 +35,7 @@ from ..capture.sources import Frame, FrameRecorder, FrameSource
 from ..core.advisor import Advice
 from ..core.cards import RANK_NAMES, Card
 from ..core.moves import MoveKind
-from ..core.notation import SLOT_NAMES, UNKNOWN, Snapshot
+from ..core.notation import EMPTY, SLOT_NAMES, UNKNOWN, Snapshot
 from ..core.state import GameState
 from ..core.tracker import TrackerReport, illegal_placements
 from .coach import CoachSession
@@ -258,11 +258,21 @@ class LiveCoach:
         moves, none of which starts or ends on a pile still unread, and every pile still
         unread visibly holds what it held (a column shows as many face-up cards as
         before; an unread waste is never taken on trust). Else the read is not used."""
+        state = self.session.tracker.state
+        missed_waste = (state is not None and reading.snapshot.slots[0] is EMPTY and bool(state.waste and state.stock)
+                        and any(m.kind is MoveKind.REDEAL for m in self._probe(reading.snapshot)[1].moves))
+        if missed_waste:
+            # no card seen on the waste, and the tracker explains that by turning the rest of
+            # the stock over and a redeal, all unseen: a waste card the detector missed
+            # leaves the same read -- the waste counts as unread (a real redeal is seen at
+            # the next stock turn)
+            reading = replace(reading, snapshot=replace(reading.snapshot, slots=(UNKNOWN,) + reading.snapshot.slots[1:]))
         snap = reading.snapshot
         unread_idx = {SLOT_INDEX[n] for n in unreadable_tops(detection) if n in SLOT_INDEX}
         unread_idx |= {i for i in reading.guesses if snap.slots[i] is UNKNOWN}
+        if missed_waste:
+            unread_idx.add(0)
         names = lambda idx: sorted(SLOT_NAMES[i] for i in idx)  # noqa: E731
-        state = self.session.tracker.state
         if state is None and unread_idx and not self._forced and all(
                 i in reading.guesses and reading.guesses[i].confidence >= DEAL_GUESS for i in unread_idx):
             # a deal has nothing to check a guess against; a fairly sure one is taken (the
