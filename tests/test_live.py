@@ -519,7 +519,8 @@ class GuessingDouble:
     """Stands in for the real card detector: every card of a position (stock, waste top,
     foundation tops, each column's backs and face-up run) as a CardDetection on a grid,
     with a ``read_thresh`` the coach may lower, and chosen top cards read wrongly or
-    unsurely (``misread``: slot index -> (card code or None, confidence))."""
+    unsurely (``misread``: slot index -> (card code or None, confidence), or None: the
+    card is not seen at all)."""
 
     read_thresh = 0.9
 
@@ -538,6 +539,8 @@ class GuessingDouble:
         def det(card, slot, x, y, index=None, face_up=True, hh=h):
             conf = 0.98
             if index is not None and index in misread:
+                if misread[index] is None:
+                    return                     # not seen at all
                 code, conf = misread[index]
                 card = Card.parse(code) if code else None
             quad = np.float32([[x, y], [x + w, y], [x + w, y + hh], [x, y + hh]])
@@ -669,6 +672,18 @@ def test_unread_waste_is_never_assumed():
     assert _moves_at(pos[k]) == [] and not any(r.accepted for r in pos[k])
     assert "waste" in pos[k][-1].unreadable
     assert any("cannot read the top card of waste" in s for s in said)
+    assert _moves_at(pos[k + 1]) == moves[k - 1:k + 1]
+    assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
+
+
+def test_a_missed_waste_card_is_not_taken_for_a_pass_through_the_stock():
+    # after a stock turn the detector sees no card on the waste at all: the tracker could
+    # explain an empty waste only by turning the rest of the stock over and a redeal,
+    # unseen -- the read is not used, and the next picture gives the moves in order
+    k, _ = _first_move_where(lambda move, next_move: move.kind.value == "draw" and next_move.kind.value != "draw")
+    coach, pos, moves, said = _play_positions(lambda i, s: {0: None} if i == k else {}, n_moves=k + 1)
+    assert _moves_at(pos[k]) == [] and not any(r.accepted for r in pos[k])
+    assert "waste" in pos[k][-1].unreadable
     assert _moves_at(pos[k + 1]) == moves[k - 1:k + 1]
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
 

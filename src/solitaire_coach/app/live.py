@@ -259,13 +259,13 @@ class LiveCoach:
         unread visibly holds what it held (a column shows as many face-up cards as
         before; an unread waste is never taken on trust). Else the read is not used."""
         state = self.session.tracker.state
-        missed_waste = (state is not None and reading.snapshot.slots[0] is EMPTY and bool(state.waste and state.stock)
-                        and any(m.kind is MoveKind.REDEAL for m in self._probe(reading.snapshot)[1].moves))
+        missed_waste = (state is not None and reading.snapshot.slots[0] is EMPTY and len(state.stock) > 1
+                        and bool(state.waste) and _unseen_stock_pass(self._probe(reading.snapshot)[1].moves))
         if missed_waste:
-            # no card seen on the waste, and the tracker explains that by turning the rest of
-            # the stock over and a redeal, all unseen: a waste card the detector missed
-            # leaves the same read -- the waste counts as unread (a real redeal is seen at
-            # the next stock turn)
+            # no card seen on the waste, and the tracker explains that by turning more than
+            # one stock card and then the waste over, all unseen: a waste card the detector
+            # missed leaves the same read -- the waste counts as unread (a real redeal is
+            # seen at the next stock turn)
             reading = replace(reading, snapshot=replace(reading.snapshot, slots=(UNKNOWN,) + reading.snapshot.slots[1:]))
         snap = reading.snapshot
         unread_idx = {SLOT_INDEX[n] for n in unreadable_tops(detection) if n in SLOT_INDEX}
@@ -455,6 +455,17 @@ def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) 
         return []
     seen = {v for v in snap.slots if isinstance(v, Card)}
     return [c for c in cards if c not in seen]   # the tracker judges where each could come from
+
+
+def _unseen_stock_pass(moves) -> bool:
+    """Do ``moves`` (one read's explanation) turn more than one stock card and then redeal?"""
+    draws = 0
+    for m in moves:
+        if m.kind is MoveKind.REDEAL:
+            return draws > 1
+        if m.kind is MoveKind.DRAW:
+            draws += 1
+    return False
 
 
 def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, detection, blind: set[int],
