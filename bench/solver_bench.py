@@ -8,6 +8,10 @@ stderr and a summary to stdout: decided share, won / proven lost / unknown, medi
     python bench/solver_bench.py --seeds 0-499 --time 5 --workers 2
     python bench/solver_bench.py --seeds-file undecided.txt --time 5 --json out.json
     python bench/solver_bench.py --draw 3 --redeals unlimited --seeds 0-199
+    python bench/solver_bench.py --seeds-file undecided.txt --time 0 --nodes 150000000
+
+``--nodes`` bounds the positions generated per deal: unlike a time limit, the answers then do
+not depend on how loaded the machine is (compare builds that way).
 
 ``--ext DIR`` loads the compiled core from another build directory (for comparing a
 development build with the installed one without replacing it).
@@ -49,12 +53,13 @@ def _peak_mb() -> float:
 
 
 def _job(job):
-    seed, draw, redeals, time_limit, memory_mb, ext_dir = job
+    seed, draw, redeals, time_limit, node_limit, memory_mb, ext_dir = job
     _load_ext(ext_dir)
     from solitaire_coach.core import GameState, Rules, deal_for_seed
     from solitaire_coach.core.solver import solve
     rules = Rules(draw_count=draw, redeal_limit=redeals)
-    result = solve(GameState.from_deal(deal_for_seed(seed), rules), time_limit=time_limit, memory_mb=memory_mb)
+    result = solve(GameState.from_deal(deal_for_seed(seed), rules), time_limit=time_limit, node_limit=node_limit,
+                   memory_mb=memory_mb)
     return seed, result.status, result.nodes, result.seconds, len(result.moves), _peak_mb()
 
 
@@ -78,7 +83,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", default="0-499", help="seeds, e.g. '0-499' or '3,17,40-60' (default 0-499)")
     p.add_argument("--seeds-file", help="a file of seeds (whitespace or comma separated); overrides --seeds")
-    p.add_argument("--time", type=float, default=5.0, help="seconds per deal (default 5)")
+    p.add_argument("--time", type=float, default=5.0, help="seconds per deal (default 5; 0: none)")
+    p.add_argument("--nodes", type=int, help="positions per deal (a limit that does not depend on the load)")
     p.add_argument("--memory-mb", type=float, default=1024, help="transposition table MB (default 1024)")
     p.add_argument("--draw", type=int, default=1, choices=(1, 3))
     p.add_argument("--redeals", default="3", help="redeal limit, or 'unlimited' (default 3)")
@@ -89,7 +95,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     seeds = parse_seeds(open(args.seeds_file).read() if args.seeds_file else args.seeds)
     redeals = None if args.redeals == "unlimited" else int(args.redeals)
-    jobs = [(s, args.draw, redeals, args.time, args.memory_mb, args.ext) for s in seeds]
+    jobs = [(s, args.draw, redeals, args.time or None, args.nodes, args.memory_mb, args.ext) for s in seeds]
     rows = []
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
@@ -103,7 +109,10 @@ def main(argv=None) -> int:
     counts = {k: sum(r[1] == k for r in rows) for k in ("won", "lost", "unknown")}
     secs = [r[3] for r in rows]
     decided = counts["won"] + counts["lost"]
-    print(f"draw {args.draw}, redeals {args.redeals}, {len(rows)} deals, {args.time:g} s a deal, "
+    limit = f"{args.time:g} s" if args.time else "no time limit"
+    if args.nodes:
+        limit += f", {args.nodes:,} positions"
+    print(f"draw {args.draw}, redeals {args.redeals}, {len(rows)} deals, {limit} a deal, "
           f"{args.workers} workers, {wall:.0f} s wall")
     print(f"decided {decided}/{len(rows)} ({decided / len(rows):.1%}): won {counts['won']}, "
           f"lost {counts['lost']}, unknown {counts['unknown']}")

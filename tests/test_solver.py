@@ -8,6 +8,7 @@ import pytest
 
 from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
 from solitaire_coach.core.moves import MoveKind
+from solitaire_coach.core import solver as solver_module
 from solitaire_coach.core.solver import SolveResult, SolverError, _python_solve, has_extension, solve
 
 EMPTY = ((),) * 7
@@ -218,6 +219,42 @@ def test_talon_dominance_agrees_with_plain_search(rules):
     decides them."""
     rng = random.Random(7)
     _agree([_talon_endgame(rng, rules) for _ in range(40)], 25)
+
+
+@pytest.mark.parametrize("rules", [Rules(redeal_limit=1), Rules(redeal_limit=2), Rules(draw_count=3, redeal_limit=1)])
+@pytest.mark.parametrize("room", ["layers", "little room"])
+def test_layered_search_alone_agrees_with_plain_search(rules, room, monkeypatch):
+    """The exhaustive search sets a position aside after a redeal (and in draw 1 after drawing
+    on) and searches it in a later layer, fewest redeals first; a win found there is written
+    out from the start through the trie of lines. Without the quick pass (so the wins are its
+    own), talon-heavy positions must be decided as a plain search decides them and every win
+    must replay, some of them across a redeal; with room for only a few set-aside positions it
+    goes on in the plain order once that is used up, and must agree just as well."""
+    if room == "little room":
+        monkeypatch.setattr(solver_module, "_layer_bytes", lambda memory_mb: 150_000)
+    rng = random.Random(11)
+    states = [_talon_endgame(rng, rules) for _ in range(30)] + [_random_endgame(rng, rules) for _ in range(30)]
+    decided, outcomes, redeals = 0, set(), 0
+    for state in states:
+        fast = solve(state, quick_pass=False)
+        slow, _, _ = _python_solve(state, 40_000, None, None)
+        assert fast.decided
+        if slow != "unknown":
+            decided += 1
+            outcomes.add(slow)
+            assert fast.status == slow, f"C says {fast.status}, plain search says {slow}:\n{state}"
+        if fast.won:
+            assert state.play_all(fast.moves).is_won()
+            redeals += any(m.kind is MoveKind.REDEAL for m in fast.moves)
+    # (every "lost" in the other tests is the exhaustive search's too: only it proves a loss)
+    assert decided >= 40 and "won" in outcomes and redeals >= 3, (decided, outcomes, redeals)
+
+
+def test_exhaustive_search_alone_wins_a_deal():
+    # a whole deal, won by the layered exhaustive search itself (no quick pass)
+    state = GameState.from_deal(deal_for_seed(29))
+    result = solve(state, node_limit=30_000_000, quick_pass=False)
+    assert result.won and state.play_all(result.moves).is_won()
 
 
 def _cards(text: str) -> tuple:

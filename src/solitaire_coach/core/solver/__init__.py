@@ -36,7 +36,8 @@ except ImportError:  # pragma: no cover - exercised only without a compiler
 __all__ = ["SolveResult", "SolverError", "solve", "has_extension", "DEFAULT_TABLE_MB"]
 
 DEFAULT_TABLE_MB = 512
-"""Memory for the transposition table when no limit is given (16 bytes a position)."""
+"""Memory for the exhaustive search when no limit is given: half for the transposition table
+(16 bytes a position), half at most for the positions set aside for a later layer."""
 
 WON, LOST, UNKNOWN = "won", "lost", "unknown"
 
@@ -105,7 +106,7 @@ def _check_known(state: GameState) -> None:
 
 
 def _table_bits(node_limit: int | None, memory_mb: float | None) -> int:
-    budget = DEFAULT_TABLE_MB if memory_mb is None else memory_mb
+    budget = (DEFAULT_TABLE_MB if memory_mb is None else memory_mb) / 2
     bits = 10
     while bits < 30 and (1 << (bits + 1)) * 16 <= budget * 1024 * 1024:
         bits += 1
@@ -125,16 +126,25 @@ def _quick_nodes(node_limit: int | None) -> int:
     exhaustive pass that can also prove a loss follows with the rest of the budget)."""
     if node_limit is None:
         return QUICK_NODES_UNLIMITED
-    return int(node_limit * QUICK_FRACTION)
+    return min(int(node_limit * QUICK_FRACTION), QUICK_NODES_UNLIMITED)
+
+
+def _layer_bytes(memory_mb: float | None) -> int:
+    """Bytes the exhaustive search may use for positions set aside for a later layer (when
+    they are used up it searches them at once, as a plain depth-first search would)."""
+    return max(1, int((DEFAULT_TABLE_MB if memory_mb is None else memory_mb) / 2 * 1024 * 1024))
 
 
 def solve(state: GameState, *, node_limit: int | None = None, time_limit: float | None = None,
-          memory_mb: float | None = None, verify: bool = True) -> SolveResult:
+          memory_mb: float | None = None, verify: bool = True, quick_pass: bool = True) -> SolveResult:
     """Solve ``state`` (every card known) under its own rules.
 
     ``node_limit`` bounds the positions generated, ``time_limit`` the seconds, and
-    ``memory_mb`` the transposition table (default :data:`DEFAULT_TABLE_MB`); hitting any
-    of them gives ``"unknown"``. A winning line is replayed before it is returned."""
+    ``memory_mb`` the search's memory (default :data:`DEFAULT_TABLE_MB`: the transposition
+    table and the positions set aside for later, half each); hitting any of them gives
+    ``"unknown"``. ``quick_pass=False`` leaves out the quick incomplete first pass (so that
+    tests can check the exhaustive search's own wins). A winning line is replayed before it
+    is returned."""
     _check_known(state)
     if node_limit is not None and node_limit <= 0:
         raise ValueError(f"node limit must be positive, not {node_limit}")
@@ -152,7 +162,8 @@ def solve(state: GameState, *, node_limit: int | None = None, time_limit: float 
             columns, talon, len(state.waste), list(state.foundations), state.redeals_used, rules.draw_count,
             -1 if rules.redeal_limit is None else rules.redeal_limit, int(rules.foundation_return),
             int(_REDEAL_REVERSES), int(node_limit or 0), float(time_limit or 0.0),
-            _table_bits(node_limit, memory_mb), _quick_nodes(node_limit))
+            _table_bits(node_limit, memory_mb), _quick_nodes(node_limit) if quick_pass else 0,
+            _layer_bytes(memory_mb))
         status = {1: WON, 0: LOST}.get(code, UNKNOWN)
         moves = tuple(_OUT_MOVES[k](a, b) for k, a, b in raw)
     else:

@@ -40,7 +40,7 @@
  *
  * Python API: solve(columns, talon, ptr, foundations, redeals_used, draw_count,
  *                   redeal_limit, foundation_return, redeal_reverses, node_limit,
- *                   time_limit, table_bits[, quick_nodes]) -> (status, moves, nodes)
+ *                   time_limit, table_bits[, quick_nodes[, layer_bytes]]) -> (status, moves, nodes)
  *   columns: 7 tuples (hidden: bytes, faceup: bytes) of card indexes suit*13+rank-1
  *   talon: bytes, waste bottom..top then stock next..last; ptr = len(waste)
  *   status: 1 won, 0 lost, -1 unknown (a limit was hit)
@@ -104,6 +104,7 @@ typedef struct {
     St s;
     int nmv, cur, nauto;
     int pend;        /* -1, or the column whose purpose the next move must serve */
+    int32_t tid;     /* layered search: the trie node of the line to this frame, -1 if not made yet */
     Mv mv[MAXMV];
     Mv autos[52];
 } Frame;
@@ -116,7 +117,7 @@ typedef struct {
     int ptr_free;   /* draw 1, waste not reversed: the key leaves out the waste size (see visit) */
     int unlimited;  /* no redeal limit */
     int set3;       /* draw 3, no redeal limit, waste not reversed: the entry is a set of waste sizes */
-    long long again;
+    long long again, again_r;
 } Table;
 
 static inline int fits(int c, int onto) { return RANK(c) + 1 == RANK(onto) && RED(c) != RED(onto); }
@@ -253,6 +254,7 @@ static int visit(Table *t, const St *s) {
             /* not covered: the new pair covers the old one (fewer redeals), keep it */
             e[1] = b | (uint64_t)(p << 8) | (uint64_t)r;
             t->again++;
+            if (r < r0) t->again_r++;
             return 0;
         }
         i = (i + 1) & t->mask;
@@ -262,7 +264,7 @@ static int visit(Table *t, const St *s) {
 static void table_init(Table *t, int table_bits, const Rules *R) {
     t->mask = ((uint64_t)1 << table_bits) - 1;
     t->cap = (t->mask + 1) / 4 * 3;
-    t->count = 0; t->full = 0; t->again = 0;
+    t->count = 0; t->full = 0; t->again = 0; t->again_r = 0;
     t->ptr_free = R->dc == 1 && !R->reverses;
     t->set3 = R->dc == 3 && !R->reverses && R->limit < 0;
     t->unlimited = R->limit < 0;
@@ -445,17 +447,23 @@ static int dead_position(const St *s) {
     uint64_t need_a[52], need_b[52][2];
     int nb[52];
     int list[52], nl = 0;
+    /* (a) for the card of suit su and rank r: the blockers among and above its lower cards
+     * not yet on the foundation, an OR over ranks f+1..r-1 (built up suit by suit) */
+    uint64_t lower[52];
+    for (int su = 0; su < 4; su++) {
+        uint64_t acc = 0;
+        for (int rr = 1; rr <= 13; rr++) {
+            int l = su * 13 + rr - 1;
+            lower[l] = acc;
+            if (rr > s->f[su] && col[l] >= 0)   /* not on the foundation, not in the stock or waste */
+                acc |= above[(int)col[l]][(int)pos[l]] | (blockers & ((uint64_t)1 << l));
+        }
+    }
     for (int z = 0; z < 52; z++) {
         if (!(blockers >> z & 1)) continue;
         list[nl++] = z;
-        int su = SUIT(z), r = RANK(z);
-        uint64_t na = 0;
-        for (int rr = s->f[su] + 1; rr < r; rr++) {
-            int l = su * 13 + rr - 1;
-            if (col[l] < 0) continue;   /* in the stock or waste */
-            na |= above[(int)col[l]][(int)pos[l]] | (blockers & ((uint64_t)1 << l));
-        }
-        need_a[z] = na;
+        int r = RANK(z);
+        need_a[z] = lower[z];
         nb[z] = 0;
         for (int ps = 0; ps < 4; ps++) {
             if (((ps == 1 || ps == 2) ? 1 : 0) == RED(z)) continue;
@@ -680,21 +688,176 @@ static double now_s(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* ---- the layered search: positions after a redeal wait for the next layer ----
+ * With a redeal limit, a visited position covers the same cards reached with more redeals
+ * used (visit). A depth-first search that redeals early often meets a position first with
+ * more redeals than it needs, and must search it (and all below it) again when it meets it
+ * with fewer. So the exhaustive search goes layer by layer: a move that redeals is played,
+ * its position entered in the table, and then put aside; the layer's search goes on without
+ * it. When a layer is exhausted, the set-aside positions with the fewest redeals are searched
+ * next, each only if its table entry is still its own (a position met later in a lower layer
+ * replaces the entry and is searched there; it reaches everything the set-aside one does).
+ * Nothing is left out, only reordered, so the completeness argument of visit() stands.
+ * The lines are kept as a trie (one node per move that has a set-aside position below it)
+ * so that a win found in a later layer can be written out from the start. */
+typedef struct { uint32_t parent; uint8_t kind, a, b, q, pos, k, mk; } TNode;
+typedef struct { TNode *v; uint32_t n, cap; } Trie;
+#define PACK 72   /* room for a set-aside position: n and h of each column (a byte each), talon
+                     size, waste size, redeals, orientation, foundations (two bytes), the cards
+                     left (at most 52), the trie node, the length */
+typedef struct { uint8_t *v; size_t n, cap; } Bucket;
+typedef struct {
+    Trie tr;
+    Bucket *b;       /* one per redeal count and waste size */
+    int nb;
+    size_t bytes, max_bytes;
+} Layers;
+
+static int32_t trie_add(Layers *L, uint32_t parent, const Mv *m) {
+    Trie *t = &L->tr;
+    if (t->n >= t->cap) {
+        uint32_t nc = t->cap ? t->cap * 2 : 4096;
+        if (L->bytes + (size_t)(nc - t->cap) * sizeof(TNode) > L->max_bytes) return -1;
+        TNode *nv = realloc(t->v, sizeof(TNode) * nc);
+        if (!nv) return -1;
+        L->bytes += (size_t)(nc - t->cap) * sizeof(TNode);
+        t->v = nv; t->cap = nc;
+    }
+    TNode *x = &t->v[t->n];
+    x->parent = parent; x->kind = m->kind; x->a = m->a; x->b = m->b; x->q = m->q; x->pos = m->pos;
+    x->k = m->k; x->mk = m->mk;
+    return (int32_t)t->n++;
+}
+
+/* The trie node of frame d, made (with those below it) if need be. */
+static int32_t frame_tid(Frame *fr, int d, Layers *L) {
+    int d0 = d;
+    while (fr[d0].tid < 0) d0--;   /* frame 0 always has one */
+    for (int x = d0 + 1; x <= d; x++) {
+        int32_t id = trie_add(L, (uint32_t)fr[x - 1].tid, &fr[x - 1].mv[fr[x - 1].cur - 1]);
+        if (id < 0) return -1;
+        fr[x].tid = id;
+    }
+    return fr[d].tid;
+}
+
+static int layer_push(Layers *L, const St *s, uint32_t tid) {
+    Bucket *b = &L->b[s->redeals * (MAXTALON + 1) + MAXTALON - (s->nt - s->ptr)];
+    if (b->n + PACK > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : (size_t)PACK * 1024;
+        if (L->bytes + (nc - b->cap) > L->max_bytes) return -1;
+        uint8_t *nv = realloc(b->v, nc);
+        if (!nv) return -1;
+        L->bytes += nc - b->cap;
+        b->v = nv; b->cap = nc;
+    }
+    uint8_t *o = b->v + b->n;
+    int w = 0;
+    for (int i = 0; i < NCOL; i++) o[w++] = (uint8_t)(s->n[i] | s->h[i] << 5);
+    o[w++] = s->nt; o[w++] = s->ptr; o[w++] = s->redeals; o[w++] = s->orient;
+    o[w++] = (uint8_t)(s->f[0] | s->f[1] << 4); o[w++] = (uint8_t)(s->f[2] | s->f[3] << 4);
+    for (int i = 0; i < NCOL; i++) { memcpy(o + w, s->cards[i], s->n[i]); w += s->n[i]; }
+    memcpy(o + w, s->talon, s->nt); w += s->nt;
+    memcpy(o + w, &tid, 4); w += 4;
+    o[w] = (uint8_t)w;   /* the record's length, last, to take it off the end */
+    b->n += (size_t)w + 1;
+    return 0;
+}
+
+/* Take the last set-aside position with the fewest redeals, and of those the most cards
+ * left to draw (the order in which positions with the same cards cover one another, so none
+ * is searched twice); 0 when there is none. */
+static int layer_pop(Layers *L, St *s, uint32_t *tid) {
+    for (int r = 0; r < L->nb; r++) {
+        Bucket *b = &L->b[r];
+        if (b->n == 0) continue;
+        int len = b->v[b->n - 1];
+        b->n -= (size_t)len + 1;
+        const uint8_t *o = b->v + b->n;
+        int w = 0;
+        memset(s, 0, sizeof *s);
+        for (int i = 0; i < NCOL; i++) { s->n[i] = o[w] & 31; s->h[i] = o[w] >> 5; w++; }
+        s->nt = o[w++]; s->ptr = o[w++]; s->redeals = o[w++]; s->orient = o[w++];
+        s->f[0] = o[w] & 15; s->f[1] = o[w] >> 4; w++;
+        s->f[2] = o[w] & 15; s->f[3] = o[w] >> 4; w++;
+        for (int i = 0; i < NCOL; i++) { memcpy(s->cards[i], o + w, s->n[i]); w += s->n[i]; }
+        memcpy(s->talon, o + w, s->nt); w += s->nt;
+        memcpy(tid, o + w, 4);
+        rehash(s);
+        return 1;
+    }
+    return 0;
+}
+
+static void layers_free(Layers *L) {
+    free(L->tr.v);
+    if (L->b)
+        for (int r = 0; r < L->nb; r++) free(L->b[r].v);
+    free(L->b);
+}
+
+/* Is the table entry of s still the one s made when it was set aside? */
+static int table_own(const Table *t, const St *s) {
+    uint64_t a, b;
+    hash_state(s, !t->ptr_free && !t->set3, &a, &b);
+    int p = t->ptr_free ? s->ptr : 0;
+    int r = t->unlimited ? 0 : s->redeals;
+    uint64_t i = (a ^ (a >> 29)) & t->mask;
+    for (;;) {
+        const uint64_t *e = &t->keys[2 * i];
+        if (e[0] == 0) return 0;
+        if (e[0] == a && (e[1] & ~(uint64_t)0xFFFFFFFF) == b)
+            return (int)((e[1] >> 8) & 0xFF) == p && (int)(e[1] & 0xFF) == r;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* Write out the line of moves (with the safe moves after each, as the search plays them). */
+static int emit_line(const St *start, const Rules *R, const Mv *moves, int nm, Out *out) {
+    Frame *F = malloc(sizeof(Frame));
+    if (!F) return -1;
+    F->s = *start;
+    for (int i = 0; i < NCOL; i++) flip(&F->s, i);
+    int r = 0;
+    out->n = 0;
+    do_autos_out(F, R, out);
+    for (int x = 0; x < nm; x++) {
+        r |= emit(out, &F->s, &moves[x], R);
+        apply(&F->s, &moves[x], R);
+        if (moves[x].mk == MK_FREE) do_autos_out(F, R, out);
+    }
+    free(F);
+    return r;
+}
+
 /* status: 1 won, 0 lost, -1 unknown; -2 out of memory */
 static int search(const St *start, const Rules *R, long long node_limit, double time_limit, int table_bits,
-                  int restricted, long long *nodes_out, Out *out) {
+                  long long layer_bytes, int restricted, long long *nodes_out, Out *out) {
     Frame *fr = malloc(sizeof(Frame) * (MAXDEPTH + 1));
     Table t;
     table_init(&t, table_bits, R);
-    if (!fr || !t.keys) { free(fr); free(t.keys); return -2; }
+    /* layers (see above) where redeals are counted; the set-aside positions and the trie take
+     * at most layer_bytes (0: as much as the table) */
+    Layers L;
+    memset(&L, 0, sizeof L);
+    int layered = !restricted && R->limit >= 0;   /* 1: on; 2: no room to set more aside */
+    if (layered) {
+        L.nb = ((R->limit > start->redeals ? R->limit : start->redeals) + 1) * (MAXTALON + 1);
+        L.b = calloc((size_t)L.nb, sizeof(Bucket));
+        L.max_bytes = layer_bytes > 0 ? (size_t)layer_bytes : (size_t)(t.mask + 1) * 16;
+        Mv root = {0};
+        if (!L.b || trie_add(&L, 0, &root) != 0) layered = 0;   /* no room at all: the plain order */
+    }
+    if (!fr || !t.keys) { free(fr); free(t.keys); layers_free(&L); return -2; }
     double deadline = time_limit > 0 ? now_s() + time_limit : 0;
     long long nodes = 0;
     int aborted = 0, found = -1, depth = 0;
-    long long ndead = 0;
+    long long ndead = 0, nlayer = 0, nstale = 0;
 
     fr[0].s = *start;
     for (int i = 0; i < NCOL; i++) flip(&fr[0].s, i);
     do_autos(&fr[0], R);
+    fr[0].tid = 0;
     if (is_won(&fr[0].s)) found = 0;
     else {
         visit(&t, &fr[0].s);
@@ -702,12 +865,28 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
         if (!R->fret && dead_position(&fr[0].s)) depth = -1;  /* lost as it stands */
         else gen_moves(&fr[0], R, restricted, -1);
     }
-    while (found < 0 && depth >= 0) {
+    while (found < 0) {
+        if (depth < 0) {
+            /* the layer is exhausted: the next set-aside position with the fewest redeals */
+            if (!layered) break;
+            uint32_t tid;
+            if (!layer_pop(&L, &fr[0].s, &tid)) break;
+            if (!table_own(&t, &fr[0].s)) { nstale++; continue; }
+            if (!R->fret && dead_position(&fr[0].s)) { ndead++; continue; }
+            nlayer++;
+            fr[0].tid = (int32_t)tid;
+            fr[0].pend = -1;
+            fr[0].nauto = 0;
+            gen_moves(&fr[0], R, 0, -1);
+            depth = 0;
+            continue;
+        }
         Frame *F = &fr[depth];
         if (F->cur >= F->nmv) { depth--; continue; }
         Mv m = F->mv[F->cur++];
         Frame *C = &fr[depth + 1];
         C->s = F->s;
+        C->tid = -1;
         apply(&C->s, &m, R);
         nodes++;
         if ((node_limit > 0 && nodes >= node_limit) ||
@@ -728,6 +907,15 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
             if (t.full) { aborted = 1; break; }
             continue;
         }
+        if (layered == 1 && (m.q > 0 || (t.ptr_free && m.pos > F->s.ptr))) {
+            /* a redeal: set aside for its layer. Without room for more, the positions already
+             * set aside stay, and from now on every position is searched when it is met (the
+             * plain order; nothing is lost either way) */
+            int32_t tid = frame_tid(fr, depth, &L);
+            int32_t id = tid < 0 ? -1 : trie_add(&L, (uint32_t)tid, &m);
+            if (id >= 0 && layer_push(&L, &C->s, (uint32_t)id) == 0) continue;
+            layered = 2;   /* full: pops still come, pushes no longer */
+        }
         if (!R->fret && dead_position(&C->s)) { ndead++; continue; }
         if (depth + 1 >= MAXDEPTH) { aborted = 1; continue; }
         gen_moves(C, R, restricted, -1);
@@ -735,29 +923,32 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
     }
     int status;
     if (found >= 0) {
+        /* the line: the trie's part up to this layer's first position, then the frames' moves */
         status = 1;
-        out->n = 0;
-        for (int d = 0; d <= found; d++) {
-            /* autos of frame d were applied to the state before them; re-derive that state */
-            St s = (d == 0) ? *start : fr[d - 1].s;
-            if (d == 0) for (int i = 0; i < NCOL; i++) flip(&s, i);
-            else apply(&s, &fr[d - 1].mv[fr[d - 1].cur - 1], R);
-            for (int x = 0; x < fr[d].nauto; x++) {
-                if (emit(out, &s, &fr[d].autos[x], R)) { status = -2; break; }
-                apply(&s, &fr[d].autos[x], R);
+        int ntrie = 0;
+        for (uint32_t x = (uint32_t)fr[0].tid; x != 0; x = L.tr.v[x].parent) ntrie++;
+        Mv *line = malloc(sizeof(Mv) * (size_t)(ntrie + found + 1));
+        if (!line) status = -2;
+        else {
+            int k = ntrie;
+            for (uint32_t x = (uint32_t)fr[0].tid; x != 0; x = L.tr.v[x].parent) {
+                const TNode *n = &L.tr.v[x];
+                Mv mv = {n->kind, n->a, n->b, n->q, n->pos, n->k, n->mk, 0};
+                line[--k] = mv;
             }
-            if (d < found) {
-                if (emit(out, &fr[d].s, &fr[d].mv[fr[d].cur - 1], R)) { status = -2; break; }
-            }
+            for (int d = 0; d < found; d++) line[ntrie + d] = fr[d].mv[fr[d].cur - 1];
+            if (emit_line(start, R, line, ntrie + found, out)) status = -2;
+            free(line);
         }
     } else {
         status = aborted ? -1 : 0;
         if (restricted && status == 0) status = -1; /* an incomplete search proves nothing */
     }
     *nodes_out = nodes;
-    if (getenv("SOLVER_DEBUG")) fprintf(stderr, "dfs: status %d nodes %lld dead %lld again %lld table %llu full %d aborted %d\n", status, nodes, ndead, t.again, (unsigned long long)t.count, t.full, aborted);
+    if (getenv("SOLVER_DEBUG")) fprintf(stderr, "dfs: status %d nodes %lld dead %lld again %lld (r %lld) table %llu full %d aborted %d layered %d: %lld searched, %lld stale, %u trie, %zu MB\n", status, nodes, ndead, t.again, t.again_r, (unsigned long long)t.count, t.full, aborted, layered, nlayer, nstale, L.tr.n, L.bytes >> 20);
     free(fr);
     free(t.keys);
+    layers_free(&L);
     return status;
 }
 
@@ -891,10 +1082,10 @@ static int read_bytes(PyObject *obj, uint8_t *dst, int maxn, const char *what) {
 static PyObject *py_solve(PyObject *self, PyObject *args) {
     PyObject *columns, *talon, *found;
     int ptr, redeals_used, dc, limit, fret, reverses, table_bits;
-    long long node_limit, quick_nodes = 0;
+    long long node_limit, quick_nodes = 0, layer_bytes = 0;
     double time_limit;
-    if (!PyArg_ParseTuple(args, "OOiOiiiiiLdi|L", &columns, &talon, &ptr, &found, &redeals_used, &dc, &limit,
-                          &fret, &reverses, &node_limit, &time_limit, &table_bits, &quick_nodes))
+    if (!PyArg_ParseTuple(args, "OOiOiiiiiLdi|LL", &columns, &talon, &ptr, &found, &redeals_used, &dc, &limit,
+                          &fret, &reverses, &node_limit, &time_limit, &table_bits, &quick_nodes, &layer_bytes))
         return NULL;
     St s;
     memset(&s, 0, sizeof s);
@@ -955,7 +1146,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
             if ((time_limit > 0 && left <= 0) || (node_limit > 0 && nl <= 0)) {
                 nodes = 0;
             } else {
-                status = search(&s, &R, nl, left, table_bits, 0, &nodes, &out);
+                status = search(&s, &R, nl, left, table_bits, layer_bytes, 0, &nodes, &out);
             }
         }
         nodes += quick;
