@@ -50,13 +50,16 @@ GAMES = {
 }
 # Games never tuned on: the live coach's generalisation set (`--held-out`, written to
 # out/held_out_games by default, not committed). Other deals, tables and lights; decks
-# held out of the reader's training (drawn-11, gnome-paris, kde-standard) and one trained
-# style (drawn-20).
+# held out of the reader's training (drawn-11, gnome-paris, kde-standard, gnome-tango_nuevo)
+# or used only to pick its thresholds (gnome-bellot, drawn-10), and one trained style (drawn-20).
 HELD_OUT = {
     "held1": (211, 41, "drawn-11", 0.3, 11),
     "held2": (305, 52, "gnome-paris", 0.3, 12),
     "held3": (417, 63, "drawn-20", 0.3, 13),
     "held4": (523, 74, "kde-standard", 0.3, 14),
+    "held5": (611, 85, "gnome-tango_nuevo", 0.3, 15),
+    "held6": (702, 96, "gnome-bellot", 0.3, 16),
+    "held7": (845, 107, "drawn-10", 0.3, 17),
 }
 SKIN = [(150, 180, 228), (120, 152, 205), (95, 125, 180), (70, 95, 140), (55, 70, 105)]  # BGR skin tones
 

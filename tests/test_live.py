@@ -688,6 +688,16 @@ def test_a_missed_waste_card_is_not_taken_for_a_pass_through_the_stock():
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
 
 
+def test_a_missed_foundation_card_does_not_stop_the_game():
+    # a foundation never empties: one seen empty while the game has a card there is a
+    # card the detector missed, and the rest of the read is still used
+    k, _ = _first_move_where(lambda move, next_move: move.kind.value.endswith("to foundation")
+                             and not next_move.kind.value.endswith("to foundation"))
+    coach, pos, moves, said = _play_positions(lambda i, s: {1: None} if i == k + 1 else {}, n_moves=k + 1)
+    assert _moves_at(pos[k + 1]) == [moves[k]] and pos[k + 1][-1].accepted
+    assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
+
+
 def test_a_sure_misread_is_doubted_when_that_alone_explains_the_read():
     # after move 3, a column top that did not change is read surely as another card
     def misread(k, state):

@@ -267,9 +267,19 @@ class LiveCoach:
             # missed leaves the same read -- the waste counts as unread (a real redeal is
             # seen at the next stock turn)
             reading = replace(reading, snapshot=replace(reading.snapshot, slots=(UNKNOWN,) + reading.snapshot.slots[1:]))
+        missed_foundations = set()
+        if state is not None and (sum(1 for h in state.foundations if h > 0)
+                                  > sum(1 for v in reading.snapshot.foundations if v is not EMPTY)):
+            # fewer foundation slots show a card than the game has foundations started, and
+            # a foundation never empties (an ace cannot leave it): a card there was missed;
+            # the slots seen empty count as unread
+            missed_foundations = {i for i in range(1, 5) if reading.snapshot.slots[i] is EMPTY}
+            slots = tuple(UNKNOWN if i in missed_foundations else v for i, v in enumerate(reading.snapshot.slots))
+            reading = replace(reading, snapshot=replace(reading.snapshot, slots=slots))
         snap = reading.snapshot
         unread_idx = {SLOT_INDEX[n] for n in unreadable_tops(detection) if n in SLOT_INDEX}
         unread_idx |= {i for i in reading.guesses if snap.slots[i] is UNKNOWN}
+        unread_idx |= missed_foundations
         if missed_waste:
             unread_idx.add(0)
         names = lambda idx: sorted(SLOT_NAMES[i] for i in idx)  # noqa: E731
