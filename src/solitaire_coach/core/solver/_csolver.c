@@ -3,6 +3,10 @@
  * Two passes share the time limit: a quick greedy best-first search over a restricted move
  * set (QUICK_TIME_SHARE of the time; it finds most wins in a few hundred positions and can
  * only say "won"), then an exhaustive depth-first search, the only one that may say "lost".
+ * With a redeal limit the exhaustive search goes in layers: a position reached by a redeal,
+ * or in draw 1 by drawing on, is set aside and searched later, fewest redeals and most cards
+ * left to draw first, so that no position is searched a second time for a better talon
+ * (see "the layered search" below).
  * Both use:
  *  - talon macro moves: every card the stock/waste can bring to the top of the waste (by
  *    drawing and turning the waste over within the redeal limit) is one move, expanded back
@@ -688,18 +692,25 @@ static double now_s(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* ---- the layered search: positions after a redeal wait for the next layer ----
+/* ---- the layered search: positions after a redeal wait for a later layer ----
  * With a redeal limit, a visited position covers the same cards reached with more redeals
- * used (visit). A depth-first search that redeals early often meets a position first with
- * more redeals than it needs, and must search it (and all below it) again when it meets it
- * with fewer. So the exhaustive search goes layer by layer: a move that redeals is played,
- * its position entered in the table, and then put aside; the layer's search goes on without
- * it. When a layer is exhausted, the set-aside positions with the fewest redeals are searched
- * next, each only if its table entry is still its own (a position met later in a lower layer
- * replaces the entry and is searched there; it reaches everything the set-aside one does).
- * Nothing is left out, only reordered, so the completeness argument of visit() stands.
- * The lines are kept as a trie (one node per move that has a set-aside position below it)
- * so that a win found in a later layer can be written out from the start. */
+ * used, and in draw 1 with more cards in the waste (visit). A depth-first search that
+ * redeals (or draws on) early often meets a position first with a worse talon than it needs,
+ * and must search it, and everything below it, again when it meets it with a better one. So
+ * the exhaustive search goes in layers: a move that redeals, or in draw 1 draws at least one
+ * card before it plays, is played, its position entered in the table, and set aside; the
+ * layer's search goes on without it. When a layer is exhausted, the set-aside position with
+ * the fewest redeals used and, of those, the most cards left to draw (d = talon - waste) is
+ * searched next, only if its table entry is still its own (a position met later with a better
+ * talon replaced the entry and is searched, or set aside, in its own right; it reaches all
+ * that the set-aside one does). In draw 1 every other move keeps d (taking the waste's top
+ * card shortens both) and the redeal count, so all positions searched from one set-aside
+ * position share (redeals, d), the layers come in the order of the covering relation, and
+ * no position is searched twice. Nothing is left out, only reordered, so the completeness
+ * argument of visit() stands. If the memory for set-aside positions runs out, the search
+ * goes on in the plain depth-first order (set-aside positions still come later): again
+ * only an order. The lines are kept as a trie (one node per move that has a set-aside
+ * position below it) so that a win found in a later layer can be written out from the start. */
 typedef struct { uint32_t parent; uint8_t kind, a, b, q, pos, k, mk; } TNode;
 typedef struct { TNode *v; uint32_t n, cap; } Trie;
 #define PACK 72   /* room for a set-aside position: n and h of each column (a byte each), talon
