@@ -47,6 +47,19 @@ def test_swapping_two_unseen_cards_changes_no_advice():
     assert advices2 == advices
 
 
+def test_look_ahead_stays_honest():
+    """With the one-move look-ahead on (layouts re-sampled after what a move shows), the
+    advice still depends on nothing unseen."""
+    look = dict(FAST, look=3, look_samples=2, look_moves=2, look_time=None)
+    deal = deal_for_seed(10)
+    truth, seen, advices = play(deal, BestStrategy(**look), max_moves=60)
+    positions = [i for i, c in enumerate(deal) if c not in seen]
+    a, b = positions[0], positions[-1]
+    swapped = list(deal)
+    swapped[a], swapped[b] = swapped[b], swapped[a]
+    assert play(swapped, BestStrategy(**look), max_moves=60)[2] == advices
+
+
 def test_wins_an_easy_deal_and_says_so():
     truth, _, advices = play(deal_for_seed(3), BestStrategy(**FAST))
     assert truth.is_won()

@@ -21,6 +21,12 @@ the player has not seen (face-down tableau cards, stock cards not yet turned) is
    ``samples``) go to the moves that are close: a decision between near-equal moves
    gets many layouts, a clear one few.
 
+An optional one-move look-ahead (``look`` > 0 kept layouts; off by default, as it
+measured no better) charges the close moves for what the player cannot see: on each
+kept layout the move is played, only the card it turns up is shown, the next move is
+chosen from fresh layouts consistent with that, and the move's cost is how often that
+blind choice loses a layout the clairvoyant solver wins.
+
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
 was passed by, the move taken then is no longer new, so another one is chosen.
@@ -170,6 +176,24 @@ def explain(state: GameState, move: Move) -> str:
     return f"brings the {card.symbol} back from the {SUIT_SYMBOLS[card.suit]} foundation"
 
 
+def _outcome(result) -> float:
+    """1 won, 0 lost, one half undecided."""
+    return 1.0 if result.status == "won" else 0.0 if result.status == "lost" else 0.5
+
+
+def _seen_after(view: GameState, truth: GameState) -> GameState:
+    """``view`` (the player's view after a move) with the cards the move turned up on the
+    layout ``truth`` named: a flipped column card, drawn waste cards. ``view`` itself
+    when the move showed nothing."""
+    for column in range(7):
+        if view.awaiting_flip(column):
+            view = view.reveal_column(column, truth.faceup[column][0])
+    for depth in range(min(len(view.waste), view.rules.draw_count)):
+        if view.waste[-1 - depth] is None:
+            view = view.reveal_waste_card(depth, truth.waste[-1 - depth])
+    return view
+
+
 class BestStrategy:
     """Hindsight optimisation over sampled layouts, with a full-information solver."""
 
@@ -177,7 +201,8 @@ class BestStrategy:
 
     def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 96, min_samples: int = 4,
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
-                 unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, **_options) -> None:
+                 unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
+                 look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -194,6 +219,14 @@ class BestStrategy:
         self.scout = scout
         self.unknown_value = unknown_value
         self.drop = drop
+        if look < 0 or look_samples < 1 or look_moves < 2:
+            raise ValueError("look must be >= 0, look_samples >= 1 and look_moves >= 2")
+        if look_time is not None and look_time <= 0:
+            raise ValueError(f"look time must be positive, not {look_time}")
+        self.look = look
+        self.look_samples = look_samples
+        self.look_moves = look_moves
+        self.look_time = look_time
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
@@ -284,6 +317,79 @@ class BestStrategy:
                   f"{left} move{'s' if left != 1 else ''} to finish")
         return Advice("move", move, describe_move(state, move), reason, proven=True)
 
+    def _score(self, result) -> float:
+        """A layout's value after a move: 0 lost, about 1 to 2 won, ``unknown_value`` undecided."""
+        if result.status == "won":
+            # a win found with few nodes is a sturdy position (the solver sees every card;
+            # a player who does not needs slack): easy wins count more
+            return (1.0 + self.ease * (1.0 - math.log(result.nodes + 1) / self._log_limit)
+                    + 0.001 * max(0, 400 - len(result.moves)) / 400)
+        return self.unknown_value if result.status == "unknown" else 0.0
+
+    def _look_ahead(self, state: GameState, candidates: list[Move], close: list[int],
+                    kept: list[GameState], rng: random.Random) -> tuple[dict[int, float], int]:
+        """What not seeing the cards costs each close move, one move further on.
+
+        Hindsight optimisation values a move as if every card were seen after it. Here, on
+        each kept layout, the move is played, the player sees only what it shows (the card
+        a flip or a draw turns up), and chooses the next move by sampling the cards still
+        unseen (``look_samples`` fresh layouts consistent with what is now seen); that
+        choice is then played on the kept layout. The cost of a move is the mean, over the
+        kept layouts, of the move's outcome (won 1, lost 0) for a player who sees every
+        card minus its outcome when the next move is the one the player would really
+        choose. A move that commits before looking (and so may choose wrong next) costs
+        more than one that shows a card first. Its time is bounded by ``look_time``,
+        on top of ``think_time``."""
+        start = time.perf_counter()
+        cost = {j: 0.0 for j in close}
+        after = {j: state.play(candidates[j]) for j in close}
+        fixed_choice: dict[int, tuple] = {}  # moves that show nothing: one choice for all layouts
+        n = 0
+        for sample in kept:
+            if n >= 2 and self.look_time is not None and time.perf_counter() - start > self.look_time:
+                break
+            for j in close:
+                truth = sample.play(candidates[j])
+                view = _seen_after(after[j], truth)
+                if view is after[j] and j in fixed_choice:
+                    options, choice = fixed_choice[j]
+                else:
+                    options, choice = self._next_choice(view, rng)
+                    if view is after[j]:
+                        fixed_choice[j] = (options, choice)
+                if choice is None:
+                    continue  # nothing to choose (won, lost, or a single move): no cost
+                # win/loss only: the solver's effort varies from move to move by chance,
+                # and a maximum over many moves' efforts would charge positions with many
+                # options for that noise rather than for what the player cannot see
+                seeing = _outcome(solve(truth, node_limit=self.node_limit, verify=False))
+                blind = _outcome(solve(truth.play(options[choice]), node_limit=self.node_limit, verify=False))
+                cost[j] += seeing - blind
+            n += 1
+        return ({j: c / max(1, n) for j, c in cost.items()}, n)
+
+    def _next_choice(self, view: GameState, rng: random.Random) -> tuple[list[Move], int | None]:
+        """The moves the player would weigh in ``view`` and the index of the one chosen by
+        sampling the unseen cards (None when there is no real choice)."""
+        if view.is_won() or terminal_advice(view) is not None:
+            return [], None
+        moves = view.legal_moves()
+        for move in moves:
+            if move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.WASTE_TO_FOUNDATION):
+                if is_safe_foundation_card(view, view.moving_cards(move)[0]):
+                    return [], None
+        fresh = [m for m in moves if self._position_key(view.play(m)) not in self._visited]
+        fresh = [m for m in fresh if is_useful(view, m)] or fresh
+        if len(fresh) < 2:
+            return [], None
+        fresh.sort(key=lambda m: _preference(view, m))
+        totals = [0.0] * len(fresh)
+        for _ in range(self.look_samples):
+            layout = sample_layout(view, rng)
+            for k, m in enumerate(fresh):
+                totals[k] += self._score(solve(layout.play(m), node_limit=self.node_limit, verify=False))
+        return fresh, max(range(len(fresh)), key=lambda k: (totals[k], -k))
+
     def _sampled(self, state: GameState, moves: list[Move]) -> Advice:
         start = time.perf_counter()
         rng = random.Random(f"{self.seed}|{_visible_key(state)}")
@@ -295,19 +401,16 @@ class BestStrategy:
         complete = not state.unseen_cards()
         n_samples = 1 if complete else self.samples
         done = 0
+        kept: list[GameState] = []  # the first layouts, for the look-ahead
         for i in range(n_samples):
             sample = sample_layout(state, rng)
             for j in active:
                 result = solve(sample.play(candidates[j]), node_limit=self.node_limit, verify=False)
                 tried[j] += 1
-                if result.status == "won":
-                    won[j] += 1
-                    # a win found with few nodes is a sturdy position (the solver sees every
-                    # card; a player who does not needs slack): easy wins count more
-                    scores[j] += 1.0 + self.ease * (1.0 - math.log(result.nodes + 1) / self._log_limit)
-                    scores[j] += 0.001 * max(0, 400 - len(result.moves)) / 400
-                elif result.status == "unknown":
-                    scores[j] += self.unknown_value
+                won[j] += result.status == "won"
+                scores[j] += self._score(result)
+            if i < self.look:
+                kept.append(sample)
             done = i + 1
             if done >= self.min_samples:
                 if self.think_time is not None and time.perf_counter() - start > self.think_time:
@@ -325,9 +428,17 @@ class BestStrategy:
                     ordered = sorted(scores, reverse=True)
                     if len(ordered) > 1 and ordered[0] - ordered[1] > (n_samples - done) * (1 + self.ease) + 0.01:
                         break  # no other move can catch up
-        best = max(active, key=lambda j: (scores[j] / max(1, tried[j]), -j))
-        self.last_stats = {"samples": done, "scores": {m.text: scores[j] / max(1, tried[j])
-                                                       for j, m in enumerate(candidates)},
+        value = {j: scores[j] / max(1, tried[j]) for j in range(len(candidates))}
+        looked = 0
+        if self.look and not complete and len(active) > 1:
+            close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
+            cost, looked = self._look_ahead(state, candidates, close, kept, rng)
+            for j in close:
+                value[j] -= cost[j]
+            active = close
+        best = max(active, key=lambda j: (value[j], -j))
+        self.last_stats = {"samples": done, "looked": looked,
+                           "scores": {m.text: value[j] for j, m in enumerate(candidates)},
                            "seconds": time.perf_counter() - start}
         n = tried[best]
         extra = f"wins {won[best]} of {n} sampled layout{'s' if n != 1 else ''}"
