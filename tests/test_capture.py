@@ -429,3 +429,19 @@ def test_slot_grid_learns_the_pitch_and_fixes_a_shifted_row():
            for c in few]
     placed = grid.place(few, [True, False, False, True, False, False, True])
     assert {c.card.code: c.slot for c in placed if c.card is not None}["0D"] == "column 4"
+
+
+def test_slot_grid_leaves_out_a_stray_pile_beside_the_layout():
+    """Column 1 empty, and a striped cloth right of column 7 taken for card backs: the
+    piles stay where they are (not all moved one place left) and the stray is left out."""
+    grid = SlotGrid()
+    assert grid.learn(_layout())
+    cards = [c for c in _layout() if c.slot != "column 1"]
+    stray_x = 100 + 6 * PITCH + 0.7 * PITCH
+    cards += [_det(None, "column 7", stray_x, 150, conf=0.7, face_up=False, h=12),
+              _det(None, "column 7", stray_x, 165, conf=0.6, face_up=False, h=12)]
+    placed = grid.place(cards, [False] + [True] * 6)
+    by_card = {c.card.code: c.slot for c in placed if c.card is not None}
+    assert by_card["QH"] == "column 2" and by_card["7C"] == "column 7"
+    assert by_card["4D"] == "waste" and by_card["AC"] == "foundation 1"
+    assert len(placed) == len(cards) - 2                 # the stray pile is gone

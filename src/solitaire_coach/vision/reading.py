@@ -128,6 +128,8 @@ class SlotGrid:
     picture, can shift a whole row by one place when the stock sits left of column 1 or
     few columns are left."""
 
+    STRAY = 1.0   # the cost of leaving a pile of backs out as a stray (a place's misfit is at most 0.5)
+
     def __init__(self) -> None:
         self.pitch_ratio: float | None = None     # place-to-place distance / card width
 
@@ -168,36 +170,49 @@ class SlotGrid:
         groups = cluster_positions(xs, 0.5 * w)
         centres = np.array([float(np.median([xs[i] for i in g])) for g in groups])
         stock = [float(_quad(c)[0, 0]) for c in cards if c.slot == "stock"]
-        # every origin that puts some column pile on some place, scored at once
+        # every origin that puts some column pile on some place, scored at once; a pile
+        # that lands off the seven places, or on a place another pile fits better, is left
+        # out at a cost, small for a pile of card backs only (a stray detection beside the
+        # layout, such as a striped cloth taken for card backs, must not shift every pile
+        # by one place), prohibitive for a pile showing a face
         x0s = (centres[:, None] - np.arange(7)[None, :] * pitch).ravel()
         ks = np.rint((centres[None, :] - x0s[:, None]) / pitch).astype(int)          # origins x piles
-        cost = (np.abs(centres[None, :] - x0s[:, None] - ks * pitch) / pitch).sum(1)
-        outside = (ks < 0) | (ks > 6)
-        cost += 10.0 * outside.sum(1)
-        cost += 10.0 * np.array([len(set(row)) < len(row) for row in ks.tolist()])
+        resid = np.abs(centres[None, :] - x0s[:, None] - ks * pitch) / pitch
+        keep = (ks >= 0) & (ks <= 6)
+        for a in range(len(centres)):              # of two piles on one place, the nearer stays
+            for b in range(len(centres)):
+                if a != b:
+                    worse = (ks[:, a] == ks[:, b]) & ((resid[:, a] > resid[:, b]) | ((resid[:, a] == resid[:, b]) & (a > b)))
+                    keep[:, a] &= ~worse
+        # a pile of card backs only may be a stray; one showing a face is a column
+        stray = np.array([10.0 if any(getattr(cards[low[i]], "face_up", True) for i in g) else self.STRAY
+                          for g in groups])
+        cost = np.where(keep, resid, stray[None, :]).sum(1)
         if stock:
             cost += np.minimum(2.0, np.abs(min(stock) - x0s) / pitch)
         if occupied is not None:
             occ = np.asarray(occupied, bool)
             hit = np.zeros((len(x0s), 7), bool)
             rows = np.repeat(np.arange(len(x0s)), ks.shape[1])
-            inside = ~outside.ravel()
+            inside = keep.ravel()
             hit[rows[inside], ks.ravel()[inside]] = True
             cost += 0.3 * (hit & ~occ).sum(1) + 0.3 * (~hit & occ).sum(1)
         best = int(np.argmin(cost))   # the first of equal costs
-        x0, ks = float(x0s[best]), ks[best].tolist()
-        if any(not 0 <= k <= 6 for k in ks) or len(set(ks)) < len(ks):
+        x0, kept, ks = float(x0s[best]), keep[best].tolist(), ks[best].tolist()
+        if not any(kept):
             return None
-        # the fitted origin, from all the columns at once
-        x0 = float(np.mean([x - k * pitch for x, k in zip(centres, ks)]))
-        slot_of: dict[int, str] = {}
-        for g, k in zip(groups, ks):
+        # the fitted origin, from all the columns kept at once
+        x0 = float(np.mean([x - k * pitch for x, k, on in zip(centres, ks, kept) if on]))
+        slot_of: dict[int, str | None] = {}
+        for g, k, on in zip(groups, ks, kept):
             for i in g:
-                slot_of[low[i]] = f"column {k + 1}"
+                slot_of[low[i]] = f"column {k + 1}" if on else None
         out = []
         for n, c in enumerate(cards):
             if n in slot_of:
                 slot = slot_of[n]
+                if slot is None:
+                    continue                  # a stray pile off the grid
             elif c.slot.startswith("column"):
                 slot = c.slot
             else:
