@@ -164,12 +164,14 @@ def _kinds_of_moves(state: GameState, moves) -> set[str]:
     return kinds
 
 
-def _agree(states, min_decided: int, both: bool = True) -> set[str]:
-    decided = 0
-    outcomes, kinds = set(), set()
+def _against_plain_search(states, **solve_options):
+    """Solve each state with the C solver and with the plain search; every answer the plain
+    search decides must be the same and every win must replay. Returns (decided by the plain
+    search, its outcomes, the C solver's winning lines)."""
+    decided, outcomes, lines = 0, set(), []
     for state in states:
-        fast = solve(state)
-        slow, moves, _ = _python_solve(state, 40_000, None, None)
+        fast = solve(state, **solve_options)
+        slow, _, _ = _python_solve(state, 40_000, None, None)
         assert fast.decided
         if slow != "unknown":
             decided += 1
@@ -177,9 +179,14 @@ def _agree(states, min_decided: int, both: bool = True) -> set[str]:
             assert fast.status == slow, f"C says {fast.status}, plain search says {slow}:\n{state}"
         if fast.won:
             assert state.play_all(fast.moves).is_won()
-            kinds |= _kinds_of_moves(state, fast.moves)
+            lines.append((state, fast.moves))
+    return decided, outcomes, lines
+
+
+def _agree(states, min_decided: int, both: bool = True) -> set[str]:
+    decided, outcomes, lines = _against_plain_search(states)
     assert decided >= min_decided and outcomes == ({"won", "lost"} if both else {"won"}), (decided, outcomes)
-    return kinds
+    return set().union(*(_kinds_of_moves(state, moves) for state, moves in lines))
 
 
 @pytest.mark.parametrize("rules", [Rules(), Rules(redeal_limit=0), Rules(draw_count=3, redeal_limit=1),
@@ -234,18 +241,8 @@ def test_layered_search_alone_agrees_with_plain_search(rules, room, monkeypatch)
         monkeypatch.setattr(solver_module, "_layer_bytes", lambda memory_mb: 150_000)
     rng = random.Random(11)
     states = [_talon_endgame(rng, rules) for _ in range(30)] + [_random_endgame(rng, rules) for _ in range(30)]
-    decided, outcomes, redeals = 0, set(), 0
-    for state in states:
-        fast = solve(state, quick_pass=False)
-        slow, _, _ = _python_solve(state, 40_000, None, None)
-        assert fast.decided
-        if slow != "unknown":
-            decided += 1
-            outcomes.add(slow)
-            assert fast.status == slow, f"C says {fast.status}, plain search says {slow}:\n{state}"
-        if fast.won:
-            assert state.play_all(fast.moves).is_won()
-            redeals += any(m.kind is MoveKind.REDEAL for m in fast.moves)
+    decided, outcomes, lines = _against_plain_search(states, quick_pass=False)
+    redeals = sum(any(m.kind is MoveKind.REDEAL for m in moves) for _, moves in lines)
     # (every "lost" in the other tests is the exhaustive search's too: only it proves a loss)
     assert decided >= 40 and "won" in outcomes and redeals >= 3, (decided, outcomes, redeals)
 
