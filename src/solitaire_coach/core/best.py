@@ -176,6 +176,15 @@ def explain(state: GameState, move: Move) -> str:
     return f"brings the {card.symbol} back from the {SUIT_SYMBOLS[card.suit]} foundation"
 
 
+def _safe_foundation_move(state: GameState, moves: list[Move]) -> Move | None:
+    """The first of ``moves`` that puts a card on its foundation with no possible loss."""
+    for move in moves:
+        if move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.WASTE_TO_FOUNDATION):
+            if is_safe_foundation_card(state, state.moving_cards(move)[0]):
+                return move
+    return None
+
+
 def _outcome(result) -> float:
     """1 won, 0 lost, one half undecided."""
     return 1.0 if result.status == "won" else 0.0 if result.status == "lost" else 0.5
@@ -252,16 +261,13 @@ class BestStrategy:
             full = self._advise_known(state)
             if full is not None:
                 return full
-        for move in moves:
-            if move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.WASTE_TO_FOUNDATION):
-                if is_safe_foundation_card(state, state.moving_cards(move)[0]):
-                    return self._advice(state, move, "")
+        safe = _safe_foundation_move(state, moves)
+        if safe is not None:
+            return self._advice(state, safe, "")
         if self.scout and self._scouting(state):
             return self._advice(state, Move.draw(), "look through the whole stock first: knowing its cards costs "
                                 "one pass and makes every later choice better")
-        fresh = [m for m in moves if self._position_key(state.play(m)) not in self._visited]
-        # moves that achieve nothing by themselves are tried only when nothing else is left
-        fresh = [m for m in fresh if is_useful(state, m)] or fresh
+        fresh = self._fresh_moves(state, moves)
         if not fresh:
             # every move repeats an earlier position. Going round the stock once more brings
             # back the positions where a card was passed by, and there the move that was
@@ -283,6 +289,12 @@ class BestStrategy:
             return False
         left = state.redeals_left()
         return left is None or left >= 1
+
+    def _fresh_moves(self, state: GameState, moves: list[Move]) -> list[Move]:
+        """The moves that lead to a position not yet seen in this game; moves that achieve
+        nothing by themselves only when nothing else is left."""
+        fresh = [m for m in moves if self._position_key(state.play(m)) not in self._visited]
+        return [m for m in fresh if is_useful(state, m)] or fresh
 
     def _position_key(self, state: GameState) -> str:
         key = _visible_key(state)
@@ -374,12 +386,9 @@ class BestStrategy:
         if view.is_won() or terminal_advice(view) is not None:
             return [], None
         moves = view.legal_moves()
-        for move in moves:
-            if move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.WASTE_TO_FOUNDATION):
-                if is_safe_foundation_card(view, view.moving_cards(move)[0]):
-                    return [], None
-        fresh = [m for m in moves if self._position_key(view.play(m)) not in self._visited]
-        fresh = [m for m in fresh if is_useful(view, m)] or fresh
+        if _safe_foundation_move(view, moves) is not None:
+            return [], None
+        fresh = self._fresh_moves(view, moves)
         if len(fresh) < 2:
             return [], None
         fresh.sort(key=lambda m: _preference(view, m))
