@@ -133,12 +133,11 @@ class HandCheck:
         skin &= cv2.inRange(hsv, (0, 25, 50), (25, 190, 255)) | cv2.inRange(hsv, (160, 25, 50), (180, 190, 255))
         return cv2.morphologyEx(skin, cv2.MORPH_OPEN, self._kernel)
 
-    def largest_fraction(self, image: np.ndarray, reference: np.ndarray | None = None,
-                         mask: np.ndarray | None = None) -> float:
+    def largest_fraction(self, image: np.ndarray, reference: np.ndarray | None = None) -> float:
         """The area (fraction of the picture) of the largest hand-like region: skin-coloured,
         changed since ``reference`` (a picture) and sharply outlined; 0.0 if none."""
         small = self.small(image)
-        mask = self.mask(small) if mask is None else mask
+        mask = self.mask(small)
         diff = None
         if reference is not None:
             reference = self.small(reference)
@@ -257,7 +256,7 @@ class ReadGate:
                 # nothing read yet: the table's own skin-coloured parts (wood, a beige or
                 # blotched cloth) are what the first still picture shows
                 self._reference = small
-            hand = self.hand_check.largest_fraction(small, self._reference) >= self.hand_check.min_area
+            hand = self.hand_check(small, self._reference)
         if hand and not self._forced:
             self._candidate = None
             self._candidate_count = 0
