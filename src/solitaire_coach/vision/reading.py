@@ -52,7 +52,8 @@ class Reading:
 
 
 def _xy(card) -> tuple[float, float]:
-    q = np.asarray(card.quad, np.float32).reshape(-1, 2)
+    """The card's top-left corner in the picture."""
+    q = _quad(card)
     return float(q[0, 0]), float(q[0, 1])
 
 
@@ -134,6 +135,13 @@ class SlotGrid:
         self.pitch_ratio: float | None = None     # place-to-place distance / card width
 
     @staticmethod
+    def _piles(xs: list[float], width: float) -> tuple[list[list[int]], list[float]]:
+        """Column cards grouped into piles by their left edges ``xs``: the groups (indices
+        into ``xs``) and each pile's median left edge."""
+        groups = cluster_positions(xs, 0.5 * width)
+        return groups, [float(np.median([xs[i] for i in g])) for g in groups]
+
+    @staticmethod
     def _width(cards) -> float | None:
         ws = [float(_quad(c)[1, 0] - _quad(c)[0, 0]) for c in cards if c.slot.startswith("column")]
         return float(np.median(ws)) if ws else None
@@ -144,11 +152,9 @@ class SlotGrid:
         low = [c for c in cards if c.slot.startswith("column")]
         if w is None or not low:
             return False
-        xs = [float(_quad(c)[0, 0]) for c in low]
-        groups = cluster_positions(xs, 0.5 * w)
+        groups, centres = self._piles([_xy(c)[0] for c in low], w)
         if len(groups) != 7:
             return False
-        centres = [float(np.median([xs[i] for i in g])) for g in groups]
         gaps = np.diff(centres)
         pitch = float(np.median(gaps))
         if pitch < 1.02 * w or np.any(np.abs(gaps - pitch) > 0.2 * pitch):
@@ -166,9 +172,8 @@ class SlotGrid:
         if w is None or not low:
             return None
         pitch = self.pitch_ratio * w
-        xs = [float(_quad(cards[k])[0, 0]) for k in low]
-        groups = cluster_positions(xs, 0.5 * w)
-        centres = np.array([float(np.median([xs[i] for i in g])) for g in groups])
+        groups, centres = self._piles([_xy(cards[k])[0] for k in low], w)
+        centres = np.array(centres)
         stock = [float(_quad(c)[0, 0]) for c in cards if c.slot == "stock"]
         # every origin that puts some column pile on some place, scored at once; a pile
         # that lands off the seven places, or on a place another pile fits better, is left
