@@ -180,11 +180,15 @@ class CardDetector:
         return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), (m.w, 0), (0, m.h), g) for m in marks]) if marks else \
             np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
 
-    def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray) -> np.ndarray:
-        """N x 52 card probabilities (index = Card.index), using the learnt deck if any."""
-        p = (suit[:, :, None] * rank[:, None, :]).reshape(len(rank), 52)
-        if self.head is not None and len(emb):
-            z = emb @ self.head[0] + self.head[1]
+    def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray, head=None) -> np.ndarray:
+        """N x 52 card probabilities (index = Card.index), using the learnt deck if any
+        (``head``: a per-deck head ``(W, b)`` to use instead of the detector's own)."""
+        return self._with_deck(model_card_probs(rank, suit), emb, self.head if head is None else head)
+
+    def _with_deck(self, p: np.ndarray, emb: np.ndarray, head) -> np.ndarray:
+        """The model's card probabilities ``p`` combined with a learnt deck's read of ``emb``."""
+        if head is not None and len(emb):
+            z = emb @ head[0] + head[1]
             ph = np.exp(z - z.max(1, keepdims=True))
             ph /= ph.sum(1, keepdims=True)
             p = p ** self.model_pow * ph
@@ -246,9 +250,9 @@ class CardDetector:
         if extra:
             patches = np.concatenate([patches, np.stack([p for _, p in extra])])
         kind, rank, suit, emb = self.read_patches(patches)
-        probs = self.card_probs(rank, suit, emb)
-        model_probs = None if self.head is None and self.refs is None else \
-            (suit[:, :, None] * rank[:, None, :]).reshape(len(rank), 52)
+        shipped = model_card_probs(rank, suit)
+        probs = self._with_deck(shipped, emb, self.head)
+        model_probs = None if self.head is None and self.refs is None else shipped
         second: dict[int, list[int]] = {}
         for k, (m, _) in enumerate(extra):
             second.setdefault(id(m), []).append(len(marks) + k)
@@ -489,6 +493,11 @@ def _value(m: _Mark):
     if m.kind == 0 and m.card is not None:
         return m.card
     return UNKNOWN
+
+
+def model_card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """N x 52 card probabilities (index = Card.index) from the reader's rank and suit."""
+    return (suit[:, :, None] * rank[:, None, :]).reshape(len(rank), 52)
 
 
 # ---------------------------------------------------------------------- learnt decks

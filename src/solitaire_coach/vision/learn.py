@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.cards import Card
 from ..storage import write_atomic
-from .detector import CardDetector, deck_dir
+from .detector import CardDetector, deck_dir, model_card_probs
 
 
 class DeckLayoutError(ValueError):
@@ -94,8 +94,9 @@ def augmented_patches(frame_bgr: np.ndarray, marks, rng: np.random.Generator, n:
 def occlude(patches: np.ndarray, labels: np.ndarray, clean: np.ndarray, rng: np.random.Generator,
             share: float, geom=None):
     """Cover a ``share`` of the patches the way a fanned pile does: the next card of a column
-    lies over the lower part (its top edge 22-31% of the card height down, as the
-    renderer and real fans put it), or the next waste card over the right part. What
+    lies over the lower part (its top edge 20-33% of the card height down, about where
+    the renderer and real fans put it), or the next waste card over the right part (its
+    edge 15-25% of the card width in). What
     shows there is that card's own corner (another of the deck's ``clean`` patches).
     Returns the patches and a flag per patch (True: covered, a strip)."""
     from . import features as F
@@ -150,6 +151,12 @@ def fit_head(emb: np.ndarray, labels: np.ndarray, iters: int = 400, lr: float = 
     return (W * 10.0).astype(np.float32), b.astype(np.float32)
 
 
+def _read_in_batches(det: CardDetector, patches: np.ndarray, batch: int = 256):
+    """The reader's kind, rank, suit and embedding arrays for many patches, read in batches."""
+    reads = [det.read_patches(patches[i:i + batch]) for i in range(0, len(patches), batch)]
+    return tuple(np.concatenate(parts) for parts in zip(*reads))
+
+
 def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None = None) -> dict:
     """Store the references of deck ``name``; returns a summary (how many cards the shipped
     model already read right before learning, the folder written)."""
@@ -158,7 +165,7 @@ def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None =
     patches = det.patches(frame_bgr, marks)
     _, rank, suit, emb = det.read_patches(patches)
     cards = [Card.from_index(i) for i in range(52)]  # row-major C D H S, A..K == index order
-    p = (suit[:, :, None] * rank[:, None, :]).reshape(52, 52)
+    p = model_card_probs(rank, suit)
     before = int(sum(int(p[i].argmax()) == i for i in range(52)))
     refs = np.asarray(emb, np.float32)
     refs /= np.linalg.norm(refs, axis=1, keepdims=True) + 1e-9
@@ -173,7 +180,7 @@ def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None =
     # a third of them covered as on a fanned pile
     aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(0), 24, det.geom)
     aug, _ = occlude(aug, labels, patches, np.random.default_rng(1), 1 / 3, det.geom)
-    aug_emb = np.concatenate([det.read_patches(aug[i:i + 256])[3] for i in range(0, len(aug), 256)])
+    aug_emb = _read_in_batches(det, aug)[3]
     W, b = fit_head(np.concatenate([aug_emb, refs]), np.concatenate([labels, np.arange(52)]))
     buf = io.BytesIO()
     np.savez(buf, W=W, b=b)
@@ -199,17 +206,8 @@ def deck_thresholds(det: CardDetector, W: np.ndarray, b: np.ndarray, frame_bgr: 
     fitted to."""
     aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(2), per_card, det.geom)
     aug, covered = occlude(aug, labels, patches, np.random.default_rng(3), 0.5, det.geom)
-    kinds, ranks, suits, embs = [], [], [], []
-    for i in range(0, len(aug), 256):
-        k, r, s, e = det.read_patches(aug[i:i + 256])
-        kinds.append(k), ranks.append(r), suits.append(s), embs.append(e)
-    kind, rank, suit, emb = (np.concatenate(x) for x in (kinds, ranks, suits, embs))
-    saved = det.head
-    det.head = (W, b)
-    try:
-        probs = det.card_probs(rank, suit, emb)
-    finally:
-        det.head = saved
+    kind, rank, suit, emb = _read_in_batches(det, aug)
+    probs = det.card_probs(rank, suit, emb, head=(W, b))
     conf = probs.max(1) * (kind[:, 0] + kind[:, 1])
     right = probs.argmax(1) == labels
     return {"read_thresh": round(zero_wrong_threshold(conf[~covered], right[~covered]), 4),
