@@ -219,50 +219,43 @@ static uint32_t reach3(int p, int nt) {
     return m;
 }
 
-static int visit(Table *t, const St *s) {
-    uint64_t a, b;
-    hash_state(s, !t->ptr_free && !t->set3, &a, &b);
-    if (t->set3) {
-        uint64_t i = (a ^ (a >> 29)) & t->mask;
-        for (;;) {
-            uint64_t *e = &t->keys[2 * i];
-            if (e[0] == 0) {
-                if (t->count >= t->cap) { t->full = 1; return 1; }
-                e[0] = a; e[1] = b | reach3(s->ptr, s->nt);
-                t->count++;
-                return 0;
-            }
-            if (e[0] == a && (e[1] & ~(uint64_t)0xFFFFFFFF) == b) {
-                if (e[1] >> s->ptr & 1) return 1;
-                e[1] |= reach3(s->ptr, s->nt);
-                t->again++;
-                return 0;
-            }
-            i = (i + 1) & t->mask;
-        }
-    }
-    int p = t->ptr_free ? s->ptr : 0;
-    int r = t->unlimited ? 0 : s->redeals;
+/* The table's entry for the key (a, b): the one holding it, or the empty one where it goes
+ * (open addressing, linear probing; the table is never allowed to fill up). */
+static uint64_t *table_slot(const Table *t, uint64_t a, uint64_t b) {
     uint64_t i = (a ^ (a >> 29)) & t->mask;
     for (;;) {
         uint64_t *e = &t->keys[2 * i];
-        if (e[0] == 0) {
-            if (t->count >= t->cap) { t->full = 1; return 1; }
-            e[0] = a; e[1] = b | (uint64_t)(p << 8) | (uint64_t)r;
-            t->count++;
-            return 0;
-        }
-        if (e[0] == a && (e[1] & ~(uint64_t)0xFFFFFFFF) == b) {
-            int r0 = (int)(e[1] & 0xFF), p0 = (int)((e[1] >> 8) & 0xFF);
-            if (t->ptr_free ? talon_reaches(t, p0, r0, p, r, s->nt) : r0 <= r) return 1;
-            /* not covered: the new pair covers the old one (fewer redeals), keep it */
-            e[1] = b | (uint64_t)(p << 8) | (uint64_t)r;
-            t->again++;
-            if (r < r0) t->again_r++;
-            return 0;
-        }
+        if (e[0] == 0 || (e[0] == a && (e[1] & ~(uint64_t)0xFFFFFFFF) == b)) return e;
         i = (i + 1) & t->mask;
     }
+}
+
+static int visit(Table *t, const St *s) {
+    uint64_t a, b;
+    hash_state(s, !t->ptr_free && !t->set3, &a, &b);
+    uint64_t *e = table_slot(t, a, b);
+    int p = t->ptr_free ? s->ptr : 0;
+    int r = t->unlimited ? 0 : s->redeals;
+    uint64_t data = t->set3 ? reach3(s->ptr, s->nt) : ((uint64_t)(p << 8) | (uint64_t)r);
+    if (e[0] == 0) {
+        if (t->count >= t->cap) { t->full = 1; return 1; }
+        e[0] = a; e[1] = b | data;
+        t->count++;
+        return 0;
+    }
+    if (t->set3) {
+        if (e[1] >> s->ptr & 1) return 1;
+        e[1] |= data;
+        t->again++;
+        return 0;
+    }
+    int r0 = (int)(e[1] & 0xFF), p0 = (int)((e[1] >> 8) & 0xFF);
+    if (t->ptr_free ? talon_reaches(t, p0, r0, p, r, s->nt) : r0 <= r) return 1;
+    /* not covered: the new pair covers the old one (fewer redeals), keep it */
+    e[1] = b | data;
+    t->again++;
+    if (r < r0) t->again_r++;
+    return 0;
 }
 
 static void table_init(Table *t, int table_bits, const Rules *R) {
@@ -813,14 +806,8 @@ static int table_own(const Table *t, const St *s) {
     hash_state(s, !t->ptr_free && !t->set3, &a, &b);
     int p = t->ptr_free ? s->ptr : 0;
     int r = t->unlimited ? 0 : s->redeals;
-    uint64_t i = (a ^ (a >> 29)) & t->mask;
-    for (;;) {
-        const uint64_t *e = &t->keys[2 * i];
-        if (e[0] == 0) return 0;
-        if (e[0] == a && (e[1] & ~(uint64_t)0xFFFFFFFF) == b)
-            return (int)((e[1] >> 8) & 0xFF) == p && (int)(e[1] & 0xFF) == r;
-        i = (i + 1) & t->mask;
-    }
+    const uint64_t *e = table_slot(t, a, b);
+    return e[0] != 0 && (int)((e[1] >> 8) & 0xFF) == p && (int)(e[1] & 0xFF) == r;
 }
 
 /* Write out the line of moves (with the safe moves after each, as the search plays them). */
