@@ -116,3 +116,17 @@ def test_goes_round_the_stock_again_once_before_giving_up():
     assert said == [("move", "draw", False), ("move", "draw", False), ("move", "redeal", False),
                     ("move", "draw", True), ("move", "draw", True), ("move", "draw", True), ("move", "redeal", True),
                     ("lost", "", False)]
+
+
+def test_draw_margin_turns_the_stock_when_it_scores_close_to_the_best():
+    """With ``draw_margin`` the stock is turned (a look before committing) when its score
+    is within the margin of the best move's; a clearly better move still wins."""
+    state = GameState.from_deal(deal_for_seed(11)).masked()
+    plain = BestStrategy(**FAST, drop=0)
+    chosen = plain.advise(state).move
+    scores = plain.last_stats["scores"]
+    gap = scores[chosen.text] - scores["draw"]
+    assert chosen.text != "draw" and gap > 0.05
+    near = BestStrategy(**FAST, drop=0, draw_margin=gap + 0.01).advise(state)
+    assert near.move.text == "draw"
+    assert BestStrategy(**FAST, drop=0, draw_margin=gap - 0.01).advise(state).move == chosen

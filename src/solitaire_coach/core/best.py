@@ -211,7 +211,8 @@ class BestStrategy:
     def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 96, min_samples: int = 4,
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
-                 look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0, **_options) -> None:
+                 look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
+                 draw_margin: float = 0.0, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -228,6 +229,9 @@ class BestStrategy:
         self.scout = scout
         self.unknown_value = unknown_value
         self.drop = drop
+        if draw_margin < 0:
+            raise ValueError(f"draw margin must be >= 0, not {draw_margin}")
+        self.draw_margin = draw_margin
         if look < 0 or look_samples < 1 or look_moves < 2:
             raise ValueError("look must be >= 0, look_samples >= 1 and look_moves >= 2")
         if look_time is not None and look_time <= 0:
@@ -446,6 +450,13 @@ class BestStrategy:
                 value[j] -= cost[j]
             active = close
         best = max(active, key=lambda j: (value[j], -j))
+        if self.draw_margin and not complete:
+            # turning the next stock card commits nothing on the tableau (and may show an
+            # unseen card); a move that scores about as well commits blind, where the solver
+            # on each layout saw what comes next: when close, look first
+            draws = [j for j in active if candidates[j].kind is MoveKind.DRAW]
+            if draws and value[draws[0]] >= value[best] - self.draw_margin:
+                best = draws[0]
         self.last_stats = {"samples": done, "looked": looked,
                            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
                            "seconds": time.perf_counter() - start}
