@@ -450,10 +450,11 @@ class BestStrategy:
                 value[j] -= cost[j]
             active = close
         best = max(active, key=lambda j: (value[j], -j))
-        if self.draw_margin and not complete:
-            # turning the next stock card commits nothing on the tableau (and may show an
-            # unseen card); a move that scores about as well commits blind, where the solver
-            # on each layout saw what comes next: when close, look first
+        if self.draw_margin and state.stock and state.stock[0] is None:
+            # turning an unseen stock card shows it and commits nothing on the tableau; a
+            # move that scores about as well commits blind, where the solver on each layout
+            # saw what comes next: when close, look first (only for an unseen card: turning
+            # known ones only spends the stock and, on the last pass, passes cards for good)
             draws = [j for j in active if candidates[j].kind is MoveKind.DRAW]
             if draws and value[draws[0]] >= value[best] - self.draw_margin:
                 best = draws[0]
