@@ -11,6 +11,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from solitaire_coach.app import cmd_live
 from solitaire_coach.app.cli import main
@@ -538,6 +539,8 @@ class GuessingDouble:
 
         def det(card, slot, x, y, index=None, face_up=True, hh=h):
             conf = 0.98
+            cv2.rectangle(img, (int(x), int(y)), (int(x + w), int(y + h)), (235, 235, 235) if face_up else (90, 60, 40), -1)
+            cv2.rectangle(img, (int(x), int(y)), (int(x + w), int(y + h)), (20, 20, 20), 1)
             if index is not None and index in misread:
                 if misread[index] is None:
                     return                     # not seen at all
@@ -713,6 +716,36 @@ def test_a_sure_misread_is_doubted_when_that_alone_explains_the_read():
     assert _moves_at(pos[3]) == [moves[2]]
     assert pos[3][-1].doubted
     assert not any("not a legal continuation" in s for s in said)
+
+
+@pytest.mark.parametrize("seed, k", [(6, 4), (127, 5)])
+def test_a_king_put_into_an_empty_column_and_missed_is_not_taken_for_a_pass_through_the_stock(seed, k):
+    # baseline on deal 6 (127): move 4 (5) puts a king from the waste into an empty column,
+    # and the detector sees nothing there on that picture and the next. The tracker alone
+    # would explain the waste (emptied on deal 6, showing the card under the king on 127)
+    # by turning the whole stock over, all unseen; the one-move explanation wins when the
+    # picture changed at the column's place -- on deal 127 column 2 is empty too, and the
+    # picture tells which column the king went to -- and the next picture (the king
+    # still missed) goes on.
+
+    def misread(i, state):
+        if i not in (k, k + 1):
+            return {}
+        return {5 + c: None for c in range(7) if len(state.faceup[c]) == 1 and not state.hidden[c]
+                and state.faceup[c][0].rank == 13}
+
+    coach, pos, moves, said = _play_positions(misread, n_moves=k + 1, seed=seed)
+    assert moves[k - 1].text.startswith("w-") and misread(k, _state_after(seed, moves[:k]))
+    assert _moves_at(pos[k]) == [moves[k - 1]] and pos[k][-1].accepted
+    assert "missed" in pos[k][-1].doubted[0]
+    assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
+
+
+def _state_after(seed, moves):
+    table = VirtualTable.from_deal(deal_for_seed(seed))
+    for m in moves:
+        table.perform(m)
+    return table.state
 
 
 def test_probing_a_read_does_not_change_the_game():

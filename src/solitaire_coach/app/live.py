@@ -33,7 +33,7 @@ from ..vision.reading import SLOT_INDEX, Reading, SlotGrid, reading_of
 from ..capture.serial_trigger import SerialTrigger, ascii_line
 from ..capture.sources import Frame, FrameRecorder, FrameSource
 from ..core.advisor import Advice
-from ..core.cards import RANK_NAMES, Card
+from ..core.cards import KING, RANK_NAMES, Card
 from ..core.moves import MoveKind
 from ..core.notation import EMPTY, SLOT_NAMES, UNKNOWN, Snapshot
 from ..core.state import GameState
@@ -43,6 +43,7 @@ from .coach import CoachSession
 
 GUESS_FLOOR = 0.3   # the least confidence of a face's best card that the coach still looks at
 DEAL_GUESS = 0.6    # ... and that it takes, unconfirmed, to start a game from a deal
+PLACE_CHANGE = 12.0  # mean grey change of an empty column's place that shows a card was put there
 PROBE_BUDGET = 8    # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
 
 
@@ -127,6 +128,8 @@ class LiveCoach:
         self.trigger = trigger
         self.last_detection = None
         self.last_accepted_detection = None
+        self._image: np.ndarray | None = None            # the frame being read
+        self._accepted_image: np.ndarray | None = None   # the frame of the last accepted read
         self._said: list[str] = []
         self._last_advice_line: str | None = None
         self._sent: str | None = None
@@ -197,6 +200,7 @@ class LiveCoach:
             detection = self._place(detection)
             self.last_detection = detection
         reading = reading_of(detection, self._sure, self._sure_strip)
+        self._image = frame.image
         self.doubted = []
         self._budget = PROBE_BUDGET
         snap, unread, guessed = self._choose(reading, detection)
@@ -220,6 +224,7 @@ class LiveCoach:
             result.accepted = True
             self._last_unread_note = None
             self.last_accepted_detection = detection
+            self._accepted_image = frame.image
             tracker = self.session.tracker
             if (self._sure is not None and tracker.state is not None and not self._forced
                     and self._probe(snap)[1].kind == "inconsistent" and not illegal_placements(tracker.state, snap)):
@@ -259,6 +264,14 @@ class LiveCoach:
         unread visibly holds what it held (a column shows as many face-up cards as
         before; an unread waste is never taken on trust). Else the read is not used."""
         state = self.session.tracker.state
+        if (state is not None and not self._forced and not reading.guesses and not unreadable_tops(detection)
+                and (report := self._probe(reading.snapshot)[1]).kind == "moves" and _unseen_stock_pass(report.moves)):
+            # the tracker explains the read by turning the stock over, all unseen; a king
+            # put into an empty column that the detector missed may explain it in fewer
+            # moves (the waste shows the card that was under the king, or none)
+            found = self._missed_king(reading.snapshot, detection, len(report.moves))
+            if found is not None:
+                return found, [], []
         missed_waste = (state is not None and reading.snapshot.slots[0] is EMPTY and len(state.stock) > 1
                         and bool(state.waste) and _unseen_stock_pass(self._probe(reading.snapshot)[1].moves))
         if missed_waste:
@@ -367,7 +380,7 @@ class LiveCoach:
         if illegal_placements(state, snap):
             return snap, [], guessed
         snap = replace(snap, runs=None)
-        surprising = _surprising_slots(state, snap)
+        surprising = _surprising_slots(state, snap) + _missed_columns(state, snap, detection)
         if len(surprising) > 3:
             return snap, [], guessed   # the table differs from the game in many places: not one misread
         results = []
@@ -387,6 +400,47 @@ class LiveCoach:
             self.doubted = [SLOT_NAMES[i]]
             return found, [], guessed
         return snap, [], guessed
+
+    def _missed_king(self, snap: Snapshot, detection, moves: int) -> Snapshot | None:
+        """``snap`` with a king in one of the columns read empty (nothing at all seen
+        there, and empty in the game), when exactly one such king lets the tracker explain
+        the read by fewer than ``moves`` moves and no unseen pass through the stock; else
+        None. No card was seen there, so the picture must show one: when it can be
+        measured, the place of the column must have changed since the last accepted read,
+        clearly more than any other empty column's place. The cards the read shows
+        elsewhere, and kings on a foundation, are not tried."""
+        state = self.session.tracker.state
+        columns = [i for i, v in enumerate(snap.columns, start=5) if v is EMPTY and not state.hidden[i - 5]
+                   and not state.faceup[i - 5] and not _slot_cards(detection, i)]
+        change = {i: _place_change(self._accepted_image, self._image, detection, self.grid, i) for i in columns}
+        if columns and all(v is not None for v in change.values()):
+            top = max(change.values())
+            columns = [i for i in columns if change[i] == top and top >= PLACE_CHANGE
+                       and all(v * 3 <= top for j, v in change.items() if j != i)]
+        seen = {v for v in snap.slots if isinstance(v, Card)}
+        seen.update(c for run in snap.runs or () for c in run or ())
+        kings = [Card(KING, suit) for suit in range(4) if state.foundations[suit] < KING
+                 and Card(KING, suit) not in seen]
+        kings.sort(key=lambda k: k is not state.waste_top())   # the waste's king first (the likeliest)
+        found = []
+        for i in columns:
+            for king in kings:
+                if self._budget <= 0:
+                    return None
+                slots = list(snap.slots)
+                slots[i] = king
+                runs = None if snap.runs is None else tuple(
+                    None if j == i - 5 else r for j, r in enumerate(snap.runs))
+                candidate = replace(snap, slots=tuple(slots), runs=runs)
+                _, report = self._probe(candidate)
+                if (report.kind == "moves" and not report.corrected and len(report.moves) < moves
+                        and not _unseen_stock_pass(report.moves)):
+                    found.append((i, candidate))
+        if len(found) != 1:
+            return None
+        i, candidate = found[0]
+        self.doubted = [f"{SLOT_NAMES[i]} (read empty: a {candidate.slots[i].symbol} missed)"]
+        return candidate
 
     def _place(self, detection):
         """The detection with its cards' slots fitted to the table's grid (see SlotGrid)."""
@@ -441,15 +495,55 @@ def _surprising_slots(state: GameState, snap: Snapshot) -> list[int]:
     return out
 
 
+def _slot_cards(detection, index: int) -> list:
+    """Everything the detector saw in snapshot slot ``index`` (faces and backs)."""
+    name = SLOT_NAMES[index]
+    return [c for c in getattr(detection, "cards", []) or [] if c.slot == name]
+
+
+def _missed_columns(state: GameState, snap: Snapshot, detection) -> list[int]:
+    """Column slots read empty with nothing at all seen there, where the game has face-up
+    cards: the whole pile may have been missed by the detector."""
+    return [i for i, v in enumerate(snap.columns, start=5)
+            if v is EMPTY and state.faceup[i - 5] and not _slot_cards(detection, i)]
+
+
+def _place_change(before: np.ndarray | None, after: np.ndarray | None, detection, grid: SlotGrid,
+                  index: int) -> float | None:
+    """How much the place of column slot ``index`` changed between two pictures (mean
+    absolute grey difference over where its first card would lie), or None when it
+    cannot be told (no earlier picture, no grid pitch learnt, no column seen)."""
+    if before is None or after is None or before.shape != after.shape or grid.pitch_ratio is None:
+        return None
+    boxes = [(int(c.slot.split()[1]) - 1, np.asarray(c.quad, np.float32).reshape(-1, 2))
+             for c in getattr(detection, "cards", []) or [] if c.slot.startswith("column")]
+    if not boxes:
+        return None
+    width = float(np.median([q[:, 0].max() - q[:, 0].min() for _, q in boxes]))
+    pitch = grid.pitch_ratio * width
+    x0 = float(np.median([q[:, 0].min() - k * pitch for k, q in boxes]))
+    y0 = float(min(q[:, 1].min() for _, q in boxes))
+    x, height = x0 + (index - 5) * pitch, width * 88 / 63
+    h, w = after.shape[:2]
+    xa, xb = max(0, int(x + 0.1 * width)), min(w, int(x + 0.9 * width))
+    ya, yb = max(0, int(y0 + 0.1 * height)), min(h, int(y0 + 0.9 * height))
+    if xb - xa < 4 or yb - ya < 4:
+        return None
+    grey = lambda img: cv2.cvtColor(img[ya:yb, xa:xb], cv2.COLOR_BGR2GRAY).astype(np.float32)  # noqa: E731
+    return float(np.mean(np.abs(grey(after) - grey(before))))
+
+
 def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) -> list[Card]:
     """The cards the unread top of column slot ``index`` can be, judging by how many
     face-up cards the column shows: the same count, the same top; fewer, the card that
     was under the ones taken off; more, any card not seen elsewhere that continues the
-    run by the rules (a newly turned card, which could be anything, gives none)."""
+    run by the rules (a newly turned card, which could be anything, gives none). A column
+    where nothing at all was seen, but the game has face-up cards, may be a pile the
+    detector missed whole: its top as the game has it."""
     run = state.faceup[index - 5]
     n = len(_face_up_cards(detection, index))
     if n == 0:
-        return []
+        return [run[-1]] if run and not _slot_cards(detection, index) else []
     if n <= len(run):
         return [run[n - 1]]
     added = n - len(run)
@@ -491,6 +585,12 @@ def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, dete
             continue
         seen = _face_up_cards(detection, i)
         run = after.faceup[i - 5]
+        if not _slot_cards(detection, i):
+            # nothing seen there at all (a pile the detector missed whole): only a pile
+            # left as it was is assumed
+            if (after.faceup[i - 5], after.hidden[i - 5]) != (before.faceup[i - 5], before.hidden[i - 5]):
+                return False
+            continue
         if len(seen) != len(run):
             return False
         for c, card in zip(seen[:-1], run[:-1]):   # the top is the pile's unread (or doubted) card
