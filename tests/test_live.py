@@ -754,3 +754,31 @@ def test_probing_a_read_does_not_change_the_game():
     probe, report = coach._probe(parse_snapshot("XX,XX,XX,XX,XX,KS,KH,KD,KC,QS,QH,QD"))
     assert report.kind == "inconsistent"
     assert (coach.session.tracker.state, list(coach.session.tracker.history)) == before
+
+
+def test_slot_grid_places_the_last_column_by_the_foundations_not_a_stray_back():
+    """held-out held4, last moves: one column left (the K♠ in column 5), the stock empty,
+    and the detector takes a patch of cloth left of the layout for the stock's card back.
+    The four foundation faces on the upper row fix the grid: the K♠ stays in column 5."""
+    from solitaire_coach.vision.reading import SlotGrid
+
+    w, h, pitch, x0 = 60.0, 84.0, 80.0, 100.0
+
+    def det(code, slot, x, y, face_up=True, hh=h):
+        quad = np.float32([[x, y], [x + w, y], [x + w, y + hh], [x, y + hh]])
+        return CardDetection(Card.parse(code) if code else None, quad, 0.97, slot, face_up)
+
+    grid = SlotGrid()
+    deal = [det(None, "stock", x0, 20, face_up=False), det("4D", "waste", x0 + pitch, 20)]
+    for k, code in enumerate(["KS", "QH", "JC", "0D", "9S", "8H", "7C"]):
+        deal += [det(None, f"column {k + 1}", x0 + k * pitch, 130, face_up=False, hh=12),
+                 det(code, f"column {k + 1}", x0 + k * pitch, 142)]
+    assert grid.learn(deal)
+    end = [det(None, "stock", x0 - 1.2 * pitch, 20, face_up=False),          # cloth taken for a back
+           det("KC", "foundation 2", x0 + 3 * pitch, 20), det("KD", "foundation 3", x0 + 4 * pitch, 20),
+           det("KH", "foundation 4", x0 + 5 * pitch, 20), det("QS", "foundation 4", x0 + 6 * pitch, 20),
+           det("KS", "column 6", x0 + 4 * pitch, 130)]
+    placed = grid.place(end, [False, True, False, False, True, False, False])
+    by_card = {c.card.code: c.slot for c in placed if c.card is not None}
+    assert by_card["KS"] == "column 5"
+    assert [by_card[c] for c in ("KC", "KD", "KH", "QS")] == [f"foundation {i}" for i in range(1, 5)]

@@ -129,6 +129,7 @@ class SlotGrid:
     picture, can shift a whole row by one place when the stock sits left of column 1 or
     few columns are left."""
 
+    UPPER_FACES = np.array([1.0, 3.0, 4.0, 5.0, 6.0])   # places of the waste and the four foundations
     STRAY = 1.0   # the cost of leaving a pile of backs out as a stray (a place's misfit is at most 0.5)
 
     def __init__(self) -> None:
@@ -195,6 +196,16 @@ class SlotGrid:
         cost = np.where(keep, resid, stray[None, :]).sum(1)
         if stock:
             cost += np.minimum(2.0, np.abs(min(stock) - x0s) / pitch)
+        # the faces on the upper row lie on the waste's place or a foundation's (places 1
+        # and 3-6): an origin that puts one on the stock's place, the gap or off the row
+        # is worse (with one column left, a card back taken for the stock beside the
+        # layout must not pull the column one place over)
+        upper = np.array([float(_quad(c)[0, 0]) for c in cards
+                          if not c.slot.startswith("column") and getattr(c, "face_up", True)])
+        if upper.size:
+            places = (upper[None, :] - x0s[:, None]) / pitch                               # origins x faces
+            off = np.min(np.abs(places[:, :, None] - self.UPPER_FACES[None, None, :]), axis=2)
+            cost += np.minimum(1.0, off).sum(1)
         if occupied is not None:
             occ = np.asarray(occupied, bool)
             hit = np.zeros((len(x0s), 7), bool)
