@@ -47,6 +47,9 @@ GAMES = {
     "game1": (102, 16, "drawn-5", 0.3, 1),
     "game2": (94, 20, "drawn-7", 0.3, 2),
     "game3": (73, 31, "drawn-3", 0.3, 3),
+    # held-out held2 (below), committed once the coach followed it: a pink-blotched cloth
+    # and a K♦ put into an empty column that the detector never sees
+    "game4": (305, 52, "gnome-paris", 0.3, 12),
 }
 # Games never tuned on: the live coach's generalisation set (`--held-out`, written to
 # out/held_out_games by default, not committed). Other deals, tables and lights; decks

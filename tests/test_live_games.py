@@ -101,7 +101,7 @@ def _real_detector_available() -> bool:
     return True
 
 
-# the real detector costs ~35 ms a read: the three games take about 40 s on 2 cores
+# the real detector costs ~35 ms a read: the four games take about 60 s on 2 cores
 REAL_GAMES = GAMES
 
 
