@@ -8,6 +8,8 @@ from solitaire_coach.core.best import BestStrategy, explain, is_safe_foundation_
 
 import random
 
+import pytest
+
 FAST = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
 
 
@@ -47,10 +49,13 @@ def test_swapping_two_unseen_cards_changes_no_advice():
     assert advices2 == advices
 
 
-def test_look_ahead_stays_honest():
-    """With the one-move look-ahead on (layouts re-sampled after what a move shows), the
-    advice still depends on nothing unseen."""
-    look = dict(FAST, look=3, look_samples=2, look_moves=2, look_time=None)
+@pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
+                                     dict(draw_margin=0.1)], ids=["look", "draw_margin"])
+def test_options_stay_honest(options):
+    """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
+    the stock turned when it scores close to the best move, the advice still depends on
+    nothing unseen."""
+    look = dict(FAST, **options)
     deal = deal_for_seed(10)
     truth, seen, advices = play(deal, BestStrategy(**look), max_moves=60)
     positions = [i for i, c in enumerate(deal) if c not in seen]
