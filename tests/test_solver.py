@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -278,3 +279,43 @@ def test_card_with_a_parent_in_play_is_not_stuck():
     state = GameState(hidden, faceup, stock, (), foundations=(1, 5, 13, 13))
     result = solve(state)
     assert result.won and state.play_all(result.moves).is_won()
+
+
+# --- reductions: children the exhaustive search can tell are covered are not made ------
+
+def _played_out(seed: int, rules: Rules, n: int, rng: random.Random) -> GameState:
+    """A deal after n random legal moves: real positions, many of them lost, some won."""
+    state = GameState.from_deal(deal_for_seed(seed), rules)
+    for _ in range(n):
+        moves = state.legal_moves()
+        if not moves:
+            break
+        state = state.play(rng.choice(moves))
+    return state
+
+
+@pytest.mark.parametrize("rules", [Rules(redeal_limit=1), Rules(redeal_limit=2), Rules(redeal_limit=3)])
+def test_reductions_leave_every_answer_unchanged(rules, monkeypatch, capfd):
+    """The exhaustive search does not make children it can tell the table covers: a run moved
+    straight back, and "sleeping" moves at a set-aside position (a column move, or a talon
+    card another way round, whose child the search reached from an earlier position). On real
+    positions (deals after random moves; most lost, some won) it must answer exactly as the
+    same search making every child, with fewer positions, and the reductions must occur."""
+    monkeypatch.setenv("SOLVER_DEBUG", "1")
+    rng = random.Random(3)
+    answers, nodes = [], [0, 0]
+    for seed in range(30):
+        state = _played_out(seed, rules, 70, rng)
+        reduced = solve(state, node_limit=300_000, quick_pass=False)
+        full = solve(state, node_limit=300_000, quick_pass=False, reductions=False)
+        if reduced.decided and full.decided:
+            assert reduced.status == full.status, f"seed {seed}: {reduced.status} with reductions, {full.status} without"
+            answers.append(reduced.status)
+            nodes[0] += reduced.nodes
+            nodes[1] += full.nodes
+        else:  # a position only one of them decides is decided within the other's budget too
+            assert not (full.decided and full.lost), f"seed {seed}: lost without reductions, unknown with"
+    assert answers.count("lost") >= 8 and answers.count("won") >= 1, answers
+    assert nodes[0] < nodes[1], nodes
+    stats = re.findall(r"(\d+) asleep \((\d+) talon\)", capfd.readouterr().err)
+    assert sum(int(a) for a, _ in stats) > 0 and sum(int(t) for _, t in stats) > 0

@@ -136,15 +136,18 @@ def _layer_bytes(memory_mb: float | None) -> int:
 
 
 def solve(state: GameState, *, node_limit: int | None = None, time_limit: float | None = None,
-          memory_mb: float | None = None, verify: bool = True, quick_pass: bool = True) -> SolveResult:
+          memory_mb: float | None = None, verify: bool = True, quick_pass: bool = True,
+          reductions: bool = True) -> SolveResult:
     """Solve ``state`` (every card known) under its own rules.
 
     ``node_limit`` bounds the positions generated, ``time_limit`` the seconds, and
     ``memory_mb`` the search's memory (default :data:`DEFAULT_TABLE_MB`: the transposition
     table and the positions set aside for later, half each); hitting any of them gives
     ``"unknown"``. ``quick_pass=False`` leaves out the quick incomplete first pass (so that
-    tests can check the exhaustive search's own wins). A winning line is replayed before it
-    is returned."""
+    tests can check the exhaustive search's own wins); ``reductions=False`` makes the exhaustive
+    search generate the children it can tell are covered without making them (sleeping moves,
+    a run moved straight back), so that tests can check those leave every answer unchanged.
+    A winning line is replayed before it is returned."""
     _check_known(state)
     if node_limit is not None and node_limit <= 0:
         raise ValueError(f"node limit must be positive, not {node_limit}")
@@ -158,12 +161,12 @@ def solve(state: GameState, *, node_limit: int | None = None, time_limit: float 
         columns = [(bytes(c.index for c in state.hidden[i]), bytes(c.index for c in state.faceup[i]))
                    for i in range(7)]
         talon = bytes(c.index for c in state.waste + state.stock)
-        code, raw, nodes = _csolver.solve(
-            columns, talon, len(state.waste), list(state.foundations), state.redeals_used, rules.draw_count,
-            -1 if rules.redeal_limit is None else rules.redeal_limit, int(rules.foundation_return),
-            int(_REDEAL_REVERSES), int(node_limit or 0), float(time_limit or 0.0),
-            _table_bits(node_limit, memory_mb), _quick_nodes(node_limit) if quick_pass else 0,
-            _layer_bytes(memory_mb))
+        args = (columns, talon, len(state.waste), list(state.foundations), state.redeals_used, rules.draw_count,
+                -1 if rules.redeal_limit is None else rules.redeal_limit, int(rules.foundation_return),
+                int(_REDEAL_REVERSES), int(node_limit or 0), float(time_limit or 0.0),
+                _table_bits(node_limit, memory_mb), _quick_nodes(node_limit) if quick_pass else 0,
+                _layer_bytes(memory_mb))
+        code, raw, nodes = _csolver.solve(*args) if reductions else _csolver.solve(*args, False)
         status = {1: WON, 0: LOST}.get(code, UNKNOWN)
         moves = tuple(_OUT_MOVES[k](a, b) for k, a, b in raw)
     else:

@@ -29,7 +29,11 @@
  *     a king moving into it (gen_moves, search: "pairs");
  *  4. positions where some card can never leave its place (every way out needs cards to
  *     move first that can only move after it, directly or through others) are lost
- *     (dead_position).
+ *     (dead_position);
+ *  5. children the table would prune are not made at all (fewer positions generated, the
+ *     same positions searched): moving a run straight back where it came from in a pair,
+ *     and "sleeping moves" at a set-aside position, whose child a position searched earlier
+ *     reaches in one move (search: "Sleeping moves").
  * Rules 1 (the wider part), 3 and 4 are used without foundation returns only where said.
  * Why pairs are sound: take a winning line with the fewest tableau/foundation moves. If it
  * plays such a move M (run R off e onto d; or the whole pile R off column i onto d), look at
@@ -44,7 +48,7 @@
  *
  * Python API: solve(columns, talon, ptr, foundations, redeals_used, draw_count,
  *                   redeal_limit, foundation_return, redeal_reverses, node_limit,
- *                   time_limit, table_bits[, quick_nodes[, layer_bytes]]) -> (status, moves, nodes)
+ *                   time_limit, table_bits[, quick_nodes[, layer_bytes[, reduce]]]) -> (status, moves, nodes)
  *   columns: 7 tuples (hidden: bytes, faceup: bytes) of card indexes suit*13+rank-1
  *   talon: bytes, waste bottom..top then stock next..last; ptr = len(waste)
  *   status: 1 won, 0 lost, -1 unknown (a limit was hit)
@@ -706,9 +710,11 @@ static double now_s(void) {
  * position below it) so that a win found in a later layer can be written out from the start. */
 typedef struct { uint32_t parent; uint8_t kind, a, b, q, pos, k, mk; } TNode;
 typedef struct { TNode *v; uint32_t n, cap; } Trie;
-#define PACK 72   /* room for a set-aside position: n and h of each column (a byte each), talon
+#define MAXSLEEP 16   /* sleeping moves kept with a set-aside position (two bytes each) */
+#define PACK (72 + 1 + 2 * MAXSLEEP)   /* room for a set-aside position: n and h of each column (a byte each), talon
                      size, waste size, redeals, orientation, foundations (two bytes), the cards
-                     left (at most 52), the trie node, the length */
+                     left (at most 52), the trie node, the sleeping moves and their count,
+                     the length */
 typedef struct { uint8_t *v; size_t n, cap; } Bucket;
 typedef struct {
     Trie tr;
@@ -745,7 +751,7 @@ static int32_t frame_tid(Frame *fr, int d, Layers *L) {
     return fr[d].tid;
 }
 
-static int layer_push(Layers *L, const St *s, uint32_t tid) {
+static int layer_push(Layers *L, const St *s, uint32_t tid, const uint8_t *sleep, int nsleep) {
     Bucket *b = &L->b[s->redeals * (MAXTALON + 1) + MAXTALON - (s->nt - s->ptr)];
     if (b->n + PACK > b->cap) {
         size_t nc = b->cap ? b->cap * 2 : (size_t)PACK * 1024;
@@ -763,6 +769,8 @@ static int layer_push(Layers *L, const St *s, uint32_t tid) {
     for (int i = 0; i < NCOL; i++) { memcpy(o + w, s->cards[i], s->n[i]); w += s->n[i]; }
     memcpy(o + w, s->talon, s->nt); w += s->nt;
     memcpy(o + w, &tid, 4); w += 4;
+    memcpy(o + w, sleep, (size_t)(2 * nsleep)); w += 2 * nsleep;
+    o[w++] = (uint8_t)nsleep;
     o[w] = (uint8_t)w;   /* the record's length, last, to take it off the end */
     b->n += (size_t)w + 1;
     return 0;
@@ -771,7 +779,7 @@ static int layer_push(Layers *L, const St *s, uint32_t tid) {
 /* Take the last set-aside position with the fewest redeals, and of those the most cards
  * left to draw (the order in which positions with the same cards cover one another, so none
  * is searched twice); 0 when there is none. */
-static int layer_pop(Layers *L, St *s, uint32_t *tid) {
+static int layer_pop(Layers *L, St *s, uint32_t *tid, uint8_t *sleep, int *nsleep) {
     for (int r = 0; r < L->nb; r++) {
         Bucket *b = &L->b[r];
         if (b->n == 0) continue;
@@ -786,7 +794,9 @@ static int layer_pop(Layers *L, St *s, uint32_t *tid) {
         s->f[2] = o[w] & 15; s->f[3] = o[w] >> 4; w++;
         for (int i = 0; i < NCOL; i++) { memcpy(s->cards[i], o + w, s->n[i]); w += s->n[i]; }
         memcpy(s->talon, o + w, s->nt); w += s->nt;
-        memcpy(tid, o + w, 4);
+        memcpy(tid, o + w, 4); w += 4;
+        *nsleep = o[len - 1];
+        memcpy(sleep, o + w, (size_t)(2 * *nsleep));
         rehash(s);
         return 1;
     }
@@ -828,9 +838,21 @@ static int emit_line(const St *start, const Rules *R, const Mv *moves, int nm, O
     return r;
 }
 
-/* status: 1 won, 0 lost, -1 unknown; -2 out of memory */
+/* Is card c the next one of its foundation? */
+static inline int next_up(const St *s, int c) { return s->f[SUIT(c)] + 1 == RANK(c); }
+
+/* After the talon card at index i is taken (and the one at index skip, if >= 0, taken before),
+ * is the new top of the waste the next card of its foundation? */
+static inline int waste_top_up(const St *s, int i, int skip) {
+    int w = i - 1;
+    if (w == skip) w--;
+    return w >= 0 && next_up(s, s->talon[w]);
+}
+
+/* status: 1 won, 0 lost, -1 unknown; -2 out of memory. reduce = 0 makes every child that
+ * rule 5 would leave out (for tests). */
 static int search(const St *start, const Rules *R, long long node_limit, double time_limit, int table_bits,
-                  long long layer_bytes, int restricted, long long *nodes_out, Out *out) {
+                  long long layer_bytes, int restricted, int reduce, long long *nodes_out, Out *out) {
     Frame *fr = malloc(sizeof(Frame) * (MAXDEPTH + 1));
     Table t;
     table_init(&t, table_bits, R);
@@ -850,7 +872,9 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
     double deadline = time_limit > 0 ? now_s() + time_limit : 0;
     long long nodes = 0;
     int aborted = 0, found = -1, depth = 0;
-    long long ndead = 0, nlayer = 0, nstale = 0;
+    long long ndead = 0, nlayer = 0, nstale = 0, nslept = 0, ntslept = 0;
+    Mv rsleep[MAXSLEEP];   /* the column moves asleep at the layer's first position (fr[0]) */
+    int nrsleep = 0;
 
     fr[0].s = *start;
     for (int i = 0; i < NCOL; i++) flip(&fr[0].s, i);
@@ -868,7 +892,10 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
             /* the layer is exhausted: the next set-aside position with the fewest redeals */
             if (!layered) break;
             uint32_t tid;
-            if (!layer_pop(&L, &fr[0].s, &tid)) break;
+            uint8_t sleep[2 * MAXSLEEP];
+            int nsleep;
+            nrsleep = 0;
+            if (!layer_pop(&L, &fr[0].s, &tid, sleep, &nsleep)) break;
             if (!table_own(&t, &fr[0].s)) { nstale++; continue; }
             if (!R->fret && dead_position(&fr[0].s)) { ndead++; continue; }
             nlayer++;
@@ -876,6 +903,24 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
             fr[0].pend = -1;
             fr[0].nauto = 0;
             gen_moves(&fr[0], R, 0, -1);
+            if (nsleep) {
+                /* the moves asleep here (see "Sleeping moves" where positions are set aside): a
+                 * column move by its columns and place, a talon move by its card and column */
+                int w = 0;
+                for (int x = 0; x < fr[0].nmv; x++) {
+                    const Mv *cm = &fr[0].mv[x];
+                    int asleep = 0;
+                    if (cm->kind == MV_C2C && cm->mk == MK_FREE)
+                        for (int y = 0; y < nsleep && !asleep; y++)
+                            asleep = sleep[2 * y] == (cm->a | cm->b << 4) && sleep[2 * y + 1] == cm->k;
+                    if (cm->kind == MV_T2C && t.ptr_free)
+                        for (int y = 0; y < nsleep && !asleep; y++)
+                            asleep = sleep[2 * y] == (0x80 | cm->b) && sleep[2 * y + 1] == fr[0].s.talon[cm->pos - 1];
+                    if (asleep) { nslept++; if (cm->kind == MV_T2C) ntslept++; else if (nrsleep < MAXSLEEP) rsleep[nrsleep++] = *cm; continue; }
+                    fr[0].mv[w++] = *cm;
+                }
+                fr[0].nmv = w;
+            }
             depth = 0;
             continue;
         }
@@ -895,6 +940,17 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
             C->nauto = 0;
             C->pend = m.a;
             gen_moves(C, R, 0, m.a);
+            /* Moving the same run straight back (from column m.b, from the place it landed)
+             * only gives back F's position, which is in the table (it was visited, and an entry
+             * is only ever replaced by one that covers it), so that child would be pruned: it
+             * is not generated at all. */
+            int w = 0;
+            for (int x = 0; x < C->nmv; x++) {
+                const Mv *cm = &C->mv[x];
+                if (reduce && cm->kind == MV_C2C && cm->a == m.b && cm->k == F->s.n[m.b]) continue;
+                C->mv[w++] = *cm;
+            }
+            C->nmv = w;
             depth++;
             continue;
         }
@@ -911,7 +967,58 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
              * plain order; nothing is lost either way) */
             int32_t tid = frame_tid(fr, depth, &L);
             int32_t id = tid < 0 ? -1 : trie_add(&L, (uint32_t)tid, &m);
-            if (id >= 0 && layer_push(&L, &C->s, (uint32_t)id) == 0) continue;
+            /* Sleeping moves: C = F.m is searched in a later layer, after every move of F has
+             * been searched from F in this one. A move X of C is "asleep" (not made) when its
+             * child C.X is reached in one move from a position G searched before C, with the
+             * same cards and a talon as good (C.X is covered by G's child). That loses no win:
+             * take, among the searched winnable positions, one with the fewest moves to a win
+             * (safe moves included with the move before them) and, of those, the earliest
+             * searched; if the first move of its shortest win were asleep, G would be winnable
+             * in no more moves and searched earlier (or covered by one that was: a position
+             * covering G has the same cards and is searched in the same layer or an earlier
+             * one). Two kinds, both only when m is followed by no safe move:
+             *  - a column-to-column move X of F (or one asleep at F, the layer's first
+             *    position) that changes no foundation, turns a card that is not the next one of
+             *    its foundation (so no safe move follows, at F or at C) and leaves the column m
+             *    puts a card on alone: F.X.m and F.m.X are the same position, G = F.X;
+             *  - draw 1 (no reversing): m puts talon card y onto a face-up card, and F had a move
+             *    putting talon card z onto a face-up card in another column without a redeal,
+             *    z before y or m a redeal move, neither card (nor the new top of the waste after
+             *    either is taken) the next one of its foundation, so no safe move follows: G =
+             *    F.z is searched in this layer or an earlier one (fewer cards left to draw, or
+             *    fewer redeals), and G.y has the cards of C.z with no more redeals and no more
+             *    cards in the waste (z before y: (y's place - 2, r) against (z's place - 1,
+             *    r + 1) or the same; y first, with a redeal: (y's place - 1, r + 1) against
+             *    (z's place - 2, r + 1); y after z, with a redeal: (y's place - 2, r) against
+             *    anything with r + 1 or more). */
+            uint8_t sleep[2 * MAXSLEEP];
+            int nsleep = 0;
+            if (reduce && F->pend < 0 && C->nauto == 0) {
+                int j = m.kind == MV_T2C ? m.b : -1;
+                int nr = depth == 0 ? nrsleep : 0;
+                for (int x = 0; x < F->nmv + nr && nsleep < MAXSLEEP; x++) {
+                    const Mv *X = x < F->nmv ? &F->mv[x] : &rsleep[x - F->nmv];
+                    if (X->kind != MV_C2C || X->mk != MK_FREE || X->a == j || X->b == j || X->k == 0) continue;
+                    int under = F->s.cards[X->a][X->k - 1];
+                    if (F->s.f[SUIT(under)] + 1 == RANK(under)) continue;
+                    sleep[2 * nsleep] = (uint8_t)(X->a | X->b << 4);
+                    sleep[2 * nsleep + 1] = X->k;
+                    nsleep++;
+                }
+                if (t.ptr_free && m.kind == MV_T2C && F->s.n[m.b] > F->s.h[m.b] && !next_up(&F->s, F->s.talon[m.pos - 1]))
+                    for (int x = 0; x < F->nmv && nsleep < MAXSLEEP; x++) {
+                        const Mv *Z = &F->mv[x];
+                        if (Z->kind != MV_T2C || Z->q != 0 || Z->pos == m.pos || Z->b == m.b || F->s.n[Z->b] == F->s.h[Z->b]) continue;
+                        if (!(m.q > 0 || Z->pos < m.pos)) continue;
+                        int iy = m.pos - 1, iz = Z->pos - 1;
+                        if (next_up(&F->s, F->s.talon[iz]) || waste_top_up(&F->s, iz, -1) || waste_top_up(&F->s, iz, iy) ||
+                            waste_top_up(&F->s, iy, iz)) continue;
+                        sleep[2 * nsleep] = (uint8_t)(0x80 | Z->b);
+                        sleep[2 * nsleep + 1] = F->s.talon[iz];
+                        nsleep++;
+                    }
+            }
+            if (id >= 0 && layer_push(&L, &C->s, (uint32_t)id, sleep, nsleep) == 0) continue;
             layered = 2;   /* full: pops still come, pushes no longer */
         }
         if (!R->fret && dead_position(&C->s)) { ndead++; continue; }
@@ -943,7 +1050,7 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
         if (restricted && status == 0) status = -1; /* an incomplete search proves nothing */
     }
     *nodes_out = nodes;
-    if (getenv("SOLVER_DEBUG")) fprintf(stderr, "dfs: status %d nodes %lld dead %lld again %lld (r %lld) table %llu full %d aborted %d layered %d: %lld searched, %lld stale, %u trie, %zu MB\n", status, nodes, ndead, t.again, t.again_r, (unsigned long long)t.count, t.full, aborted, layered, nlayer, nstale, L.tr.n, L.bytes >> 20);
+    if (getenv("SOLVER_DEBUG")) fprintf(stderr, "dfs: status %d nodes %lld dead %lld again %lld (r %lld) table %llu full %d aborted %d layered %d: %lld searched, %lld stale, %u trie, %zu MB, %lld asleep (%lld talon)\n", status, nodes, ndead, t.again, t.again_r, (unsigned long long)t.count, t.full, aborted, layered, nlayer, nstale, L.tr.n, L.bytes >> 20, nslept, ntslept);
     free(fr);
     free(t.keys);
     layers_free(&L);
@@ -1081,9 +1188,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     PyObject *columns, *talon, *found;
     int ptr, redeals_used, dc, limit, fret, reverses, table_bits;
     long long node_limit, quick_nodes = 0, layer_bytes = 0;
+    int reduce = 1;
     double time_limit;
-    if (!PyArg_ParseTuple(args, "OOiOiiiiiLdi|LL", &columns, &talon, &ptr, &found, &redeals_used, &dc, &limit,
-                          &fret, &reverses, &node_limit, &time_limit, &table_bits, &quick_nodes, &layer_bytes))
+    if (!PyArg_ParseTuple(args, "OOiOiiiiiLdi|LLp", &columns, &talon, &ptr, &found, &redeals_used, &dc, &limit,
+                          &fret, &reverses, &node_limit, &time_limit, &table_bits, &quick_nodes, &layer_bytes,
+                          &reduce))
         return NULL;
     St s;
     memset(&s, 0, sizeof s);
@@ -1144,7 +1253,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
             if ((time_limit > 0 && left <= 0) || (node_limit > 0 && nl <= 0)) {
                 nodes = 0;
             } else {
-                status = search(&s, &R, nl, left, table_bits, layer_bytes, 0, &nodes, &out);
+                status = search(&s, &R, nl, left, table_bits, layer_bytes, 0, reduce, &nodes, &out);
             }
         }
         nodes += quick;
