@@ -265,11 +265,12 @@ class LiveCoach:
         before; an unread waste is never taken on trust). Else the read is not used."""
         state = self.session.tracker.state
         if (state is not None and not self._forced and not reading.guesses and not unreadable_tops(detection)
-                and (report := self._probe(reading.snapshot)[1]).kind == "moves" and _unseen_stock_pass(report.moves)):
-            # the tracker explains the read by turning the stock over, all unseen; a king
-            # put into an empty column that the detector missed may explain it in fewer
-            # moves (the waste shows the card that was under the king, or none)
-            found = self._missed_king(reading.snapshot, detection, len(report.moves))
+                and (report := self._probe(reading.snapshot)[1]).kind == "moves"
+                and any(m.kind is MoveKind.REDEAL for m in report.moves)):
+            # the tracker explains the read by a redeal, unseen; a card
+            # put on a column (a king into an empty one) that the detector missed may
+            # explain it in fewer moves (the waste shows the card that was under it, or none)
+            found = self._missed_card(reading.snapshot, detection, len(report.moves))
             if found is not None:
                 return found, [], []
         missed_waste = (state is not None and reading.snapshot.slots[0] is EMPTY and len(state.stock) > 1
@@ -401,45 +402,60 @@ class LiveCoach:
             return found, [], guessed
         return snap, [], guessed
 
-    def _missed_king(self, snap: Snapshot, detection, moves: int) -> Snapshot | None:
-        """``snap`` with a king in one of the columns read empty (nothing at all seen
-        there, and empty in the game), when exactly one such king lets the tracker explain
-        the read by fewer than ``moves`` moves and no unseen pass through the stock; else
-        None. No card was seen there, so the picture must show one: when it can be
-        measured, the place of the column must have changed since the last accepted read,
-        clearly more than any other empty column's place. The cards the read shows
-        elsewhere, and kings on a foundation, are not tried."""
+    def _missed_card(self, snap: Snapshot, detection, moves: int) -> Snapshot | None:
+        """``snap`` with a card put on a column that the detector missed: a king in a
+        column read empty (nothing at all seen there, empty in the game), or a card that
+        continues the run of a column whose top is read as the game has it; when exactly
+        one such card lets the tracker explain the read by fewer than ``moves`` moves and
+        no redeal; else None. No card was seen there, so the
+        picture must show one: the place of the new card (an empty column's place, the
+        band below a column's top card) must have changed since the last accepted read,
+        clearly more than that of any other column tried. Without such a measure only the
+        empty columns are tried. The cards the read shows elsewhere, and those already on
+        a foundation, are not tried."""
         state = self.session.tracker.state
-        columns = [i for i, v in enumerate(snap.columns, start=5) if v is EMPTY and not state.hidden[i - 5]
-                   and not state.faceup[i - 5] and not _slot_cards(detection, i)]
-        change = {i: _place_change(self._accepted_image, self._image, detection, self.grid, i) for i in columns}
-        if columns and all(v is not None for v in change.values()):
-            top = max(change.values())
-            columns = [i for i in columns if change[i] == top and top >= PLACE_CHANGE
-                       and all(v * 3 <= top for j, v in change.items() if j != i)]
         seen = {v for v in snap.slots if isinstance(v, Card)}
         seen.update(c for run in snap.runs or () for c in run or ())
-        kings = [Card(KING, suit) for suit in range(4) if state.foundations[suit] < KING
-                 and Card(KING, suit) not in seen]
-        kings.sort(key=lambda k: k is not state.waste_top())   # the waste's king first (the likeliest)
+        options: dict[int, list[Card]] = {}
+        for i, v in enumerate(snap.columns, start=5):
+            run, hidden = state.faceup[i - 5], state.hidden[i - 5]
+            if run and v is run[-1]:
+                top = run[-1]
+                cards = [Card(top.rank - 1, suit) for suit in range(4)
+                         if top.rank > 1 and Card(top.rank - 1, suit).is_red != top.is_red]
+            elif not run and not hidden and v is EMPTY and not _slot_cards(detection, i):
+                cards = [Card(KING, suit) for suit in range(4)]
+            else:
+                continue
+            cards = [c for c in cards if c not in seen and state.foundations[c.suit] < c.rank]
+            cards.sort(key=lambda c: c is not state.waste_top())   # the waste's card first (the likeliest)
+            if cards:
+                options[i] = cards
+        change = {i: _place_change(self._accepted_image, self._image, detection, self.grid, i) for i in options}
+        if options and all(v is not None for v in change.values()):
+            top = max(change.values())
+            options = {i: cards for i, cards in options.items() if change[i] == top and top >= PLACE_CHANGE
+                       and all(v * 3 <= top for j, v in change.items() if j != i)}
+        else:
+            options = {i: cards for i, cards in options.items() if state.faceup[i - 5] == ()}
         found = []
-        for i in columns:
-            for king in kings:
+        for i, cards in options.items():
+            for card in cards:
                 if self._budget <= 0:
                     return None
                 slots = list(snap.slots)
-                slots[i] = king
+                slots[i] = card
                 runs = None if snap.runs is None else tuple(
                     None if j == i - 5 else r for j, r in enumerate(snap.runs))
                 candidate = replace(snap, slots=tuple(slots), runs=runs)
                 _, report = self._probe(candidate)
                 if (report.kind == "moves" and not report.corrected and len(report.moves) < moves
-                        and not _unseen_stock_pass(report.moves)):
+                        and not any(m.kind is MoveKind.REDEAL for m in report.moves)):
                     found.append((i, candidate))
         if len(found) != 1:
             return None
         i, candidate = found[0]
-        self.doubted = [f"{SLOT_NAMES[i]} (read empty: a {candidate.slots[i].symbol} missed)"]
+        self.doubted = [f"{SLOT_NAMES[i]} (a {candidate.slots[i].symbol} put there missed)"]
         return candidate
 
     def _place(self, detection):
@@ -510,9 +526,11 @@ def _missed_columns(state: GameState, snap: Snapshot, detection) -> list[int]:
 
 def _place_change(before: np.ndarray | None, after: np.ndarray | None, detection, grid: SlotGrid,
                   index: int) -> float | None:
-    """How much the place of column slot ``index`` changed between two pictures (mean
-    absolute grey difference over where its first card would lie), or None when it
-    cannot be told (no earlier picture, no grid pitch learnt, no column seen)."""
+    """How much the place of a new card on column slot ``index`` changed between two
+    pictures (mean absolute grey difference): where the first card of an empty column
+    lies, or the band just below where a column's lowest card ends (a card put on it
+    covers that band). None when it cannot be told (no earlier picture, no grid pitch learnt, no
+    column seen, the band off the picture)."""
     if before is None or after is None or before.shape != after.shape or grid.pitch_ratio is None:
         return None
     boxes = [(int(c.slot.split()[1]) - 1, np.asarray(c.quad, np.float32).reshape(-1, 2))
@@ -520,13 +538,22 @@ def _place_change(before: np.ndarray | None, after: np.ndarray | None, detection
     if not boxes:
         return None
     width = float(np.median([q[:, 0].max() - q[:, 0].min() for _, q in boxes]))
-    pitch = grid.pitch_ratio * width
-    x0 = float(np.median([q[:, 0].min() - k * pitch for k, q in boxes]))
-    y0 = float(min(q[:, 1].min() for _, q in boxes))
-    x, height = x0 + (index - 5) * pitch, width * 88 / 63
+    height = width * 88 / 63
+    own = [q for k, q in boxes if k == index - 5]
+    if own:
+        # below where the column's lowest card ends when whole (a card put on it lies a
+        # fan step, a fifth of a card or more, lower)
+        low = max(own, key=lambda q: float(q[:, 1].min()))
+        x, y = float(low[:, 0].min()), float(low[:, 1].min())
+        y_a, y_b = y + 1.03 * height, y + 1.2 * height
+    else:
+        pitch = grid.pitch_ratio * width
+        x = float(np.median([q[:, 0].min() - k * pitch for k, q in boxes])) + (index - 5) * pitch
+        y0 = float(min(q[:, 1].min() for _, q in boxes))
+        y_a, y_b = y0 + 0.1 * height, y0 + 0.9 * height
     h, w = after.shape[:2]
     xa, xb = max(0, int(x + 0.1 * width)), min(w, int(x + 0.9 * width))
-    ya, yb = max(0, int(y0 + 0.1 * height)), min(h, int(y0 + 0.9 * height))
+    ya, yb = max(0, int(y_a)), min(h, int(y_b))
     if xb - xa < 4 or yb - ya < 4:
         return None
     grey = lambda img: cv2.cvtColor(img[ya:yb, xa:xb], cv2.COLOR_BGR2GRAY).astype(np.float32)  # noqa: E731
