@@ -757,6 +757,23 @@ def test_a_card_put_on_a_column_and_missed_is_not_taken_for_a_pass_through_the_s
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
 
 
+def test_a_column_top_missed_on_later_pictures_is_not_an_illegal_move():
+    # baseline on deal 102: move 4 puts the 4♦ from the waste on the 5♣ of column 4 (the
+    # waste empties), and the detector misses the 4♦ on that picture and the next two
+    # (stock turns): the 5♣ under it shows as the top. That is not "5♣ put on 4♦" (a
+    # card of the column's own run); the column counts as unchanged, its top missed.
+    seed, k = 102, 4
+    plan = _baseline_moves(seed, k)
+    target = 5 + plan[-1].target
+    coach, pos, moves, said = _play_positions(lambda i, s: {target: None} if i in (k, k + 1, k + 2) else {},
+                                              n_moves=k + 3, seed=seed)
+    assert moves[:k] == plan and plan[-1].text == "w-4"
+    assert [_moves_at(pos[i]) for i in (k, k + 1, k + 2)] == [[m] for m in moves[k - 1:k + 2]]
+    assert pos[k + 1][-1].doubted == ["column 4"] and pos[k + 2][-1].doubted == ["column 4"]
+    assert not any("take it back" in s or "not a legal" in s for s in said)
+    assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
+
+
 def _baseline_moves(seed, n):
     from solitaire_coach.core.tracker import TableTracker
     table = VirtualTable.from_deal(deal_for_seed(seed))

@@ -571,6 +571,8 @@ def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) 
     n = len(_face_up_cards(detection, index))
     if n == 0:
         return [run[-1]] if run and not _slot_cards(detection, index) else []
+    if n == len(run) - 1:
+        return [run[n - 1], run[-1]]   # the top taken off, or still there and missed
     if n <= len(run):
         return [run[n - 1]]
     added = n - len(run)
@@ -612,12 +614,15 @@ def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, dete
             continue
         seen = _face_up_cards(detection, i)
         run = after.faceup[i - 5]
+        unchanged = (after.faceup[i - 5], after.hidden[i - 5]) == (before.faceup[i - 5], before.hidden[i - 5])
         if not _slot_cards(detection, i):
             # nothing seen there at all (a pile the detector missed whole): only a pile
             # left as it was is assumed
-            if (after.faceup[i - 5], after.hidden[i - 5]) != (before.faceup[i - 5], before.hidden[i - 5]):
+            if not unchanged:
                 return False
             continue
+        if unchanged and len(seen) == len(run) - 1 >= 1:
+            seen = seen + [None]   # all but the top seen, and the pile as it was: its top missed
         if len(seen) != len(run):
             return False
         for c, card in zip(seen[:-1], run[:-1]):   # the top is the pile's unread (or doubted) card

@@ -561,8 +561,8 @@ def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
     for i, v in enumerate(snap.columns):
         if not isinstance(v, Card) or (state.faceup[i] and state.faceup[i][-1] is v):
             continue
-        if v not in _movable_cards(state):
-            continue
+        if v not in _movable_cards(state) or v in state.faceup[i]:
+            continue   # (a card of the column's own run shows: its top was taken off, or missed)
         below = state.column_top(i)
         if below is not None:
             if not v.goes_on_tableau(below):
