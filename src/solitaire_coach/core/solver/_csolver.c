@@ -130,6 +130,9 @@ typedef struct {
 
 static inline int fits(int c, int onto) { return RANK(c) + 1 == RANK(onto) && RED(c) != RED(onto); }
 
+/* Is card c the next one of its foundation? */
+static inline int next_up(const St *s, int c) { return s->f[SUIT(c)] + 1 == RANK(c); }
+
 static inline uint64_t mix64(uint64_t x) {
     x ^= x >> 33; x *= 0xff51afd7ed558ccdULL;
     x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL;
@@ -382,7 +385,7 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
         for (int i = 0; i < NCOL; i++) {
             if (s->n[i] > s->h[i]) {
                 int c = s->cards[i][s->n[i] - 1];
-                if (s->f[SUIT(c)] + 1 == RANK(c) && safe_up(s, c, R->fret)) {
+                if (next_up(s, c) && safe_up(s, c, R->fret)) {
                     Mv m = {MV_C2F, (uint8_t)i, 0, 0, 0, 0, MK_FREE, 0};
                     if (out) emit(out, s, &m, R);
                     apply(s, &m, R);
@@ -393,7 +396,7 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
         }
         if (R->dc == 1 && s->ptr > 0) {
             int c = s->talon[s->ptr - 1];
-            if (s->f[SUIT(c)] + 1 == RANK(c) && safe_up(s, c, R->fret)) {
+            if (next_up(s, c) && safe_up(s, c, R->fret)) {
                 Mv m = {MV_T2F, 0, 0, 0, s->ptr, 0, MK_FREE, 0};
                 if (out) emit(out, s, &m, R);
                 apply(s, &m, R);
@@ -503,7 +506,7 @@ static void talon_card_moves(Frame *F, int c, int q, int pos, int empty_col, int
     /* the fewer cards drawn (and no redeal) the sooner: a position is then reached first with
      * the least of the talon used up, and seldom searched again with a better talon */
     int cost = q ? 60 + s->nt - s->ptr + pos : pos - s->ptr;
-    if (only_col < 0 && s->f[SUIT(c)] + 1 == RANK(c)) add(F, MV_T2F, 0, 0, q, pos, 0, 60 - cost);
+    if (only_col < 0 && next_up(s, c)) add(F, MV_T2F, 0, 0, q, pos, 0, 60 - cost);
     for (int j = 0; j < NCOL; j++) {
         if (only_col >= 0 && j != only_col) continue;
         if (s->n[j] > s->h[j]) {
@@ -555,7 +558,7 @@ static void gen_moves(Frame *F, const Rules *R, int restricted, int pend) {
     for (int i = 0; i < NCOL; i++) {
         if (s->n[i] <= s->h[i]) continue;
         int top = s->cards[i][s->n[i] - 1];
-        if (s->f[SUIT(top)] + 1 == RANK(top) && (pend < 0 || pend == i)) {
+        if (next_up(s, top) && (pend < 0 || pend == i)) {
             int sc = 50 + (s->n[i] - 1 == s->h[i] && s->h[i] > 0 ? 60 + s->h[i] : 0);
             add(F, MV_C2F, i, 0, 0, 0, 0, sc);
         }
@@ -578,7 +581,7 @@ static void gen_moves(Frame *F, const Rules *R, int restricted, int pend) {
                     sc = 30;
                 } else {
                     int ex = s->cards[i][k - 1];
-                    int up = s->f[SUIT(ex)] + 1 == RANK(ex);
+                    int up = next_up(s, ex);
                     if (restricted && !up) continue;
                     sc = up ? 45 : -10;
                 }
@@ -613,7 +616,7 @@ static void gen_moves(Frame *F, const Rules *R, int restricted, int pend) {
                 if (seen[orient] & (1u << p)) continue;
                 seen[orient] |= 1u << p;
                 int c = orient ? s->talon[nt - p] : s->talon[p - 1];
-                if ((want >> c & 1) || (pend < 0 && s->f[SUIT(c)] + 1 == RANK(c)))
+                if ((want >> c & 1) || (pend < 0 && next_up(s, c)))
                     talon_card_moves(F, c, q, p, empty_col, pend);
             }
         }
@@ -838,9 +841,6 @@ static int emit_line(const St *start, const Rules *R, const Mv *moves, int nm, O
     return r;
 }
 
-/* Is card c the next one of its foundation? */
-static inline int next_up(const St *s, int c) { return s->f[SUIT(c)] + 1 == RANK(c); }
-
 /* After the talon card at index i is taken (and the one at index skip, if >= 0, taken before),
  * is the new top of the waste the next card of its foundation? */
 static inline int waste_top_up(const St *s, int i, int skip) {
@@ -1000,7 +1000,7 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
                     const Mv *X = x < F->nmv ? &F->mv[x] : &rsleep[x - F->nmv];
                     if (X->kind != MV_C2C || X->mk != MK_FREE || X->a == j || X->b == j || X->k == 0) continue;
                     int under = F->s.cards[X->a][X->k - 1];
-                    if (F->s.f[SUIT(under)] + 1 == RANK(under)) continue;
+                    if (next_up(&F->s, under)) continue;
                     sleep[2 * nsleep] = (uint8_t)(X->a | X->b << 4);
                     sleep[2 * nsleep + 1] = X->k;
                     nsleep++;
