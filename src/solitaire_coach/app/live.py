@@ -487,8 +487,7 @@ class LiveCoach:
 def _face_up_cards(detection, index: int) -> list:
     """The face-up cards the detector saw in column slot ``index`` (5-11) after its last
     card back, from the first to the top one."""
-    name = SLOT_NAMES[index]
-    cards = sorted((c for c in getattr(detection, "cards", []) or [] if c.slot == name),
+    cards = sorted(_slot_cards(detection, index),
                    key=lambda c: float(np.asarray(c.quad, np.float32).reshape(-1, 2)[0, 1]))
     run: list = []
     for c in cards:
