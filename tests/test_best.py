@@ -50,7 +50,8 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 
 
 @pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
-                                     dict(draw_margin=0.1)], ids=["look", "draw_margin"])
+                                     dict(draw_margin=0.1), dict(tree=3, look_moves=2)],
+                         ids=["look", "draw_margin", "tree"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on
@@ -135,3 +136,28 @@ def test_draw_margin_turns_the_stock_when_it_scores_close_to_the_best():
     near = BestStrategy(**FAST, drop=0, draw_margin=gap + 0.01).advise(state)
     assert near.move.text == "draw"
     assert BestStrategy(**FAST, drop=0, draw_margin=gap - 0.01).advise(state).move == chosen
+
+
+def test_tree_makes_a_move_that_shows_nothing_commit_to_one_follow_up():
+    """In the two-move search a move that shows no card keeps every layout in one
+    information set: it is worth its best single next move's mean, never more than the
+    mean of each layout's own best next move (what a player who sees the cards gets)."""
+    from solitaire_coach.core.best import _seen_after
+    from solitaire_coach.core.solver import solve
+    truth = GameState.from_deal(deal_for_seed(29)).play(Move.draw())
+    state = truth.masked({c for run in truth.faceup for c in run} | set(truth.waste))
+    strategy = BestStrategy(**FAST, tree=4)
+    strategy.advise(state)  # a new game: the position is now visited
+    rng = random.Random(5)
+    kept = [sample_layout(state, rng) for _ in range(4)]
+    moves = strategy._fresh_moves(state, state.legal_moves())
+    blind = [j for j, m in enumerate(moves) if _seen_after(state.play(m), kept[0].play(m)) == state.play(m)]
+    assert [moves[j].text for j in blind] == ["w-5"]  # the waste card played: nothing new is seen
+    j = blind[0]
+    values = strategy._tree_values(state, moves, [j], kept)
+    options = strategy._tree_options(state.play(moves[j]))
+    assert len(options) >= 2
+    table = [[strategy._score(solve(s.play(moves[j]).play(m), node_limit=strategy.node_limit, verify=False))
+              for m in options] for s in kept]
+    assert values[j] == pytest.approx(max(sum(row[k] for row in table) for k in range(len(options))) / 4)
+    assert values[j] <= sum(max(row) for row in table) / 4 + 1e-9

@@ -212,7 +212,7 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
-                 draw_margin: float = 0.0, **_options) -> None:
+                 draw_margin: float = 0.0, tree: int = 0, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -240,6 +240,9 @@ class BestStrategy:
         self.look_samples = look_samples
         self.look_moves = look_moves
         self.look_time = look_time
+        if tree < 0:
+            raise ValueError(f"tree must be >= 0 (layouts for the two-move search), not {tree}")
+        self.tree = tree
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
@@ -384,6 +387,54 @@ class BestStrategy:
             n += 1
         return ({j: c / max(1, n) for j, c in cost.items()}, n)
 
+    def _tree_values(self, state: GameState, candidates: list[Move], close: list[int],
+                     kept: list[GameState]) -> dict[int, float]:
+        """Each close move's value in a two-move search over the player's information sets.
+
+        Hindsight optimisation scores a move by the mean over layouts of what the solver,
+        seeing every card, makes of it: after the move it may choose a different next move
+        on every layout (strategy fusion). Here the move is played on each kept layout and
+        the layouts are grouped by what the player then sees (the card a flip or a draw
+        turns up: a reveal is a chance node). Within a group the player cannot tell the
+        layouts apart, so one next move is chosen for all of them: the group is worth the
+        best next move's total over its layouts. A move that shows nothing keeps all
+        layouts in one group and must commit to a single follow-up; one that shows a card
+        may choose its follow-up by the card. Where the next move is forced (a safe
+        foundation move, a single move that makes progress, every card known) it is
+        played on each layout as it is."""
+        values: dict[int, float] = {}
+        for j in close:
+            after = state.play(candidates[j])
+            groups: dict[GameState, list[GameState]] = {}
+            for sample in kept:
+                truth = sample.play(candidates[j])
+                groups.setdefault(_seen_after(after, truth), []).append(truth)
+            total = 0.0
+            for view, truths in groups.items():
+                options = self._tree_options(view)
+                if len(options) <= 1:
+                    for truth in truths:
+                        leaf = truth.play(options[0]) if options else truth
+                        total += self._score(solve(leaf, node_limit=self.node_limit, verify=False))
+                    continue
+                total += max(sum(self._score(solve(truth.play(m), node_limit=self.node_limit, verify=False))
+                                 for truth in truths) for m in options)
+            values[j] = total / max(1, len(kept))
+        return values
+
+    def _tree_options(self, view: GameState) -> list[Move]:
+        """The next moves the player would weigh in ``view``: none when the position is
+        decided or every card is known (no choice made blind), one when it is forced."""
+        if view.is_won() or terminal_advice(view) is not None or view.is_complete_knowledge():
+            return []
+        moves = view.legal_moves()
+        if not moves:
+            return []
+        safe = _safe_foundation_move(view, moves)
+        if safe is not None:
+            return [safe]
+        return self._fresh_moves(view, moves)
+
     def _next_choice(self, view: GameState, rng: random.Random) -> tuple[list[Move], int | None]:
         """The moves the player would weigh in ``view`` and the index of the one chosen by
         sampling the unseen cards (None when there is no real choice)."""
@@ -422,7 +473,7 @@ class BestStrategy:
                 tried[j] += 1
                 won[j] += result.status == "won"
                 scores[j] += self._score(result)
-            if i < self.look:
+            if i < max(self.look, self.tree):
                 kept.append(sample)
             done = i + 1
             if done >= self.min_samples:
@@ -443,7 +494,12 @@ class BestStrategy:
                         break  # no other move can catch up
         value = {j: scores[j] / max(1, tried[j]) for j in range(len(candidates))}
         looked = 0
-        if self.look and not complete and len(active) > 1:
+        if self.tree and not complete and len(active) > 1:
+            close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
+            value.update(self._tree_values(state, candidates, close, kept[: self.tree]))
+            looked = min(len(kept), self.tree)
+            active = close
+        elif self.look and not complete and len(active) > 1:
             close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
             cost, looked = self._look_ahead(state, candidates, close, kept, rng)
             for j in close:
