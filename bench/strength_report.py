@@ -1,15 +1,20 @@
 """Combine the JSON files of ``bench/strength.py`` runs into the README figures.
 
     python bench/strength_report.py --games best.json --ceiling ceiling.json [--baseline baseline.json]
+    python bench/strength_report.py --paired before.json after.json
 
 Reports each strategy's win rate with a 95% interval, the solver's ceiling on the same
 deals, the ratio of the two, and the share of the solver-won deals the strategy won.
+``--paired`` compares two runs on the deals both finished: wins of each, the deals one
+won and the other lost, and a two-sided sign test on those (the chance of a split at
+least that uneven if neither run were better), with each run's think time.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 
 from solitaire_coach.app.simulate import wilson_interval
@@ -24,8 +29,13 @@ def load(path):
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--games", action="append", default=[], help="a strategy run's JSON (repeatable)")
-    p.add_argument("--ceiling", required=True, help="the solver run's JSON")
+    p.add_argument("--ceiling", help="the solver run's JSON")
+    p.add_argument("--paired", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two runs deal by deal")
     args = p.parse_args()
+    if args.paired:
+        return paired(*args.paired)
+    if not args.ceiling:
+        p.error("--ceiling is needed unless --paired is given")
     _, ceil = load(args.ceiling)
     for path in args.games:
         run_args, rows = load(path)
@@ -51,6 +61,42 @@ def main() -> int:
         if searched:
             print(f"  decisions that searched (>= 1 ms, {len(searched)}): median {statistics.median(searched):.0f} ms, "
                   f"p99 {searched[min(len(searched) - 1, int(0.99 * len(searched)))]:.0f} ms")
+    return 0
+
+
+def sign_test(gained: int, lost: int) -> float:
+    """Two-sided sign test: the chance of a split at least as uneven as gained/lost
+    when each changed deal is equally likely to go either way."""
+    n = gained + lost
+    if n == 0:
+        return 1.0
+    k = min(gained, lost)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def _think(rows, seeds) -> str:
+    think = sorted(t for s in seeds for t in rows[s][3])
+    p99 = think[min(len(think) - 1, int(0.99 * len(think)))]
+    return (f"think time median {statistics.median(think):.1f} ms, p99 {p99:.0f} ms, max {think[-1]:.0f} ms "
+            f"({len(think)} decisions)")
+
+
+def paired(before_path: str, after_path: str) -> int:
+    _, before = load(before_path)
+    _, after = load(after_path)
+    seeds = sorted(set(before) & set(after))
+    if not seeds:
+        raise SystemExit(f"{before_path} and {after_path} share no deal")
+    won_b = {s for s in seeds if before[s][1] == "won"}
+    won_a = {s for s in seeds if after[s][1] == "won"}
+    gained, lost = sorted(won_a - won_b), sorted(won_b - won_a)
+    print(f"{len(seeds)} deals both finished (seeds {seeds[0]}..{seeds[-1]})")
+    print(f"  before ({before_path}): won {len(won_b)}; {_think(before, seeds)}")
+    print(f"  after  ({after_path}): won {len(won_a)}; {_think(after, seeds)}")
+    print(f"  gained {len(gained)} deals, lost {len(lost)}; sign test p = {sign_test(len(gained), len(lost)):.3f}")
+    print(f"  gained: {' '.join(map(str, gained)) or '-'}")
+    print(f"  lost:   {' '.join(map(str, lost)) or '-'}")
     return 0
 
 
