@@ -27,6 +27,12 @@ kept layout the move is played, only the card it turns up is shown, the next mov
 chosen from fresh layouts consistent with that, and the move's cost is how often that
 blind choice loses a layout the clairvoyant solver wins.
 
+An optional two-move search over the player's information sets (``tree`` > 0 kept
+layouts; off by default) values each close move with one follow-up chosen the way a
+player must choose it: the layouts are grouped by the card the move turns up (a reveal
+is a chance node), and within a group one next move is chosen for all of them, so a move
+that shows nothing cannot pick a different follow-up for every layout.
+
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
 was passed by, the move taken then is no longer new, so another one is chosen.
@@ -401,9 +407,14 @@ class BestStrategy:
         layouts in one group and must commit to a single follow-up; one that shows a card
         may choose its follow-up by the card. Where the next move is forced (a safe
         foundation move, a single move that makes progress, every card known) it is
-        played on each layout as it is."""
+        played on each layout as it is. When the moves would take more than ``think_time``
+        (judged after the first), it gives up and returns no value, so that all keep their
+        sampled means."""
+        start = time.perf_counter()
         values: dict[int, float] = {}
-        for j in close:
+        for n, j in enumerate(close):
+            if n and self.think_time is not None and (time.perf_counter() - start) * len(close) / n > self.think_time:
+                return {}  # it would take more than think_time: keep the sampled means for all
             after = state.play(candidates[j])
             groups: dict[GameState, list[GameState]] = {}
             for sample in kept:
@@ -496,9 +507,11 @@ class BestStrategy:
         looked = 0
         if self.tree and not complete and len(active) > 1:
             close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
-            value.update(self._tree_values(state, candidates, close, kept[: self.tree]))
-            looked = min(len(kept), self.tree)
-            active = close
+            tree = self._tree_values(state, candidates, close, kept[: self.tree])
+            if tree:
+                value.update(tree)
+                looked = min(len(kept), self.tree)
+                active = close
         elif self.look and not complete and len(active) > 1:
             close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
             cost, looked = self._look_ahead(state, candidates, close, kept, rng)
