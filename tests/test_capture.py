@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import serial
 
-from solitaire_coach.capture.gate import HandCheck, MotionMeter, ReadGate
+from solitaire_coach.capture.gate import HandCheck, MotionMeter, ObjectCheck, ReadGate
 from solitaire_coach.capture.serial_trigger import SerialTrigger, ascii_line
 from solitaire_coach.capture.sources import (CameraSource, FolderSource, SourceError, VideoFileSource, iter_frames,
                                              open_source)
@@ -445,3 +445,81 @@ def test_slot_grid_leaves_out_a_stray_pile_beside_the_layout():
     assert by_card["QH"] == "column 2" and by_card["7C"] == "column 7"
     assert by_card["4D"] == "waste" and by_card["AC"] == "foundation 1"
     assert len(placed) == len(cards) - 2                 # the stray pile is gone
+
+
+# ----------------------------------------------------------------------------- objects of any colour
+_CARD_W, _CARD_H = 60, 84
+
+
+def _dealt(places: dict, shift: tuple[int, int] = (0, 0), tint: tuple[float, float, float] = (1, 1, 1)):
+    """A 640x360 picture of a checked cloth with cards (drawn at ``places``: card name ->
+    top-left corner, moved by ``shift`` as a camera nudged would; ``tint`` a colour cast of
+    the light on the white cards, per BGR channel; the dark cloth hardly shows it), and the cards as the detector gives them: (quad, card)
+    pairs, card None for a back."""
+    yy, xx = np.mgrid[0:360, 0:640]
+    check = (((xx - shift[0]) // 80 + (yy - shift[1]) // 80) % 2).astype(np.float32)
+    img = np.dstack([30 + 60 * check, 90 + 110 * check, 25 + 50 * check]).astype(np.uint8)
+    cards = []
+    for name, (x, y) in places.items():
+        x, y = x + shift[0], y + shift[1]
+        colour = (150, 70, 60) if name == "back" else tuple(min(255, int(235 * t)) for t in tint)
+        cv2.rectangle(img, (x, y), (x + _CARD_W, y + _CARD_H), colour, -1)
+        if name != "back":
+            cv2.putText(img, name, (x + 6, y + 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2)
+        quad = np.float32([[x, y], [x + _CARD_W, y], [x + _CARD_W, y + _CARD_H], [x, y + _CARD_H]])
+        cards.append((quad, None if name == "back" else name))
+    return img, cards
+
+
+def _sleeve(img, colour=(160, 80, 30)):
+    """A blue sleeve and glove (no skin colour anywhere) from the bottom edge onto the table."""
+    out = img.copy()
+    cv2.line(out, (420, 380), (300, 170), colour, 46)
+    cv2.ellipse(out, (292, 150), (30, 36), 30, 0, 360, colour, -1)
+    return out
+
+
+def _check(picture, reference, now, before, **options):
+    small = lambda im: cv2.resize(im, (320, 180), interpolation=cv2.INTER_AREA)  # noqa: E731
+    return ObjectCheck(**options).largest_fraction(small(picture), small(reference), now, before, (0.5, 0.5))
+
+
+TABLE = {"back": (40, 30), "7H": (130, 30), "KS": (60, 150), "9C": (200, 150), "4D": (340, 150), "QH": (480, 150),
+         "5S": (560, 290)}  # (the 5S reaches the picture's bottom edge)
+
+
+def test_object_check_sees_a_sleeve_of_any_colour_not_moves():
+    before, cards_before = _dealt(TABLE)
+    assert not HandCheck()(_sleeve(before), before)          # not skin-coloured: the hand check misses it
+    assert _check(_sleeve(before), before, cards_before, cards_before) >= 0.012
+    # the same sleeve while a card was also moved (7H onto the table's right), over the 9C
+    moved = dict(TABLE, **{"7H": (560, 250)})
+    after, cards_after = _dealt(moved)
+    assert _check(after, before, cards_after, cards_before) == 0.0            # a move alone: nothing
+    assert _check(_sleeve(after), before, cards_after, cards_before) >= 0.012
+    # a card turned up on the stock's place and one put down that the detector missed
+    turned = dict(TABLE, **{"8S": (40, 30), "2C": (340, 250)})
+    del turned["back"]
+    after, cards_after = _dealt(turned)
+    missed = [c for c in cards_after if c[1] != "2C"]
+    assert _check(after, before, missed, cards_before) == 0.0
+    # a hand that hides the cards under it from the detector: they do not explain it
+    hidden = [c for c in cards_before if c[1] not in ("9C", "4D")]
+    assert _check(_sleeve(before), before, hidden, cards_before) >= 0.012
+
+
+def test_object_check_leaves_a_moved_camera_or_changed_light_alone():
+    """A nudged camera shifts the checked cloth and a colour cast changes every card: both
+    change the picture at the edge where no card moved, so the check does not look then
+    (without its two guards it would take them for objects)."""
+    before, cards_before = _dealt(TABLE)
+    nudged, cards_nudged = _dealt(TABLE, shift=(12, 0))      # the whole picture moved 12 px
+    assert ObjectCheck.camera_shift(cards_nudged, cards_before) == pytest.approx(12)
+    assert _check(nudged, before, cards_nudged, cards_before, shift=1e9) >= 0.012   # unguarded: a false object
+    assert _check(nudged, before, cards_nudged, cards_before) == 0.0
+    assert _check(_sleeve(nudged), before, cards_nudged, cards_before) == 0.0   # cannot tell: not looked at
+    pink, cards_pink = _dealt(TABLE, tint=(0.85, 0.8, 1.1))  # a warmer lamp
+    assert _check(pink, before, cards_pink, cards_before, light=1e9) >= 0.012
+    assert _check(pink, before, cards_pink, cards_before) == 0.0
+    assert _check(before, before, cards_before, cards_before) == 0.0
+    assert _check(before, before, [], []) == 0.0               # no card read at all: nothing to go on

@@ -57,9 +57,11 @@ class TableDouble:
 
     def __init__(self):
         self.known: dict[str, Snapshot] = {}
+        self.hands: set[str] = set()   # the pictures drawn with a hand
         self.calls = 0
 
-    def picture(self, snap: Snapshot, hand: bool = False, shift: int = 0) -> np.ndarray:
+    def picture(self, snap: Snapshot, hand: bool = False, shift: int = 0,
+                hand_colour: tuple[int, int, int] = (120, 150, 215)) -> np.ndarray:
         img = np.full((360, 640, 3), (40, 100, 35), np.uint8)
         for i, v in enumerate(snap.slots):
             x, y = 20 + (i % 7) * 88, 30 + (i // 7) * 160
@@ -68,7 +70,8 @@ class TableDouble:
             code = v.code
             cv2.putText(img, code, (x + 5, y + 40), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 2)
         if hand:
-            cv2.ellipse(img, (300 + shift, 300), (90, 140), 15, 0, 360, (120, 150, 215), -1)
+            cv2.ellipse(img, (300 + shift, 300), (90, 140), 15, 0, 360, hand_colour, -1)
+            self.hands.add(_key(img))
         self.known[_key(img)] = snap
         return img
 
@@ -95,7 +98,8 @@ def _frames(images, start=0):
     return [Frame(img, start + i, (start + i) * 0.2, f"f{start + i}") for i, img in enumerate(images)]
 
 
-def _game_frames(double: TableDouble, n_moves: int = 6, seed: int = 102, hands: bool = True):
+def _game_frames(double: TableDouble, n_moves: int = 6, seed: int = 102, hands: bool = True,
+                 hand_colour: tuple[int, int, int] = (120, 150, 215)):
     """Frames of a game played by the advice: each position held still 3 frames, with a
     hand reaching in before each move; returns frames and the moves played."""
     table = VirtualTable.from_deal(deal_for_seed(seed))
@@ -113,13 +117,30 @@ def _game_frames(double: TableDouble, n_moves: int = 6, seed: int = 102, hands: 
         after = table.snapshot()
         tracker.update(after)
         if hands:
-            images += [double.picture(before, hand=True, shift=k), double.picture(after, hand=True, shift=k + 1)]
-            images += [double.picture(after, hand=True, shift=k + 1)] * 3     # a still hand: never read
+            images += [double.picture(before, hand=True, shift=k, hand_colour=hand_colour),
+                       double.picture(after, hand=True, shift=k + 1, hand_colour=hand_colour)]
+            images += [double.picture(after, hand=True, shift=k + 1, hand_colour=hand_colour)] * 3  # still: never read
         images += [double.picture(after)] * 3
     return _frames(images), moves
 
 
 # ----------------------------------------------------------------------------- the coach
+@pytest.mark.parametrize("colour", [(170, 90, 40), (70, 140, 120), (90, 90, 90)], ids=["blue glove", "olive", "grey sleeve"])
+def test_a_hand_of_no_skin_colour_resting_still_is_never_read(colour):
+    """The skin-colour hand check cannot see a gloved hand, a sleeve or an arm in a light
+    that makes it olive; the object check after the read does (the hand is where no card
+    moved), so no read of a still hand is used and every move is still followed."""
+    double = TableDouble()
+    frames, moves = _game_frames(double, n_moves=5, hand_colour=colour)
+    coach = LiveCoach(_session(), double, ReadGate())
+    results = [coach.step(f) for f in frames]
+    assert [m.text for m in coach.session.tracker.history] == moves
+    on_hand = [r for r in results if _key(r.frame.image) in double.hands]
+    assert not any(r.accepted for r in on_hand)
+    assert any(r.gate.hand and "not a card" in r.gate.reason for r in on_hand)
+    assert not any(r.gate.hand for r in results if _key(r.frame.image) not in double.hands)
+
+
 def test_live_coach_follows_a_game_and_never_reads_hands():
     double = TableDouble()
     frames, moves = _game_frames(double)

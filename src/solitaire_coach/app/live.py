@@ -45,6 +45,7 @@ GUESS_FLOOR = 0.3   # the least confidence of a face's best card that the coach 
 DEAL_GUESS = 0.6    # ... and that it takes, unconfirmed, to start a game from a deal
 PLACE_CHANGE = 12.0  # mean grey change of an empty column's place that shows a card was put there
 PROBE_BUDGET = 8    # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
+OBJECT_REASON = "something over the table that is not a card (a hand?)"
 
 
 class Detector(Protocol):
@@ -199,6 +200,13 @@ class LiveCoach:
         if self._sure is not None and getattr(detection, "cards", None):
             detection = self._place(detection)
             self.last_detection = detection
+        cards = [(c.quad, c.card if getattr(c, "face_up", True) else None) for c in _cards_of(detection)]
+        if self.gate.object_seen(cards):
+            # something that is not a card lies over the table (a hand of any colour, a
+            # sleeve): this read is not used, whatever it says
+            result.gate = GateView(False, True, True, view.motion, OBJECT_REASON)
+            self._flush(result)
+            return result
         reading = reading_of(detection, self._sure, self._sure_strip)
         self._image = frame.image
         self.doubted = []
@@ -220,7 +228,7 @@ class LiveCoach:
                 self._last_unread_note = note
             self._flush(result)
             return result
-        if self.gate.offer(key):
+        if self.gate.offer(key, cards):
             result.accepted = True
             self._last_unread_note = None
             self.last_accepted_detection = detection

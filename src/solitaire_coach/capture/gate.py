@@ -6,6 +6,8 @@ Three small, separate pieces, each testable on its own:
 * :class:`MotionMeter` -- how much the picture changed since the previous frame (mean
   absolute difference of a blurred, downscaled grey image, 0..255).
 * :class:`HandCheck` -- is there a hand (a large skin-coloured region) over the table?
+* :class:`ObjectCheck` -- after a read: is something of any colour over the table that no
+  card read accounts for (a gloved hand, a sleeve)?
 * :class:`ReadGate` -- the policy: given motion and hand per frame, says when to run the
   detector, and given the detector's snapshots, says when a snapshot is accepted.
 
@@ -91,6 +93,44 @@ class MotionMeter:
         self._prev = None
 
 
+def colour_change(image: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Per pixel, the largest change of any colour channel between two same-sized pictures,
+    after a light blur (float32, grey levels)."""
+    a = cv2.GaussianBlur(image, (5, 5), 0).astype(np.int16)
+    b = cv2.GaussianBlur(reference, (5, 5), 0).astype(np.int16)
+    return np.abs(a - b).max(axis=2).astype(np.float32)
+
+
+def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: float, *,
+                 need_border: bool = False) -> int:
+    """The area in pixels of the largest region of ``mask`` (at least ``min_pixels``) whose
+    outline is a sharp step in ``diff`` (median slope at least ``edge`` grey levels a pixel:
+    an object, not a change of light fading in); with ``need_border`` only regions that reach
+    the picture's edge count. 0 if none."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return 0
+    slope = None
+    h, w = mask.shape[:2]
+    for k in np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1:
+        area = int(stats[k, cv2.CC_STAT_AREA])
+        if area < min_pixels:
+            break
+        x, y, bw, bh = (int(v) for v in stats[k, :4])
+        if need_border and x > 1 and y > 1 and x + bw < w - 1 and y + bh < h - 1:
+            continue
+        if slope is None:
+            gx = cv2.Sobel(diff, cv2.CV_32F, 1, 0, ksize=3)
+            gy = cv2.Sobel(diff, cv2.CV_32F, 0, 1, ksize=3)
+            slope = cv2.magnitude(gx, gy) / 8.0
+        region = (labels[y:y + bh, x:x + bw] == k).astype(np.uint8)
+        outline = (region - cv2.erode(region, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT,
+                                      borderValue=0)) > 0
+        if float(np.median(slope[y:y + bh, x:x + bw][outline])) >= edge:
+            return area
+    return 0
+
+
 class HandCheck:
     """Finds a hand: a large skin-coloured region where the picture has changed, with a
     sharp outline.
@@ -142,36 +182,151 @@ class HandCheck:
         if reference is not None:
             reference = self.small(reference)
             if reference.shape == small.shape:
-                a = cv2.GaussianBlur(small, (5, 5), 0).astype(np.int16)
-                b = cv2.GaussianBlur(reference, (5, 5), 0).astype(np.int16)
-                diff = np.abs(a - b).max(axis=2).astype(np.float32)
+                diff = colour_change(small, reference)
                 changed = np.where(diff > self.change, 255, 0).astype(np.uint8)
                 mask = cv2.morphologyEx(mask & changed, cv2.MORPH_OPEN, self._kernel)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        if n <= 1:
-            return 0.0
         if diff is None:
-            return float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size
-        slope = None
-        best = 0
-        for k in np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1:
-            area = int(stats[k, cv2.CC_STAT_AREA])
-            if area < 0.5 * self.min_area * mask.size:
-                break
-            if slope is None:
-                gx = cv2.Sobel(diff, cv2.CV_32F, 1, 0, ksize=3)
-                gy = cv2.Sobel(diff, cv2.CV_32F, 0, 1, ksize=3)
-                slope = cv2.magnitude(gx, gy) / 8.0
-            x, y, w, h = (int(v) for v in stats[k, :4])
-            region = (labels[y:y + h, x:x + w] == k).astype(np.uint8)
-            outline = (region - cv2.erode(region, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)) > 0
-            if float(np.median(slope[y:y + h, x:x + w][outline])) >= self.edge:
-                best = area
-                break
-        return best / mask.size
+            n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            return float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size if n > 1 else 0.0
+        return sharp_region(mask, diff, 0.5 * self.min_area, self.edge) / mask.size
 
     def __call__(self, image: np.ndarray, reference: np.ndarray | None = None) -> bool:
         return self.largest_fraction(image, reference) >= self.min_area
+
+
+class ObjectCheck:
+    """Finds something over the table that is not a card, whatever its colour (a gloved
+    hand, a sleeve, an arm in a light that makes it look olive): a region that changed
+    since the ``reference`` picture (the last accepted one), that lies outside every card
+    read in either picture, that reaches the picture's edge (an arm comes in from outside
+    the picture; a card put down does not touch the edge) and has a sharp outline (as in
+    :class:`HandCheck`). It runs after the detector, since it needs the cards read.
+
+    * Cards moved, turned, put down or taken away change only places where a card lies
+      now or where a card lay that is accounted for, so these places (grown by ``margin``
+      of a card's width for shadows and the detector's slack) are taken out of the change:
+      every card read in the picture; and every card of the reference that is read again
+      at its place (perhaps partly covered) or, face up, anywhere else (it was moved). A
+      card of the reference that is read nowhere now does not explain a change at its
+      place: an arm lying over a column hides its cards.
+    * The change is only looked at while the camera stays put: when the cards read in both
+      pictures moved (median more than ``shift`` thumbnail pixels: the camera was nudged,
+      turned or zoomed, or the picture is of another scene) the reference says nothing
+      about what is new, and the check finds nothing until the next accepted read gives
+      a new reference (the skin-colour check still runs). Likewise when the light changed:
+      the median colour change over the cards that stayed is more than ``light`` levels.
+    * A change over more than ``scene`` of the picture outside the cards is not an object
+      but a changed scene (the camera moved more than that, the light was switched); it is
+      left to stillness and agreement, as before this check.
+
+    The check cannot see an object that was already there in the reference (before the
+    first read the reference is the first still picture), nor one lying entirely over
+    cards that the detector still reads. Runs on a 320-pixel-wide thumbnail.
+    """
+
+    def __init__(self, min_area: float = 0.012, change: int = 30, edge: float = 8.0, margin: float = 0.15,
+                 scene: float = 0.35, shift: float = 1.5, light: float = 10.0) -> None:
+        self.min_area = min_area
+        self.light = light
+        self.shift = shift
+        self.change = change
+        self.edge = edge
+        self.margin = margin
+        self.scene = scene
+        self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+    @staticmethod
+    def camera_shift(now: list[tuple[np.ndarray, object]], before: list[tuple[np.ndarray, object]]) -> float | None:
+        """How far the camera moved between the reference and the picture: the median
+        distance (full-picture pixels) the face-up cards read in both moved; None when no
+        card is read in both."""
+        ref = {c: np.asarray(q, np.float32).reshape(-1, 2).mean(axis=0) for q, c in before if c is not None}
+        moved = [float(np.hypot(*(np.asarray(q, np.float32).reshape(-1, 2).mean(axis=0) - ref[c])))
+                 for q, c in now if c is not None and c in ref]
+        return float(np.median(moved)) if moved else None
+
+    def card_mask(self, shape: tuple[int, int], quads: list[np.ndarray], scale: tuple[float, float],
+                  grow: bool = True) -> np.ndarray:
+        """255 where a card (of ``quads``, in full-picture pixels, scaled by ``scale``) lies,
+        grown by ``margin`` of a card's width unless ``grow`` is False."""
+        mask = np.zeros(shape, np.uint8)
+        polys = [np.asarray(q, np.float32).reshape(-1, 2) * np.float32(scale) for q in quads]
+        polys = [p for p in polys if len(p) >= 3]
+        if not polys:
+            return mask
+        for p in polys:   # one at a time: overlapping polygons drawn together leave holes
+            cv2.fillConvexPoly(mask, np.round(cv2.convexHull(p)).astype(np.int32), 255)
+        if not grow:
+            return mask
+        width = float(np.median([p[:, 0].max() - p[:, 0].min() for p in polys]))
+        grow = max(1, int(round(self.margin * width)) + 1)
+        return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * grow + 1, 2 * grow + 1)))
+
+    @staticmethod
+    def accounted(now: list[tuple[np.ndarray, object]],
+                  before: list[tuple[np.ndarray, object]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """(the quads of the places a move changed, the quads of the cards that stayed). The
+        places a move changed: of each card read now that the reference
+        did not have at its place (a card put down or turned up), and of each face-up card
+        of the reference that is not read at its place now but is read elsewhere (moved).
+        A card read at the same place in both pictures explains no change there (its own
+        picture did not change; a hand over it did), nor does a card read nowhere now.
+        Cards are (quad, card) pairs in full-picture pixels, card None for a back."""
+        def parts(cards):
+            quads = [np.asarray(q, np.float32).reshape(-1, 2) for q, _ in cards]
+            return quads, [q.mean(axis=0) for q in quads], [float(q[:, 0].max() - q[:, 0].min()) for q in quads]
+
+        def stays(q_centre, width, card, others, other_centres):
+            return any(c == card and float(np.hypot(*(q_centre - oc))) < 0.35 * width
+                       for (_, c), oc in zip(others, other_centres))
+
+        now_q, now_c, now_w = parts(now)
+        before_q, before_c, before_w = parts(before)
+        seen = {c for _, c in now if c is not None}
+        kept = [stays(c, w, card, before, before_c) for c, w, (_, card) in zip(now_c, now_w, now)]
+        out = [q for q, k in zip(now_q, kept) if not k]
+        out += [q for q, c, w, (_, card) in zip(before_q, before_c, before_w, before)
+                if card is not None and card in seen and not stays(c, w, card, now, now_c)]
+        return out, [q for q, k in zip(now_q, kept) if k]
+
+    def unexplained(self, picture: np.ndarray, reference: np.ndarray, now: list[tuple[np.ndarray, object]],
+                    before: list[tuple[np.ndarray, object]], scale: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+        """(mask of the changes no card accounts for, per-pixel colour change), on the
+        thumbnails ``picture`` and ``reference`` (the reference warped by the camera's
+        motion first)."""
+        diff = colour_change(picture, reference)
+        moved, stayed = self.accounted(now, before)
+        changed = np.where(diff > self.change, 255, 0).astype(np.uint8)
+        changed &= ~self.card_mask(diff.shape, moved, scale)
+        return cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._kernel), diff, stayed
+
+    def light_change(self, diff: np.ndarray, stayed: list[np.ndarray], scale: tuple[float, float]) -> float:
+        """The median colour change over the cards that stayed in place (0 if none): their
+        pictures did not change, so more than noise there is a change of light (or camera)."""
+        if not stayed:
+            return 0.0
+        inside = cv2.erode(self.card_mask(diff.shape, stayed, scale, grow=False), np.ones((3, 3), np.uint8))
+        values = diff[inside > 0]
+        return float(np.median(values)) if values.size else 0.0
+
+    def largest_fraction(self, picture: np.ndarray, reference: np.ndarray, now: list[tuple[np.ndarray, object]],
+                         before: list[tuple[np.ndarray, object]], scale: tuple[float, float]) -> float:
+        """The area (fraction of the picture) of the largest object found; 0.0 if none.
+        ``now``/``before``: the cards read in the picture and in the reference, as
+        (quad, card) pairs in full-picture pixels (card None for a back); ``scale`` takes
+        full-picture pixels to the thumbnails'."""
+        if reference is None or picture.shape != reference.shape or not (now or before):
+            return 0.0
+        shift = self.camera_shift(now, before)
+        if shift is None or shift * max(scale) > self.shift:
+            return 0.0
+        changed, diff, stayed = self.unexplained(picture, reference, now, before, scale)
+        if np.count_nonzero(changed) > self.scene * changed.size or self.light_change(diff, stayed, scale) > self.light:
+            return 0.0
+        return sharp_region(changed, diff, self.min_area * changed.size, self.edge, need_border=True) / changed.size
+
+    def __call__(self, picture, reference, now, before, scale) -> bool:
+        return self.largest_fraction(picture, reference, now, before, scale) >= self.min_area
 
 
 @dataclass(frozen=True)
@@ -201,7 +356,8 @@ class ReadGate:
     """
 
     def __init__(self, *, motion_threshold: float = 2.0, change_fraction: float = 0.0005, still_frames: int = 1,
-                 agree: int = 2, hand_check: HandCheck | None = None, fine_pixels: int = 8) -> None:
+                 agree: int = 2, hand_check: HandCheck | None = None, fine_pixels: int = 8,
+                 object_check: ObjectCheck | None | bool = True) -> None:
         self.motion_threshold = motion_threshold
         self.fine_pixels = fine_pixels
         self.change_fraction = change_fraction
@@ -209,6 +365,9 @@ class ReadGate:
         self.agree = agree
         self.meter = MotionMeter()
         self.hand_check = hand_check if hand_check is not None else HandCheck()
+        self.object_check = ObjectCheck() if object_check is True else (object_check or None)
+        self._shape: tuple[int, int] | None = None  # (h, w) of the last frame looked at
+        self._reference_cards: list | None = None   # the cards read in the reference picture
         self._still_run = 0
         self._resting = False
         self._forced = False
@@ -251,6 +410,7 @@ class ReadGate:
             return GateView(False, True, False, motion, "settling")
         hand = False
         self._picture = small
+        self._shape = image.shape[:2]
         if self.hand_check:
             if self._reference is None:
                 # nothing read yet: the table's own skin-coloured parts (wood, a beige or
@@ -264,9 +424,26 @@ class ReadGate:
         self._read_fine = fine if fine is not None else MotionMeter.fine(image)
         return GateView(True, True, False, motion, "still")
 
-    def offer(self, key: str) -> bool:
-        """Give the gate the snapshot read from the last ``read`` frame (as a string key);
-        True when it agrees with the reads before it and is accepted."""
+    def object_seen(self, cards: list[tuple[np.ndarray, object]]) -> bool:
+        """After the detector read the last ``read`` frame (``cards``: (quad, card) pairs,
+        card None for a back): is something over the table that is not a card (see
+        :class:`ObjectCheck`)? If so the read must not be used and agreement starts over.
+        Never after ``force()``, and not before the first accepted read (no reference)."""
+        if (self.object_check is None or self._forced or self._reference_cards is None
+                or self._picture is None or self._reference is None or self._shape is None):
+            return False
+        h, w = self._shape
+        scale = (self._picture.shape[1] / w, self._picture.shape[0] / h)
+        if self.object_check(self._picture, self._reference, cards, self._reference_cards, scale):
+            self._candidate = None
+            self._candidate_count = 0
+            return True
+        return False
+
+    def offer(self, key: str, cards: list[tuple[np.ndarray, object]] | None = None) -> bool:
+        """Give the gate the snapshot read from the last ``read`` frame (as a string key,
+        with the cards read as for :meth:`object_seen`); True when it agrees with the reads
+        before it and is accepted."""
         if key == self._candidate:
             self._candidate_count += 1
         else:
@@ -274,6 +451,7 @@ class ReadGate:
             self._candidate_count = 1
         if self._candidate_count >= self.agree:
             self._reference = self._picture
+            self._reference_cards = list(cards) if cards is not None else None
             self._accepted_fine = self._read_fine
             self._resting = True
             self._forced = False
