@@ -2,8 +2,11 @@
 
 A camera is emulated in real time at ``--fps`` (default 30): for each position of a game
 (played by the advice on the virtual table, rendered by the vision renderer at
-1280x720) the camera first shows the hand-over-table picture, then the new still
-table. The coach takes the newest frame each time it is free (a camera with a one-frame
+1280x720 as by a camera on a stand: same view and light throughout, untouched cards
+where they were) the camera first shows the new table with a hand and forearm resting on it
+for ``--hand-frames`` frames (a still hand, the hardest case for the gate), then the
+table alone. The hands take turns through five skin tones and three colours no skin
+has (a blue glove, an olive arm, a grey sleeve), so both hand tests are exercised. The coach takes the newest frame each time it is free (a camera with a one-frame
 buffer), so a slow detector makes it skip frames, as it would live.
 
 Measured per position: wall time from the arrival of the first still frame of the new
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 import time
@@ -38,6 +42,9 @@ def main(argv=None) -> int:
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=720)
     ap.add_argument("--threads", type=int, default=2, help="OpenCV threads (default 2)")
+    ap.add_argument("--no-object-check", action="store_true",
+                    help="the gate without its colour-free object check (the skin-colour hand check only), to compare")
+    ap.add_argument("--hand-frames", type=int, default=6, help="frames of a still hand before each still table (default 6)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(args.threads)
 
@@ -58,12 +65,17 @@ def main(argv=None) -> int:
     tracker = TableTracker()
     tracker.update(table.snapshot())
     strategy = make_strategy("baseline")
+    from make_game_fixtures import SKIN, paint_hand  # (bench/ is the script's folder)
+    HAND_COLOURS = [("skin", tone) for tone in SKIN] + [("blue glove", (170, 90, 40)), ("olive", (70, 140, 120)),
+                                                        ("grey sleeve", (95, 95, 95))]
+    hand_rng = random.Random(7)
     scenes = []
     for _ in range(args.positions + 1):
         layout = TableLayout.from_state(table.state)
-        still, _ = render_layout(layout, 16, args.width, args.height, deck="drawn-5", difficulty=0.3)
-        hand, _ = render_layout(layout, 16, args.width, args.height, deck="drawn-5", difficulty=0.3, hand=True)
-        scenes.append((hand, still))
+        still, _ = render_layout(layout, 16, args.width, args.height, deck="drawn-5", difficulty=0.3, steady=True)
+        colour = HAND_COLOURS[len(scenes) % len(HAND_COLOURS)]
+        hand = paint_hand(still, hand_rng, colour[1])
+        scenes.append((hand, still, colour[0]))
         advice = strategy.advise(tracker.state, tracker.history)
         if advice.status != "move":
             break
@@ -76,16 +88,19 @@ def main(argv=None) -> int:
 
     detector = make_detector(None, None)
     session = CoachSession(DEFAULT_RULES, strategy, None, say=lambda s: None)
-    coach = LiveCoach(session, detector, ReadGate(), say=lambda s: None)
+    coach = LiveCoach(session, detector, ReadGate(object_check=not args.no_object_check), say=lambda s: None)
     coach.start()
     period = 1.0 / args.fps
     latencies, detect_ms, after_ms, missed, hand_accepted = [], [], [], 0, 0
+    hand_kinds: dict[str, list[int]] = {}   # kind of hand -> [positions, reads accepted on it]
     index = 0
-    for k, (hand, still) in enumerate(scenes):
+    for k, (hand, still, kind) in enumerate(scenes):
         # the hand leaves: a few frames of hand, then the still table, in real time (the
         # deal is on the table, without a hand, when the coach starts: before its first
         # read the gate has no picture of the bare table to tell a resting hand from it)
-        n_hand = 3 if k > 0 else 0
+        n_hand = args.hand_frames if k > 0 else 0
+        if n_hand:
+            hand_kinds.setdefault("skin" if kind == "skin" else "no skin colour", [0, 0])[0] += 1
         frames = [hand] * n_hand + [still] * int(args.fps * 2)
         t0 = time.perf_counter()
         arrival_still = t0 + n_hand * period
@@ -107,6 +122,7 @@ def main(argv=None) -> int:
                 detect_ms.append(result.timings_ms["detect"])
             if result.accepted and i < n_hand:
                 hand_accepted += 1   # a read taken with the hand in the picture: a failure
+                hand_kinds["skin" if kind == "skin" else "no skin colour"][1] += 1
                 continue
             if result.accepted:
                 a = time.perf_counter()
@@ -122,7 +138,8 @@ def main(argv=None) -> int:
             latencies.append((done - arrival_still) * 1000)
     history = len(session.tracker.history)
     print(f"positions {len(scenes)}, moves followed {history} of {len(scenes) - 1}, not accepted within 2 s: {missed}, "
-          f"reads accepted on a hand frame: {hand_accepted}")
+          f"reads accepted on a hand frame: {hand_accepted} ("
+          + ", ".join(f"{name} hands: {n[1]} of {n[0]} positions" for name, n in sorted(hand_kinds.items())) + ")")
     print(f"cores {os.cpu_count()}, affinity {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}, "
           f"{args.width}x{args.height}, camera {args.fps:g} fps")
     if latencies:

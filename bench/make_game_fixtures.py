@@ -67,8 +67,9 @@ HELD_OUT = {
 SKIN = [(150, 180, 228), (120, 152, 205), (95, 125, 180), (70, 95, 140), (55, 70, 105)]  # BGR skin tones
 
 
-def paint_hand(image: np.ndarray, rng: random.Random) -> np.ndarray:
-    """A hand and forearm resting on the picture (coming in from the bottom or a side)."""
+def paint_hand(image: np.ndarray, rng: random.Random, colour: tuple[float, float, float] | None = None) -> np.ndarray:
+    """A hand and forearm resting on the picture (coming in from the bottom or a side), of
+    a skin tone or of ``colour`` (BGR: a glove, a sleeve)."""
     h, w = image.shape[:2]
     mask = np.zeros((h, w), np.float32)
     side = rng.choice(["bottom", "left", "right"])
@@ -88,7 +89,7 @@ def paint_hand(image: np.ndarray, rng: random.Random) -> np.ndarray:
         b = a + d * arm_w * rng.uniform(0.6, 0.85)
         cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1.0, max(3, int(arm_w * 0.2)))
     mask = cv2.GaussianBlur(mask, (0, 0), 1.5)
-    skin = np.array(rng.choice(SKIN), np.float32) * rng.uniform(0.9, 1.1)
+    skin = np.array(colour, np.float32) if colour is not None else np.array(rng.choice(SKIN), np.float32) * rng.uniform(0.9, 1.1)
     shade = cv2.GaussianBlur(mask, (0, 0), arm_w * 0.3)[..., None]
     out = image.astype(np.float32) * (1 - mask[..., None]) + skin * (0.75 + 0.25 * shade) * mask[..., None]
     return np.clip(out, 0, 255).astype(np.uint8)

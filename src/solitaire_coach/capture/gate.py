@@ -17,6 +17,7 @@ The gate only decides *when* to look; what the cards mean is the tracker's busin
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -101,12 +102,28 @@ def colour_change(image: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.abs(a - b).max(axis=2).astype(np.float32)
 
 
+def edge_strength(image: np.ndarray) -> np.ndarray:
+    """How strong an edge the picture has at or next to each pixel: the largest colour
+    gradient (Sobel, grey levels a pixel) within two pixels."""
+    blurred = cv2.GaussianBlur(image, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3)
+    magnitude = cv2.magnitude(gx, gy) / 8.0
+    if magnitude.ndim == 3:
+        magnitude = magnitude.max(axis=2)
+    return cv2.dilate(magnitude, np.ones((5, 5), np.uint8))
+
+
 def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: float, *,
-                 need_border: bool = False) -> int:
+                 need_border: bool = False,
+                 present: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> int:
     """The area in pixels of the largest region of ``mask`` (at least ``min_pixels``) whose
     outline is a sharp step in ``diff`` (median slope at least ``edge`` grey levels a pixel:
     an object, not a change of light fading in); with ``need_border`` only regions that reach
-    the picture's edge count. 0 if none."""
+    the picture's edge count. With ``present`` (giving the edge strength of the picture
+    and of the reference, see :func:`edge_strength`; called when first needed) only a region whose outline is an edge in the
+    picture more than in the reference counts: the object is there now (it did not leave).
+    0 if none."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
         return 0
@@ -126,8 +143,24 @@ def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: fl
         region = (labels[y:y + bh, x:x + bw] == k).astype(np.uint8)
         outline = (region - cv2.erode(region, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT,
                                       borderValue=0)) > 0
-        if float(np.median(slope[y:y + bh, x:x + bw][outline])) >= edge:
-            return area
+        if float(np.median(slope[y:y + bh, x:x + bw][outline])) < edge:
+            continue
+        if present is not None:
+            inner = outline.copy()   # the outline without the picture's own edge
+            inner[:, :1 if x == 0 else 0] = False
+            inner[:1 if y == 0 else 0, :] = False
+            if x + bw >= w:
+                inner[:, -1:] = False
+            if y + bh >= h:
+                inner[-1:, :] = False
+            if not inner.any():
+                continue
+            if callable(present):
+                present = present()
+            now, before = (float(np.median(e[y:y + bh, x:x + bw][inner])) for e in present)
+            if now <= before:
+                continue
+        return area
     return 0
 
 
@@ -200,7 +233,10 @@ class ObjectCheck:
     since the ``reference`` picture (the last accepted one), that lies outside every card
     read in either picture, that reaches the picture's edge (an arm comes in from outside
     the picture; a card put down does not touch the edge) and has a sharp outline (as in
-    :class:`HandCheck`). It runs after the detector, since it needs the cards read.
+    :class:`HandCheck`) that is an edge in the picture more than in the reference (the
+    object is there now; an object that was in the reference and left changes the same
+    pixels, but the cloth it uncovered has no edge there). It runs after the detector,
+    since it needs the cards read.
 
     * Cards moved, turned, put down or taken away change only places where a card lies
       now or where a card lay that is accounted for, so these places (grown by ``margin``
@@ -323,7 +359,8 @@ class ObjectCheck:
         changed, diff, stayed = self.unexplained(picture, reference, now, before, scale)
         if np.count_nonzero(changed) > self.scene * changed.size or self.light_change(diff, stayed, scale) > self.light:
             return 0.0
-        return sharp_region(changed, diff, self.min_area * changed.size, self.edge, need_border=True) / changed.size
+        return sharp_region(changed, diff, self.min_area * changed.size, self.edge, need_border=True,
+                            present=lambda: (edge_strength(picture), edge_strength(reference))) / changed.size
 
     def __call__(self, picture, reference, now, before, scale) -> bool:
         return self.largest_fraction(picture, reference, now, before, scale) >= self.min_area

@@ -173,14 +173,20 @@ class _Place:
     cover_dy: float = 0.0
 
 
-def _plan(layout: TableLayout, rng, W: int, H: int):
-    """Card size and every card's top-left corner on the (unwarped) table."""
+def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False):
+    """Card size and every card's top-left corner on the (unwarped) table. ``steady``: the
+    card size does not depend on the layout (room for 6 face-down and 11 face-up cards in a
+    column) and each card's small offset and turn depend only on its place (pile and
+    position in it), so a card nobody touched stays where it was from layout to layout."""
     gap = rng.uniform(0.1, 0.45)
     dd = rng.uniform(0.07, 0.13)  # face-down offset / card height
     uu = rng.uniform(0.22, 0.31)  # face-up offset / card height
     rowgap = rng.uniform(0.1, 0.35)
     y0 = rng.uniform(0.02, 0.07) * H
-    colf = max((d * dd + max(len(u) - 1, 0) * uu + 1) for d, u in zip(layout.down, layout.up))
+    if steady:
+        colf = 6 * dd + 10 * uu + 1
+    else:
+        colf = max((d * dd + max(len(u) - 1, 0) * uu + 1) for d, u in zip(layout.down, layout.up))
     w_h = (W * rng.uniform(0.88, 0.97)) / (7 + 6 * gap)
     w_v = (H * 0.985 - y0) / (ASPECT * (1 + rowgap + colf))
     w = min(w_h, w_v) * rng.uniform(0.8, 1.0)
@@ -189,21 +195,33 @@ def _plan(layout: TableLayout, rng, W: int, H: int):
     pitch = w * (1 + gap)
     x0 = (W - (6 * pitch + w)) / 2 + rng.uniform(-0.5, 0.5) * max(0.0, W - (6 * pitch + w) - 8) / 2
     y1 = y0 + h * (1 + rowgap)
-    jit = lambda s: rng.normal(0, s * w)  # noqa: E731
-    ang = lambda: rng.normal(0, 1.2)  # noqa: E731
+    base = int(rng.integers(0, 1 << 30)) if steady else 0
+    place_rng = rng
+
+    def at(pile: int, index: int) -> None:   # steady: this place's own random numbers
+        nonlocal place_rng
+        if steady:
+            place_rng = np.random.default_rng([base, pile, index])
+
+    jit = lambda s: place_rng.normal(0, s * w)  # noqa: E731
+    ang = lambda: place_rng.normal(0, 1.2)  # noqa: E731
     places: list[_Place] = []
     if layout.stock:
         for k in range(min(3, max(1, layout.stock // 8 + 1))):
+            at(0, k)
             places.append(_Place(None, x0 + k * 1.5 + jit(0.01), y0 - k * 1.5, "stock", ang()))
     wx = x0 + pitch
     fan = rng.uniform(0.16, 0.24) * w
     for i, c in enumerate(layout.waste):
+        at(1, i)
         places.append(_Place(c, wx + i * fan + jit(0.01), y0 + jit(0.01), "waste", ang(),
                              cover_dx=fan if i < len(layout.waste) - 1 else 0))
     for f, c in enumerate(layout.foundations):
         if c is not None:
+            at(2, f)
             places.append(_Place(c, x0 + (3 + f) * pitch + jit(0.015), y0 + jit(0.015), f"foundation {f + 1}", ang()))
     for col in range(7):
+        at(3 + col, 0)
         x = x0 + col * pitch + jit(0.02)
         y = y1 + jit(0.01)
         n_down, run = layout.down[col], layout.up[col]
@@ -211,11 +229,13 @@ def _plan(layout: TableLayout, rng, W: int, H: int):
         k = 0
         for i in range(n_down):
             k += 1
+            at(3 + col, k)
             places.append(_Place(None, x + jit(0.006), y, f"column {col + 1}", ang() * 0.5,
                                  cover_dy=dd * h if k < total else 0))
             y += dd * h
         for i, c in enumerate(run):
             k += 1
+            at(3 + col, k)
             places.append(_Place(c, x + jit(0.006), y, f"column {col + 1}", ang() * 0.5,
                                  cover_dy=uu * h if k < total else 0))
             y += uu * h
@@ -272,19 +292,28 @@ def _pick_back(rng, deck):
 
 
 def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int = 720,
-                  deck: str | None = None, hand: bool = False, difficulty: float = 1.0, _grid: bool = False):
+                  deck: str | None = None, hand: bool = False, difficulty: float = 1.0, _grid: bool = False,
+                  steady: bool = False):
     """Render ``layout`` as a camera frame. Returns ``(image_bgr, SceneTruth)``.
 
     ``deck`` names a deck (``drawn-N`` or a rasterised folder, see :mod:`.decks`); None
     draws one of our own decks chosen by the seed. ``difficulty`` (0..1) scales the
     camera and lighting effects.
+
+    By default every picture is a new photograph: card size, camera, framing and light
+    follow the seed *and* the layout. ``steady=True`` is a camera on a stand over one
+    table through a game: for one seed, the cloth, camera, framing and light are the same
+    for every layout, and a card that was not moved lies at the same pixels (cards are
+    sized for columns of up to 6 face-down and 11 face-up cards). No hand is drawn then
+    (paint one over the picture).
     """
     rng = np.random.default_rng(seed)
     W, H = width, height
     d = load_deck(deck) if deck is not None else DrawnDeck(int(rng.integers(0, 12)))
     back = _pick_back(rng, d)
     img = _table(rng, W, H).astype(np.float32)
-    w, h, places = _plan_grid(rng, W, H) if _grid else _plan(layout, rng, W, H)
+    w, h, places = _plan_grid(rng, W, H) if _grid else _plan(layout, rng, W, H, steady)
+    hand = hand and not steady
     iw, ih = int(round(w)), int(round(h))
     mask = _round_mask(iw, ih, w * rng.uniform(0.03, 0.07)).astype(np.float32) / 255.0
     edge = rng.random() < 0.5
@@ -347,6 +376,8 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
     Hm = _homography(rng, W, H, 0.05 * difficulty)
     # the photographer frames the whole layout: zoom out until every card is in the frame
     allc = np.concatenate([q[1] for q in quads]) if quads else np.zeros((0, 2))
+    if steady:   # framed once for the whole game: the table's area, whatever lies on it
+        allc = np.float32([[0.02 * W, 0.02 * H], [0.98 * W, 0.02 * H], [0.98 * W, 0.985 * H], [0.02 * W, 0.985 * H]])
     if len(allc):
         pc = _apply_h(Hm, allc)
         m = 0.01 * W
