@@ -212,3 +212,27 @@ def test_calibration_picks_thresholds_that_keep_wrong_reads_under_the_limit():
     assert (top, strip, n_read, n_wrong) == (0.6, 0.85, 6, 1)
     one, same, n1, w1 = vb.calibrate(c, 0.0)
     assert one == same == 0.95 and (n1, w1) == (1, 0)
+
+
+def test_steady_camera_keeps_untouched_cards_and_the_table_where_they_were():
+    """``steady=True`` (a camera on a stand): a card put on the longest column changes
+    only its own place, every other card lies at the same pixels; a default render (a new
+    photograph, framed and sized for the layout) moves them all."""
+    from dataclasses import replace
+
+    from solitaire_coach.core.virtual_table import VirtualTable
+
+    before = TableLayout.from_state(VirtualTable.from_deal(deal_for_seed(102)).state)
+    after = replace(before, up=before.up[:6] + (before.up[6] + (Card(4, 2),),))     # a card put on column 7
+
+    def cards_and_change(**kw):
+        a, ta = render_layout(before, 5, 640, 360, deck="drawn-5", difficulty=0.3, **kw)
+        b, tb = render_layout(after, 5, 640, 360, deck="drawn-5", difficulty=0.3, **kw)
+        kept = all(x.card == y.card and np.allclose(x.full_quad, y.full_quad, atol=0.5)
+                   for x, y in zip(ta.cards, tb.cards) if x.slot != "column 7")
+        return kept, float((np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2) > 40).mean())
+
+    kept, changed = cards_and_change(steady=True)
+    assert kept and 0 < changed < 0.03                 # the new card's place, little else
+    kept, changed = cards_and_change()
+    assert not kept and changed > 0.03
