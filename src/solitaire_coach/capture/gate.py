@@ -256,8 +256,9 @@ class ObjectCheck:
       left to stillness and agreement, as before this check.
 
     The check cannot see an object that was already there in the reference (before the
-    first read the reference is the first still picture), nor one lying entirely over
-    cards that the detector still reads. Runs on a 320-pixel-wide thumbnail.
+    first accepted read it has no reference and finds nothing), nor the part of one that
+    lies over places where cards moved; the part over the cloth and over unmoved cards
+    must reach the picture's edge. Runs on a 320-pixel-wide thumbnail.
     """
 
     def __init__(self, min_area: float = 0.012, change: int = 30, edge: float = 8.0, margin: float = 0.15,
