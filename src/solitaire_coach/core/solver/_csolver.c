@@ -1,8 +1,8 @@
 /* Full-information Klondike solver (C core of solitaire_coach.core.solver).
  *
  * Two passes share the time limit: a quick greedy best-first search over a restricted move
- * set (QUICK_TIME_SHARE of the time; it finds most wins in a few hundred positions and can
- * only say "won"), then an exhaustive depth-first search, the only one that may say "lost".
+ * set (QUICK_TIME_SHARE of the time; two queues ordered by two estimates, popped in turn; it
+ * finds most wins in a few hundred positions and can only say "won"), then an exhaustive depth-first search, the only one that may say "lost".
  * With a redeal limit the exhaustive search goes in layers: a position reached by a redeal,
  * or in draw 1 by drawing on, is set aside and searched later, fewest redeals and most cards
  * left to draw first, so that no position is searched a second time for a better talon
@@ -1062,12 +1062,28 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
 typedef struct { St s; int32_t parent; Mv m; } BNode;
 typedef struct { int32_t key, idx; } HItem;
 
-static int heuristic(const St *s, int depth) {
+/* Two estimates of how far a position is from a win (lower is better), each ordering one of
+ * the quick pass's two queues: (0) face-down cards, cards not on the foundations, cards left
+ * in the talon and redeals used; (1) the same, plus a charge for every tableau card lying
+ * above a lower card of its own suit (it must move before that card can go up) and for every
+ * king above another card that is face down or the lowest face-up card of its column (it
+ * needs an empty column to move). Neither is needed for soundness: the pass only finds wins. */
+static int heuristic(const St *s, int which) {
     int hidden = 0;
     for (int i = 0; i < NCOL; i++) hidden += s->h[i];
     int fsum = s->f[0] + s->f[1] + s->f[2] + s->f[3];
-    (void)depth;
-    return 4 * hidden + (52 - fsum) * 2 + s->nt + 3 * s->redeals;
+    int v = 4 * hidden + (52 - fsum) * 2 + s->nt + 3 * s->redeals;
+    if (which == 1)
+        for (int i = 0; i < NCOL; i++) {
+            int lowest[4] = {99, 99, 99, 99};   /* the lowest rank of each suit below, in this column */
+            for (int k = 0; k < s->n[i]; k++) {
+                int c = s->cards[i][k];
+                if (lowest[SUIT(c)] < RANK(c)) v += 6;
+                else lowest[SUIT(c)] = RANK(c);
+                if (RANK(c) == 13 && k > 0 && k <= s->h[i]) v += 2;
+            }
+        }
+    return v;
 }
 
 static void heap_push(HItem *h, int *n, HItem it) {
@@ -1116,13 +1132,19 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
     long long cap = node_limit > 0 ? node_limit + 2 : 2000000;
     if (cap > 4000000) cap = 4000000;
     BNode *nodes = malloc(sizeof(BNode) * cap);
-    HItem *heap = malloc(sizeof(HItem) * (cap * 1 + 16));
+    /* two queues over the same positions, one per estimate, popped in turn (a position is
+     * expanded once, from whichever queue reaches it first): wins that either estimate
+     * leads to soon are found at about twice their cost */
+    HItem *heap = malloc(sizeof(HItem) * (cap * 2 + 32));
+    uint8_t *done_ = calloc((size_t)cap, 1);
+    int nh2 = 0, turn = 0;
     Frame *F = malloc(sizeof(Frame)), *C = malloc(sizeof(Frame));
     Table t;
     table_init(&t, table_bits, R);
     int status = -1, nh = 0, nn = 0;
     long long count = 0;
-    if (!nodes || !heap || !F || !C || !t.keys) { status = -2; goto done; }
+    HItem *heap2 = heap ? heap + cap + 16 : NULL;
+    if (!nodes || !heap || !done_ || !F || !C || !t.keys) { status = -2; goto done; }
     double deadline = time_limit > 0 ? now_s() + time_limit : 0;
     F->s = *start;
     for (int i = 0; i < NCOL; i++) flip(&F->s, i);
@@ -1133,8 +1155,12 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
     if (!R->fret && dead_position(&F->s)) goto done;   /* the exhaustive search will say lost at once */
     visit(&t, &F->s);
     heap_push(heap, &nh, (HItem){heuristic(&F->s, 0), 0});
-    while (nh > 0 && status == -1) {
-        HItem it = heap_pop(heap, &nh);
+    heap_push(heap2, &nh2, (HItem){heuristic(&F->s, 1), 0});
+    while ((nh > 0 || nh2 > 0) && status == -1) {
+        turn ^= 1;
+        HItem it = (turn && nh > 0) || nh2 == 0 ? heap_pop(heap, &nh) : heap_pop(heap2, &nh2);
+        if (done_[it.idx]) continue;
+        done_[it.idx] = 1;
         F->s = nodes[it.idx].s;
         gen_moves(F, R, 1, -1);
         for (int x = 0; x < F->nmv; x++) {
@@ -1153,6 +1179,7 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
             if (nn >= cap - 1 || (node_limit > 0 && count >= node_limit)) { status = -3; break; }
             nodes[nn].s = C->s; nodes[nn].parent = it.idx; nodes[nn].m = F->mv[x];
             heap_push(heap, &nh, (HItem){heuristic(&C->s, 0), nn});
+            heap_push(heap2, &nh2, (HItem){heuristic(&C->s, 1), nn});
             nn++;
         }
         if (deadline > 0 && now_s() > deadline) status = -3;
@@ -1162,7 +1189,7 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
 done:
     if (getenv("SOLVER_DEBUG")) fprintf(stderr, "bf: status %d nodes %lld stored %d\n", status, count, nn);
     *nodes_out = count;
-    free(nodes); free(heap); free(F); free(C); free(t.keys);
+    free(nodes); free(heap); free(done_); free(F); free(C); free(t.keys);
     return status;
 }
 
