@@ -258,12 +258,18 @@ def test_exhaustive_search_alone_wins_a_deal():
 def test_quick_pass_second_estimate_wins_deals_the_first_misses():
     # seeds 383 and 732: 40 million positions with the quick pass ordered by one estimate (then
     # the exhaustive search) found no win; its second queue (a charge for cards above a lower
-    # card of their suit) wins them in about 2 thousand and 1 million positions
-    for seed, limit in ((383, 40_000), (732, 2_400_000)):
+    # card of their suit) wins them in about 2 thousand and 1 million positions after the
+    # 100 thousand of the first queue alone
+    for seed, limit in ((383, 240_000), (732, 2_600_000)):
         state = GameState.from_deal(deal_for_seed(seed))
         result = solve(state, node_limit=limit)
         assert result.won, f"seed {seed}: {result.status} in {result.nodes} positions"
         assert state.play_all(result.moves).is_won()
+    # seed 868: the first queue alone wins it in 250 positions, the two queues together not in
+    # 3 million: the quick pass begins with the first queue alone
+    state = GameState.from_deal(deal_for_seed(868))
+    result = solve(state, node_limit=2_000)
+    assert result.won and state.play_all(result.moves).is_won()
 
 
 def _cards(text: str) -> tuple:

@@ -1,8 +1,9 @@
 /* Full-information Klondike solver (C core of solitaire_coach.core.solver).
  *
  * Two passes share the time limit: a quick greedy best-first search over a restricted move
- * set (QUICK_TIME_SHARE of the time; two queues ordered by two estimates, popped in turn; it
- * finds most wins in a few hundred positions and can only say "won"), then an exhaustive depth-first search, the only one that may say "lost".
+ * set (QUICK_TIME_SHARE of the time; first one queue for QUICK_ONE_QUEUE positions, then two
+ * queues ordered by two estimates, popped in turn; it finds most wins in a few hundred
+ * positions and can only say "won"), then an exhaustive depth-first search, the only one that may say "lost".
  * With a redeal limit the exhaustive search goes in layers: a position reached by a redeal,
  * or in draw 1 by drawing on, is set aside and searched later, fewest redeals and most cards
  * left to draw first, so that no position is searched a second time for a better talon
@@ -69,6 +70,8 @@
 #define MAXDEPTH 1500
 /* share of the time limit the quick best-first pass may use before the exhaustive search */
 #define QUICK_TIME_SHARE 0.4
+/* positions the quick pass searches with its first queue alone before it uses both */
+#define QUICK_ONE_QUEUE 100000
 
 static uint8_t RANK_OF[52], SUIT_OF[52], RED_OF[52];
 #define RANK(c) (RANK_OF[c])
@@ -1128,7 +1131,7 @@ static void bf_emit_path(const BNode *nodes, int leaf, const St *start, const Ru
 }
 
 static int bestfirst(const St *start, const Rules *R, long long node_limit, double time_limit, int table_bits,
-                     long long *nodes_out, Out *out) {
+                     int queues, long long *nodes_out, Out *out) {
     long long cap = node_limit > 0 ? node_limit + 2 : 2000000;
     if (cap > 4000000) cap = 4000000;
     BNode *nodes = malloc(sizeof(BNode) * cap);
@@ -1155,7 +1158,7 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
     if (!R->fret && dead_position(&F->s)) goto done;   /* the exhaustive search will say lost at once */
     visit(&t, &F->s);
     heap_push(heap, &nh, (HItem){heuristic(&F->s, 0), 0});
-    heap_push(heap2, &nh2, (HItem){heuristic(&F->s, 1), 0});
+    if (queues > 1) heap_push(heap2, &nh2, (HItem){heuristic(&F->s, 1), 0});
     while ((nh > 0 || nh2 > 0) && status == -1) {
         turn ^= 1;
         HItem it = (turn && nh > 0) || nh2 == 0 ? heap_pop(heap, &nh) : heap_pop(heap2, &nh2);
@@ -1179,7 +1182,7 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
             if (nn >= cap - 1 || (node_limit > 0 && count >= node_limit)) { status = -3; break; }
             nodes[nn].s = C->s; nodes[nn].parent = it.idx; nodes[nn].m = F->mv[x];
             heap_push(heap, &nh, (HItem){heuristic(&C->s, 0), nn});
-            heap_push(heap2, &nh2, (HItem){heuristic(&C->s, 1), nn});
+            if (queues > 1) heap_push(heap2, &nh2, (HItem){heuristic(&C->s, 1), nn});
             nn++;
         }
         if (deadline > 0 && now_s() > deadline) status = -3;
@@ -1272,7 +1275,15 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         long long quick = 0;
         status = -1;
         if (quick_nodes > 0) {
-            status = bestfirst(&s, &R, quick_nodes, time_limit * QUICK_TIME_SHARE, table_bits, &quick, &out);
+            /* first the first queue alone for a few positions (most deals are won there, in the
+             * order it always had), then both queues afresh with the rest of the quick budget */
+            long long first = quick_nodes < QUICK_ONE_QUEUE ? quick_nodes : QUICK_ONE_QUEUE, more = 0;
+            status = bestfirst(&s, &R, first, time_limit * QUICK_TIME_SHARE, table_bits, 1, &quick, &out);
+            double left = time_limit > 0 ? time_limit * QUICK_TIME_SHARE - (now_s() - t0) : 0;
+            if (status == -1 && quick < quick_nodes && (time_limit <= 0 || left > 0)) {
+                status = bestfirst(&s, &R, quick_nodes - quick, left, table_bits, 2, &more, &out);
+                quick += more;
+            }
         }
         if (status == -1) {
             double left = time_limit > 0 ? time_limit - (now_s() - t0) : 0;
