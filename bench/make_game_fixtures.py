@@ -11,7 +11,8 @@ Each game folder holds
 * ``frame_NNNNNN.jpg``  the pictures (a still table is one picture listed several times);
 * ``frames.jsonl``      the recording: one line per frame read, ``{"file", "t"}``, 5 a second;
 * ``truth.jsonl``       per picture: the true snapshot, whether a hand is in it, what the
-                        person was doing (for the tests, never read by the coach);
+                        person was doing, and for a steady camera where each card lies
+                        (for the tests, never read by the coach);
 * ``moves.log``         the expected move log (game-log notation: deal, moves, result).
 
 Run:  .venv/bin/python bench/make_game_fixtures.py [--out fixtures/games] [--only game1]
@@ -51,6 +52,14 @@ GAMES = {
     # and a K♦ put into an empty column that the detector never sees
     "game4": (305, 52, "gnome-paris", 0.3, 12),
 }
+# Games filmed by a camera on a stand (render_layout(steady=True): one view and light for
+# the whole game, untouched cards where they were), with hands painted over the pictures,
+# a third of them gloved or sleeved in colours no skin has: the colour-free object check's
+# end-to-end test.
+STEADY = {
+    "game5": (211, 30, "drawn-7", 0.3, 5),
+}
+GLOVES = [(170, 90, 40), (70, 140, 120), (95, 95, 95), (60, 60, 170)]  # BGR: blue, olive, grey, red
 # Games never tuned on: the live coach's generalisation set (`--held-out`, written to
 # out/held_out_games by default, not committed). Other deals, tables and lights; decks
 # held out of the reader's training (drawn-11, gnome-paris, kde-standard, gnome-tango_nuevo)
@@ -125,7 +134,11 @@ def illegal_layout(state: GameState, rng: random.Random):
 
 
 class GameWriter:
-    def __init__(self, folder: Path, render_seed: int, deck: str, difficulty: float, size, quality: int) -> None:
+    def __init__(self, folder: Path, render_seed: int, deck: str, difficulty: float, size, quality: int,
+                 steady: bool = False, rng: random.Random | None = None) -> None:
+        self.steady = steady
+        self.rng = rng
+        self.cards: list[dict] = []   # the cards of the last picture rendered, as the truth gives them
         self.folder = folder
         self.render_seed = render_seed
         self.deck = deck
@@ -146,16 +159,25 @@ class GameWriter:
             w, h = self.size
             inner = (w - 2 * MARGIN[0], h - MARGIN[1])
             image, truth = render_layout(layout, self.render_seed, inner[0], inner[1], deck=self.deck,
-                                         hand=hand, difficulty=self.difficulty)
-            image = self.steady_light(image, truth)
+                                         hand=hand, difficulty=self.difficulty, steady=self.steady)
+            self.cards = [{"slot": tc.slot, "card": tc.card.code if tc.card is not None else None,
+                           "quad": [[round(float(x) + MARGIN[0], 1), round(float(y) + MARGIN[1], 1)]
+                                    for x, y in tc.full_quad]} for tc in truth.cards]
+            if not self.steady:
+                image = self.steady_light(image, truth)
             image = self.frame_margin(image)
+            if self.steady and hand:
+                glove = self.rng.random() < 1 / 3
+                image = paint_hand(image, self.rng, self.rng.choice(GLOVES) if glove else None)
         self.count += 1
         name = f"frame_{self.count:06d}.jpg"
         data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])[1].tobytes()
         (self.folder / name).write_bytes(data)
         self.bytes += len(data)
-        self.truth.append({"file": name, "hand": hand or painted_hand, "what": what,
-                           "snapshot": layout.snapshot().line()})
+        entry = {"file": name, "hand": hand or painted_hand, "what": what, "snapshot": layout.snapshot().line()}
+        if self.steady:   # where each card lies (under any hand): for a reader that sees through hands
+            entry["cards"] = self.cards
+        self.truth.append(entry)
         return name, image
 
     def steady_light(self, image: np.ndarray, truth) -> np.ndarray:
@@ -196,7 +218,8 @@ class GameWriter:
 
 def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_actions: int = 400,
               p_deviate: float = 0.12, p_illegal: float = 0.05, p_hand: float = 0.25, p_rest: float = 0.5) -> dict:
-    deal_seed, render_seed, deck, difficulty, person_seed = {**GAMES, **HELD_OUT}[name]
+    deal_seed, render_seed, deck, difficulty, person_seed = {**GAMES, **STEADY, **HELD_OUT}[name]
+    steady = name in STEADY
     folder = out / name
     if folder.exists():
         shutil.rmtree(folder)
@@ -206,7 +229,8 @@ def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_acti
     table = VirtualTable.from_deal(deal)
     tracker = TableTracker()
     strategy = make_strategy("baseline")
-    writer = GameWriter(folder, render_seed, deck, difficulty, size, quality)
+    writer = GameWriter(folder, render_seed, deck, difficulty, size, quality, steady=steady,
+                        rng=random.Random(person_seed * 7919))
     stats = {"actions": 0, "deviations": 0, "illegal": 0, "hand_frames": 0, "resting_hands": 0}
 
     def still(what: str, layout: TableLayout | None = None, times: int = 3) -> np.ndarray:
@@ -263,7 +287,8 @@ def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_acti
         file, image = writer.picture(after, what="after " + move.text)
         if rng.random() < p_rest * p_hand:
             # the person keeps a hand resting on the table after the move, then takes it away
-            rest = paint_hand(image, rng)
+            glove = steady and rng.random() < 1 / 3
+            rest = paint_hand(image, rng, rng.choice(GLOVES) if glove else None)
             rest_file, _ = writer.picture(after, what="hand resting", image=rest, painted_hand=True)
             writer.show(rest_file, 4)
             stats["resting_hands"] += 1
@@ -279,7 +304,8 @@ def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_acti
     stats.update({"result": result, "pictures": writer.count, "frames": len(writer.frames),
                   "megabytes": round(writer.bytes / 1e6, 2)})
     (folder / "README.md").write_text(
-        f"# {name}\n\nDeal seed {deal_seed}, rendered with seed {render_seed}, deck {deck}, difficulty {difficulty}, "
+        f"# {name}\n\nDeal seed {deal_seed}, rendered with seed {render_seed}{' (steady camera)' if steady else ''}, "
+        f"deck {deck}, difficulty {difficulty}, "
         f"{size[0]}x{size[1]} JPEG q{quality}.\nMade by `bench/make_game_fixtures.py`; do not edit by hand.\n\n"
         f"```\n{json.dumps(stats, indent=1)}\n```\n")
     return stats
@@ -295,7 +321,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.out is None:
         args.out = Path("out/held_out_games" if args.held_out else "fixtures/games")
-    for name in args.only or list(HELD_OUT if args.held_out else GAMES):
+    for name in args.only or list(HELD_OUT if args.held_out else {**GAMES, **STEADY}):
         stats = make_game(name, args.out)
         print(name, json.dumps(stats), flush=True)
     return 0

@@ -23,6 +23,7 @@ from solitaire_coach.app.live import LiveCoach
 from solitaire_coach.capture.gate import ReadGate
 from solitaire_coach.capture.sources import FolderSource
 from solitaire_coach.core.advisor import make_strategy
+from solitaire_coach.core.cards import Card
 from solitaire_coach.core.notation import Snapshot, parse_log, parse_snapshot
 from solitaire_coach.core.rules import DEFAULT_RULES
 
@@ -37,18 +38,30 @@ class _Result:
     elapsed_ms: float = 0.0
 
 
+@dataclass
+class _Card:
+    card: Card | None
+    quad: np.ndarray
+    slot: str
+    face_up: bool = True
+
+
 class PerfectReader:
-    """Reads each recorded picture as its true layout -- through any hand."""
+    """Reads each recorded picture as its true layout -- through any hand -- and, where the
+    truth has them (games filmed by a steady camera), gives each card's place."""
 
     def __init__(self, folder: Path):
         self.by_hash = {}
         for line in (folder / "truth.jsonl").read_text().splitlines():
             e = json.loads(line)
             img = cv2.imread(str(folder / e["file"]), cv2.IMREAD_COLOR)
-            self.by_hash[hashlib.sha1(img.tobytes()).hexdigest()] = parse_snapshot(e["snapshot"])
+            cards = [_Card(Card.parse(c["card"]) if c["card"] else None, np.float32(c["quad"]), c["slot"],
+                           c["card"] is not None) for c in e.get("cards", [])]
+            self.by_hash[hashlib.sha1(img.tobytes()).hexdigest()] = (parse_snapshot(e["snapshot"]), cards)
 
     def detect(self, image):
-        return _Result(self.by_hash[hashlib.sha1(np.ascontiguousarray(image).tobytes()).hexdigest()])
+        snapshot, cards = self.by_hash[hashlib.sha1(np.ascontiguousarray(image).tobytes()).hexdigest()]
+        return _Result(snapshot, list(cards))
 
 
 def _truth(folder: Path) -> dict:

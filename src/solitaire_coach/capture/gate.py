@@ -116,14 +116,19 @@ def edge_strength(image: np.ndarray) -> np.ndarray:
 
 def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: float, *,
                  need_border: bool = False,
-                 present: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None) -> int:
+                 present: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None, gain: float = 0.0,
+                 direction: bool = False) -> int:
     """The area in pixels of the largest region of ``mask`` (at least ``min_pixels``) whose
     outline is a sharp step in ``diff`` (median slope at least ``edge`` grey levels a pixel:
     an object, not a change of light fading in); with ``need_border`` only regions that reach
     the picture's edge count. With ``present`` (giving the edge strength of the picture
-    and of the reference, see :func:`edge_strength`; called when first needed) only a region whose outline is an edge in the
-    picture more than in the reference counts: the object is there now (it did not leave).
-    0 if none."""
+    and of the reference, see :func:`edge_strength`; called when first needed) a region
+    whose outline is not a sharp step in ``diff`` counts too if its outer outline is an
+    edge in the picture stronger by more than ``gain`` than in the reference (an object
+    little different from the table it covers); with ``direction`` every region must be
+    more of an edge there in the picture than in the reference (the object is there now:
+    one that was in the reference and left changes the same pixels, but the table it
+    uncovered has no edge there). 0 if none."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
         return 0
@@ -143,22 +148,31 @@ def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: fl
         region = (labels[y:y + bh, x:x + bw] == k).astype(np.uint8)
         outline = (region - cv2.erode(region, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT,
                                       borderValue=0)) > 0
-        if float(np.median(slope[y:y + bh, x:x + bw][outline])) < edge:
+        sharp = float(np.median(slope[y:y + bh, x:x + bw][outline])) >= edge
+        if not sharp and present is None:
             continue
         if present is not None:
-            inner = outline.copy()   # the outline without the picture's own edge
-            inner[:, :1 if x == 0 else 0] = False
-            inner[:1 if y == 0 else 0, :] = False
+            if sharp and not direction:
+                return area
+            # the region's outer outline, without the picture's own edge
+            contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            outer = np.zeros_like(region)
+            cv2.drawContours(outer, contours, -1, 1, 1)
+            outer = outer > 0
+            if x == 0:
+                outer[:, 0] = False
+            if y == 0:
+                outer[0, :] = False
             if x + bw >= w:
-                inner[:, -1:] = False
+                outer[:, -1] = False
             if y + bh >= h:
-                inner[-1:, :] = False
-            if not inner.any():
+                outer[-1, :] = False
+            if not outer.any():
                 continue
             if callable(present):
                 present = present()
-            now, before = (float(np.median(e[y:y + bh, x:x + bw][inner])) for e in present)
-            if now <= before:
+            now, before = (float(np.median(e[y:y + bh, x:x + bw][outer])) for e in present)
+            if (direction and now <= before) or (not sharp and now - before <= gain):
                 continue
         return area
     return 0
@@ -232,11 +246,16 @@ class ObjectCheck:
     hand, a sleeve, an arm in a light that makes it look olive): a region that changed
     since the ``reference`` picture (the last accepted one), that lies outside every card
     read in either picture, that reaches the picture's edge (an arm comes in from outside
-    the picture; a card put down does not touch the edge) and has a sharp outline (as in
-    :class:`HandCheck`) that is an edge in the picture more than in the reference (the
-    object is there now; an object that was in the reference and left changes the same
-    pixels, but the cloth it uncovered has no edge there). It runs after the detector,
-    since it needs the cards read.
+    the picture; a card put down does not touch the edge), whose outline is a sharp step
+    of the change (``edge``, as in :class:`HandCheck`: a change of light fades in) or an
+    edge in the picture stronger by more than ``gain`` grey levels a pixel than in the
+    reference (a dark arm on a grey cloth changes the picture little, but still ends in
+    an edge). It runs after the detector, since it needs the cards read. When the
+    reference was accepted without this check having looked (the first read, a forced
+    read, a moved camera), it may hold a hand itself, and a hand leaving changes the same
+    pixels as one coming: then the outline must also be more of an edge in the picture
+    than in the reference (the table a hand uncovers has no edge there), so the coach is
+    not stuck behind a hand it once took for table.
 
     * Cards moved, turned, put down or taken away change only places where a card lies
       now or where a card lay that is accounted for, so these places (grown by ``margin``
@@ -261,15 +280,19 @@ class ObjectCheck:
     must reach the picture's edge. Runs on a 320-pixel-wide thumbnail.
     """
 
-    def __init__(self, min_area: float = 0.012, change: int = 30, edge: float = 8.0, margin: float = 0.15,
-                 scene: float = 0.35, shift: float = 1.5, light: float = 10.0) -> None:
+    def __init__(self, min_area: float = 0.012, change: int = 20, edge: float = 8.0, gain: float = 3.0,
+                 margin: float = 0.15, scene: float = 0.35, shift: float = 1.5, light: float = 10.0,
+                 weak: float | None = 10.0) -> None:
         self.min_area = min_area
+        self.gain = gain
+        self.weak = weak
         self.light = light
         self.shift = shift
         self.change = change
         self.edge = edge
         self.margin = margin
         self.scene = scene
+        self.looked = False
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
     @staticmethod
@@ -333,9 +356,22 @@ class ObjectCheck:
         motion first)."""
         diff = colour_change(picture, reference)
         moved, stayed = self.accounted(now, before)
-        changed = np.where(diff > self.change, 255, 0).astype(np.uint8)
-        changed &= ~self.card_mask(diff.shape, moved, scale)
-        return cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._kernel), diff, stayed
+        free = ~self.card_mask(diff.shape, moved, scale)
+        changed = cv2.morphologyEx(np.where(diff > self.change, 255, 0).astype(np.uint8) & free, cv2.MORPH_OPEN,
+                                   self._kernel)
+        if self.weak is None or not changed.any():
+            return changed, diff, stayed
+        # hysteresis: a region of weaker change on the bare table joined to a strong one
+        # belongs to it (a sleeve nearly the colour of the cloth shows strongly only where it
+        # lies over cards); not over cards, where a card nudged a pixel changes every pip edge
+        table = ~self.card_mask(diff.shape, [q for q, _ in now] + [q for q, _ in before], scale)
+        weak = cv2.morphologyEx(np.where(diff > self.weak, 255, 0).astype(np.uint8) & table, cv2.MORPH_OPEN,
+                                self._kernel) | changed
+        n, labels = cv2.connectedComponents(weak, connectivity=8)
+        keep = np.zeros(n, bool)
+        keep[np.unique(labels[changed > 0])] = True
+        keep[0] = False
+        return np.where(keep[labels], 255, 0).astype(np.uint8), diff, stayed
 
     def light_change(self, diff: np.ndarray, stayed: list[np.ndarray], scale: tuple[float, float]) -> float:
         """The median colour change over the cards that stayed in place (0 if none): their
@@ -347,11 +383,17 @@ class ObjectCheck:
         return float(np.median(values)) if values.size else 0.0
 
     def largest_fraction(self, picture: np.ndarray, reference: np.ndarray, now: list[tuple[np.ndarray, object]],
-                         before: list[tuple[np.ndarray, object]], scale: tuple[float, float]) -> float:
+                         before: list[tuple[np.ndarray, object]], scale: tuple[float, float],
+                         clean: bool = True) -> float:
         """The area (fraction of the picture) of the largest object found; 0.0 if none.
+        ``clean`` False: the reference itself may hold an object (it was accepted without
+        this check having looked), so a change counts only where the picture has more of an
+        edge than the reference (the object came rather than left). ``looked`` says
+        afterwards whether the check could look at all (see the class notes).
         ``now``/``before``: the cards read in the picture and in the reference, as
         (quad, card) pairs in full-picture pixels (card None for a back); ``scale`` takes
         full-picture pixels to the thumbnails'."""
+        self.looked = False
         if reference is None or picture.shape != reference.shape or not (now or before):
             return 0.0
         shift = self.camera_shift(now, before)
@@ -360,11 +402,13 @@ class ObjectCheck:
         changed, diff, stayed = self.unexplained(picture, reference, now, before, scale)
         if np.count_nonzero(changed) > self.scene * changed.size or self.light_change(diff, stayed, scale) > self.light:
             return 0.0
-        return sharp_region(changed, diff, self.min_area * changed.size, self.edge, need_border=True,
-                            present=lambda: (edge_strength(picture), edge_strength(reference))) / changed.size
+        self.looked = True
+        return sharp_region(changed, diff, self.min_area * changed.size, self.edge, need_border=True, gain=self.gain,
+                            present=lambda: (edge_strength(picture), edge_strength(reference)),
+                            direction=not clean) / changed.size
 
-    def __call__(self, picture, reference, now, before, scale) -> bool:
-        return self.largest_fraction(picture, reference, now, before, scale) >= self.min_area
+    def __call__(self, picture, reference, now, before, scale, clean: bool = True) -> bool:
+        return self.largest_fraction(picture, reference, now, before, scale, clean) >= self.min_area
 
 
 @dataclass(frozen=True)
@@ -406,6 +450,8 @@ class ReadGate:
         self.object_check = ObjectCheck() if object_check is True else (object_check or None)
         self._shape: tuple[int, int] | None = None  # (h, w) of the last frame looked at
         self._reference_cards: list | None = None   # the cards read in the reference picture
+        self._reference_clean = False   # the object check looked at the reference when it was accepted
+        self._looked = False            # ... and at the last read
         self._still_run = 0
         self._resting = False
         self._forced = False
@@ -467,12 +513,16 @@ class ReadGate:
         card None for a back): is something over the table that is not a card (see
         :class:`ObjectCheck`)? If so the read must not be used and agreement starts over.
         Never after ``force()``, and not before the first accepted read (no reference)."""
+        self._looked = False
         if (self.object_check is None or self._forced or self._reference_cards is None
                 or self._picture is None or self._reference is None or self._shape is None):
             return False
         h, w = self._shape
         scale = (self._picture.shape[1] / w, self._picture.shape[0] / h)
-        if self.object_check(self._picture, self._reference, cards, self._reference_cards, scale):
+        found = self.object_check(self._picture, self._reference, cards, self._reference_cards, scale,
+                                  clean=self._reference_clean)
+        self._looked = self.object_check.looked
+        if found:
             self._candidate = None
             self._candidate_count = 0
             return True
@@ -490,6 +540,8 @@ class ReadGate:
         if self._candidate_count >= self.agree:
             self._reference = self._picture
             self._reference_cards = list(cards) if cards is not None else None
+            self._reference_clean = self._looked and not self._forced
+            self._looked = False
             self._accepted_fine = self._read_fine
             self._resting = True
             self._forced = False

@@ -175,7 +175,7 @@ class _Place:
 
 def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False):
     """Card size and every card's top-left corner on the (unwarped) table. ``steady``: the
-    card size does not depend on the layout (room for 6 face-down and 11 face-up cards in a
+    card size does not depend on the layout (room for 6 face-down and 8 face-up cards in a
     column) and each card's small offset and turn depend only on its place (pile and
     position in it), so a card nobody touched stays where it was from layout to layout."""
     gap = rng.uniform(0.1, 0.45)
@@ -184,7 +184,7 @@ def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False):
     rowgap = rng.uniform(0.1, 0.35)
     y0 = rng.uniform(0.02, 0.07) * H
     if steady:
-        colf = 6 * dd + 10 * uu + 1
+        colf = 6 * dd + 7 * uu + 1
     else:
         colf = max((d * dd + max(len(u) - 1, 0) * uu + 1) for d, u in zip(layout.down, layout.up))
     w_h = (W * rng.uniform(0.88, 0.97)) / (7 + 6 * gap)
@@ -304,7 +304,8 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
     follow the seed *and* the layout. ``steady=True`` is a camera on a stand over one
     table through a game: for one seed, the cloth, camera, framing and light are the same
     for every layout, and a card that was not moved lies at the same pixels (cards are
-    sized for columns of up to 6 face-down and 11 face-up cards). No hand is drawn then
+    sized for columns of up to 6 face-down and 8 face-up cards; longer ones run off the
+    bottom of the picture, as they would under a real camera). No hand is drawn then
     (paint one over the picture).
     """
     rng = np.random.default_rng(seed)
