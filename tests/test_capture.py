@@ -451,13 +451,14 @@ def test_slot_grid_leaves_out_a_stray_pile_beside_the_layout():
 _CARD_W, _CARD_H = 60, 84
 
 
-def _dealt(places: dict, shift: tuple[int, int] = (0, 0), tint: tuple[float, float, float] = (1, 1, 1)):
+def _dealt(places: dict, shift: tuple[int, int] = (0, 0), tint: tuple[float, float, float] = (1, 1, 1),
+           checked: bool = True):
     """A 640x360 picture of a checked cloth with cards (drawn at ``places``: card name ->
     top-left corner, moved by ``shift`` as a camera nudged would; ``tint`` a colour cast of
     the light on the white cards, per BGR channel; the dark cloth hardly shows it), and the cards as the detector gives them: (quad, card)
     pairs, card None for a back."""
     yy, xx = np.mgrid[0:360, 0:640]
-    check = (((xx - shift[0]) // 80 + (yy - shift[1]) // 80) % 2).astype(np.float32)
+    check = (((xx - shift[0]) // 80 + (yy - shift[1]) // 80) % 2).astype(np.float32) * checked
     img = np.dstack([30 + 60 * check, 90 + 110 * check, 25 + 50 * check]).astype(np.uint8)
     cards = []
     for name, (x, y) in places.items():
@@ -523,3 +524,48 @@ def test_object_check_leaves_a_moved_camera_or_changed_light_alone():
     assert _check(pink, before, cards_pink, cards_before) == 0.0
     assert _check(before, before, cards_before, cards_before) == 0.0
     assert _check(before, before, [], []) == 0.0               # no card read at all: nothing to go on
+
+
+def test_object_check_a_sleeve_the_colour_of_the_cloth_and_a_hand_that_left():
+    """A sleeve nearly the colour of a plain cloth changes it little (under the strong
+    level) and strongly only over the cards: the weak change joins the pieces to the
+    picture's edge. A sleeve that was in the reference and left changes the same pixels:
+    counted as an object when the reference was checked (it cannot be there), and not
+    when the reference may hold one (``clean=False``: the change must add an edge)."""
+    table, cards = _dealt(TABLE, checked=False)
+    cloth = tuple(int(v) + 12 for v in table[5, 5])                      # just off the cloth's colour
+    sleeve = _sleeve(table, cloth)
+    assert _check(sleeve, table, cards, cards, weak=None) == 0.0        # strong change only: pieces inside
+    assert _check(sleeve, table, cards, cards) >= 0.012
+    left, _ = _dealt(TABLE)
+    gone = _sleeve(left)
+    assert _check(left, gone, cards, cards) >= 0.012
+    small = lambda im: cv2.resize(im, (320, 180), interpolation=cv2.INTER_AREA)  # noqa: E731
+    assert ObjectCheck().largest_fraction(small(left), small(gone), cards, cards, (0.5, 0.5), clean=False) == 0.0
+    assert ObjectCheck().largest_fraction(small(gone), small(left), cards, cards, (0.5, 0.5), clean=False) >= 0.012
+
+
+def test_gate_is_not_stuck_behind_a_hand_it_took_for_table():
+    """A read forced with a sleeve in the picture makes a reference with the sleeve in it;
+    when the sleeve goes, the bare table is read (not taken for an object), and after
+    that a sleeve coming back is one."""
+    rng = np.random.default_rng(4)
+    table, cards = _dealt(TABLE)
+    sleeve = _sleeve(table)
+    gate = ReadGate()
+
+    def read(picture):
+        for _ in range(6):
+            view = gate.observe(_noisy(picture, rng))
+            if view.read:
+                if gate.object_seen(cards):
+                    return "object"
+                if gate.offer("A", cards):
+                    return "accepted"
+        return "nothing"
+
+    gate.observe(_noisy(sleeve, rng))
+    gate.force()
+    assert read(sleeve) == "accepted"          # the person said the table is clear
+    assert read(table) == "accepted"           # the sleeve left: not an object
+    assert read(sleeve) == "object"            # ... and coming back, it is

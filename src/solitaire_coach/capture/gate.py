@@ -318,9 +318,14 @@ class ObjectCheck:
             cv2.fillConvexPoly(mask, np.round(cv2.convexHull(p)).astype(np.int32), 255)
         if not grow:
             return mask
-        width = float(np.median([p[:, 0].max() - p[:, 0].min() for p in polys]))
-        grow = max(1, int(round(self.margin * width)) + 1)
+        grow = max(1, int(round(self.margin * float(np.median([p[:, 0].max() - p[:, 0].min() for p in polys])))) + 1)
         return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * grow + 1, 2 * grow + 1)))
+
+    @staticmethod
+    def card_width(cards: list[tuple[np.ndarray, object]], scale: tuple[float, float]) -> float:
+        """The median width of the cards (thumbnail pixels); 0 if none."""
+        widths = [float(np.ptp(np.asarray(q, np.float32).reshape(-1, 2)[:, 0])) * scale[0] for q, _ in cards]
+        return float(np.median(widths)) if widths else 0.0
 
     @staticmethod
     def accounted(now: list[tuple[np.ndarray, object]],
@@ -369,7 +374,9 @@ class ObjectCheck:
                                 self._kernel) | changed
         n, labels = cv2.connectedComponents(weak, connectivity=8)
         keep = np.zeros(n, bool)
-        keep[np.unique(labels[changed > 0])] = True
+        reach = 2 * int(round(self.margin * self.card_width(now + before, scale))) + 5   # across the margin
+        near = cv2.dilate(changed, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
+        keep[np.unique(labels[near > 0])] = True
         keep[0] = False
         return np.where(keep[labels], 255, 0).astype(np.uint8), diff, stayed
 
