@@ -137,7 +137,13 @@ def test_a_hand_of_no_skin_colour_resting_still_is_never_read(colour):
     assert [m.text for m in coach.session.tracker.history] == moves
     on_hand = [r for r in results if _key(r.frame.image) in double.hands]
     assert not any(r.accepted for r in on_hand)
-    assert any(r.gate.hand and "not a card" in r.gate.reason for r in on_hand)
+    seen = [r for r in on_hand if r.gate.hand and "not a card" in r.gate.reason]
+    assert seen
+    for r in seen:                     # the object is outlined where the hand is (the ellipse around x 300, y 300)
+        x, y, w, h = r.gate.box
+        assert x < 330 and x + w > 270 and y + h > 250 and y < 360
+        drawn = draw_overlay(r.frame.image, None, coach.advice, coach.state, gate=r.gate)
+        assert drawn.shape == r.frame.image.shape and not np.array_equal(drawn, r.frame.image)
     assert not any(r.gate.hand for r in results if _key(r.frame.image) not in double.hands)
 
 

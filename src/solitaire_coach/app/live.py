@@ -204,7 +204,7 @@ class LiveCoach:
         if self.gate.object_seen(cards):
             # something that is not a card lies over the table (a hand of any colour, a
             # sleeve): this read is not used, whatever it says
-            result.gate = GateView(False, True, True, view.motion, OBJECT_REASON)
+            result.gate = GateView(False, True, True, view.motion, OBJECT_REASON, box=self.gate.object_box)
             self._flush(result)
             return result
         reading = reading_of(detection, self._sure, self._sure_strip)
@@ -997,6 +997,10 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         for i, ln in enumerate(_wrap(ascii_line(note, 240), 1.0 * unit, max(2, int(3 * unit)), int(w - 40 * unit))[:3]):
             _text(out, ln, (int(20 * unit), int((45 + 44 * i) * unit)), 1.0 * unit, _RED if bad else _WHITE,
                   max(2, int(3 * unit)))
+    if gate is not None and gate.box is not None:   # the object over the table, outlined
+        x, y, bw, bh = (int(round(v)) for v in gate.box)
+        cv2.rectangle(out, (x, y), (x + bw, y + bh), _RED, max(2, int(3 * unit)))
+        _text(out, "not a card", (x + 6, max(int(24 * unit), y + int(28 * unit))), 0.8 * unit, _RED, max(2, int(2 * unit)))
     if gate is not None and not gate.read and gate.reason not in ("resting (table unchanged since the last read)",):
         status = "hand in the picture" if gate.hand else gate.reason
         _text(out, status, (int(w - 330 * unit), int(30 * unit)), 0.7 * unit, _WHITE, max(1, int(2 * unit)))

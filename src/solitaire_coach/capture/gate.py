@@ -117,7 +117,7 @@ def edge_strength(image: np.ndarray) -> np.ndarray:
 def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: float, *,
                  need_border: bool = False,
                  present: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None, gain: float = 0.0,
-                 direction: bool = False) -> int:
+                 direction: bool = False, box: list | None = None) -> int:
     """The area in pixels of the largest region of ``mask`` (at least ``min_pixels``) whose
     outline is a sharp step in ``diff`` (median slope at least ``edge`` grey levels a pixel:
     an object, not a change of light fading in); with ``need_border`` only regions that reach
@@ -128,7 +128,7 @@ def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: fl
     little different from the table it covers); with ``direction`` every region must be
     more of an edge there in the picture than in the reference (the object is there now:
     one that was in the reference and left changes the same pixels, but the table it
-    uncovered has no edge there). 0 if none."""
+    uncovered has no edge there). 0 if none; ``box`` (a list) gets the region's (x, y, w, h)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
         return 0
@@ -151,9 +151,7 @@ def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: fl
         sharp = float(np.median(slope[y:y + bh, x:x + bw][outline])) >= edge
         if not sharp and present is None:
             continue
-        if present is not None:
-            if sharp and not direction:
-                return area
+        if present is not None and (direction or not sharp):
             # the region's outer outline, without the picture's own edge
             contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
             outer = np.zeros_like(region)
@@ -174,6 +172,8 @@ def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: fl
             now, before = (float(np.median(e[y:y + bh, x:x + bw][outer])) for e in present)
             if (direction and now <= before) or (not sharp and now - before <= gain):
                 continue
+        if box is not None:
+            box[:] = [x, y, bw, bh]
         return area
     return 0
 
@@ -293,6 +293,7 @@ class ObjectCheck:
         self.margin = margin
         self.scene = scene
         self.looked = False
+        self.box: tuple[float, float, float, float] | None = None  # the last object found (x, y, w, h), picture pixels
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
     @staticmethod
@@ -401,6 +402,7 @@ class ObjectCheck:
         (quad, card) pairs in full-picture pixels (card None for a back); ``scale`` takes
         full-picture pixels to the thumbnails'."""
         self.looked = False
+        self.box = None
         if reference is None or picture.shape != reference.shape or not (now or before):
             return 0.0
         shift = self.camera_shift(now, before)
@@ -410,9 +412,14 @@ class ObjectCheck:
         if np.count_nonzero(changed) > self.scene * changed.size or self.light_change(diff, stayed, scale) > self.light:
             return 0.0
         self.looked = True
-        return sharp_region(changed, diff, self.min_area * changed.size, self.edge, need_border=True, gain=self.gain,
+        box: list = []
+        area = sharp_region(changed, diff, self.min_area * changed.size, self.edge, need_border=True, gain=self.gain,
                             present=lambda: (edge_strength(picture), edge_strength(reference)),
-                            direction=not clean) / changed.size
+                            direction=not clean, box=box)
+        if box:
+            x, y, w, h = box
+            self.box = (x / scale[0], y / scale[1], w / scale[0], h / scale[1])
+        return area / changed.size
 
     def __call__(self, picture, reference, now, before, scale, clean: bool = True) -> bool:
         return self.largest_fraction(picture, reference, now, before, scale, clean) >= self.min_area
@@ -427,6 +434,7 @@ class GateView:
     hand: bool
     motion: float
     reason: str
+    box: tuple[float, float, float, float] | None = None   # where an object over the table was found (x, y, w, h)
 
 
 class ReadGate:
@@ -458,6 +466,7 @@ class ReadGate:
         self._shape: tuple[int, int] | None = None  # (h, w) of the last frame looked at
         self._reference_cards: list | None = None   # the cards read in the reference picture
         self._reference_clean = False   # the object check looked at the reference when it was accepted
+        self.object_box: tuple[float, float, float, float] | None = None  # where object_seen found one
         self._looked = False            # ... and at the last read
         self._still_run = 0
         self._resting = False
@@ -521,6 +530,7 @@ class ReadGate:
         :class:`ObjectCheck`)? If so the read must not be used and agreement starts over.
         Never after ``force()``, and not before the first accepted read (no reference)."""
         self._looked = False
+        self.object_box = None
         if (self.object_check is None or self._forced or self._reference_cards is None
                 or self._picture is None or self._reference is None or self._shape is None):
             return False
@@ -529,6 +539,7 @@ class ReadGate:
         found = self.object_check(self._picture, self._reference, cards, self._reference_cards, scale,
                                   clean=self._reference_clean)
         self._looked = self.object_check.looked
+        self.object_box = self.object_check.box if found else None
         if found:
             self._candidate = None
             self._candidate_count = 0
