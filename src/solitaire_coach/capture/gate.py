@@ -319,7 +319,7 @@ class ObjectCheck:
             cv2.fillConvexPoly(mask, np.round(cv2.convexHull(p)).astype(np.int32), 255)
         if not grow:
             return mask
-        grow = max(1, int(round(self.margin * float(np.median([p[:, 0].max() - p[:, 0].min() for p in polys])))) + 1)
+        grow = max(1, int(round(self.margin * self.card_width([(q, None) for q in quads], scale))) + 1)
         return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_RECT, (2 * grow + 1, 2 * grow + 1)))
 
     @staticmethod
