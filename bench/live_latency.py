@@ -65,9 +65,8 @@ def main(argv=None) -> int:
     tracker = TableTracker()
     tracker.update(table.snapshot())
     strategy = make_strategy("baseline")
-    from make_game_fixtures import SKIN, paint_hand  # (bench/ is the script's folder)
-    HAND_COLOURS = [("skin", tone) for tone in SKIN] + [("blue glove", (170, 90, 40)), ("olive", (70, 140, 120)),
-                                                        ("grey sleeve", (95, 95, 95))]
+    from make_game_fixtures import GLOVES, SKIN, paint_hand  # (bench/ is the script's folder)
+    HAND_COLOURS = [("skin", tone) for tone in SKIN] + list(zip(("blue glove", "olive", "grey sleeve"), GLOVES[:3]))
     hand_rng = random.Random(7)
     scenes = []
     for _ in range(args.positions + 1):
@@ -75,7 +74,7 @@ def main(argv=None) -> int:
         still, _ = render_layout(layout, 16, args.width, args.height, deck="drawn-5", difficulty=0.3, steady=True)
         colour = HAND_COLOURS[len(scenes) % len(HAND_COLOURS)]
         hand = paint_hand(still, hand_rng, colour[1])
-        scenes.append((hand, still, colour[0]))
+        scenes.append((hand, still, "skin" if colour[0] == "skin" else "no skin colour"))
         advice = strategy.advise(tracker.state, tracker.history)
         if advice.status != "move":
             break
@@ -100,7 +99,7 @@ def main(argv=None) -> int:
         # read the gate has no picture of the bare table to tell a resting hand from it)
         n_hand = args.hand_frames if k > 0 else 0
         if n_hand:
-            hand_kinds.setdefault("skin" if kind == "skin" else "no skin colour", [0, 0])[0] += 1
+            hand_kinds.setdefault(kind, [0, 0])[0] += 1
         frames = [hand] * n_hand + [still] * int(args.fps * 2)
         t0 = time.perf_counter()
         arrival_still = t0 + n_hand * period
@@ -122,7 +121,7 @@ def main(argv=None) -> int:
                 detect_ms.append(result.timings_ms["detect"])
             if result.accepted and i < n_hand:
                 hand_accepted += 1   # a read taken with the hand in the picture: a failure
-                hand_kinds["skin" if kind == "skin" else "no skin colour"][1] += 1
+                hand_kinds[kind][1] += 1
                 continue
             if result.accepted:
                 a = time.perf_counter()
