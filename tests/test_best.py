@@ -50,8 +50,9 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 
 
 @pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
-                                     dict(draw_margin=0.1), dict(tree=3, look_moves=2)],
-                         ids=["look", "draw_margin", "tree"])
+                                     dict(draw_margin=0.1), dict(tree=3, look_moves=2),
+                                     dict(samples=6, tree=3, look_moves=2, tree_blend=True)],
+                         ids=["look", "draw_margin", "tree", "tree_blend"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on
@@ -64,6 +65,30 @@ def test_options_stay_honest(options):
     swapped = list(deal)
     swapped[a], swapped[b] = swapped[b], swapped[a]
     assert play(swapped, BestStrategy(**look), max_moves=60)[2] == advices
+
+
+def test_tree_blend_adds_the_trees_correction_to_the_mean_of_all_layouts():
+    """With ``tree_blend`` a close move is worth its mean over every sampled layout plus
+    (tree value minus sampled mean) on the tree's layouts: equal to the tree value when the
+    tree sees every layout, and built from the three plain values when it sees fewer."""
+    truth = GameState.from_deal(deal_for_seed(29)).play(Move.draw())
+    state = truth.masked({c for run in truth.faceup for c in run} | set(truth.waste))
+
+    def scores(**options):
+        # every move is close (look_moves), so the tree values every move in each run
+        strategy = BestStrategy(**dict(FAST, drop=0, min_samples=8, node_limit=3000, look_moves=9, **options))
+        strategy.advise(state)
+        return strategy.last_stats["scores"]
+
+    tree4 = scores(samples=4, tree=4)
+    blend4 = scores(samples=4, tree=4, tree_blend=True)
+    mean4, mean8 = scores(samples=4), scores(samples=8)
+    blend8 = scores(samples=8, tree=4, tree_blend=True)
+    assert any(tree4[m] != pytest.approx(mean4[m]) for m in tree4)  # the tree changed some value
+    assert any(mean8[m] != pytest.approx(mean4[m]) for m in tree4)  # the other layouts matter
+    for m in tree4:
+        assert blend4[m] == pytest.approx(tree4[m])
+        assert blend8[m] == pytest.approx(mean8[m] + tree4[m] - mean4[m])
 
 
 def test_wins_an_easy_deal_and_says_so():

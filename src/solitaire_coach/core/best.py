@@ -31,7 +31,11 @@ An optional two-move search over the player's information sets (``tree`` > 0 kep
 layouts; off by default) values each close move with one follow-up chosen the way a
 player must choose it: the layouts are grouped by the card the move turns up (a reveal
 is a chance node), and within a group one next move is chosen for all of them, so a move
-that shows nothing cannot pick a different follow-up for every layout.
+that shows nothing cannot pick a different follow-up for every layout. With
+``tree_blend`` the tree's value replaces the sampled mean only by its correction: the
+move's mean over all sampled layouts, plus its tree value minus its sampled mean on the
+tree's own layouts (the same layouts, so the difference is much less noisy than the
+tree value alone).
 
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
@@ -218,7 +222,7 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
-                 draw_margin: float = 0.0, tree: int = 0, **_options) -> None:
+                 draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -249,6 +253,7 @@ class BestStrategy:
         if tree < 0:
             raise ValueError(f"tree must be >= 0 (layouts for the two-move search), not {tree}")
         self.tree = tree
+        self.tree_blend = bool(tree_blend)
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
@@ -477,13 +482,17 @@ class BestStrategy:
         n_samples = 1 if complete else self.samples
         done = 0
         kept: list[GameState] = []  # the first layouts, for the look-ahead
+        kept_scores: dict[int, list[float]] = {j: [] for j in active}  # each move's scores on them
         for i in range(n_samples):
             sample = sample_layout(state, rng)
             for j in active:
                 result = solve(sample.play(candidates[j]), node_limit=self.node_limit, verify=False)
                 tried[j] += 1
                 won[j] += result.status == "won"
-                scores[j] += self._score(result)
+                score = self._score(result)
+                scores[j] += score
+                if i < max(self.look, self.tree):
+                    kept_scores[j].append(score)
             if i < max(self.look, self.tree):
                 kept.append(sample)
             done = i + 1
@@ -509,6 +518,13 @@ class BestStrategy:
             close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
             tree = self._tree_values(state, candidates, close, kept[: self.tree])
             if tree:
+                if self.tree_blend:
+                    # the tree's correction measured on its layouts (paired: the same layouts
+                    # for both values, so the difference is far less noisy than either),
+                    # added to the mean over all sampled layouts
+                    used = min(len(kept), self.tree)
+                    for j, v in tree.items():
+                        tree[j] = value[j] + v - sum(kept_scores[j][:used]) / used
                 value.update(tree)
                 looked = min(len(kept), self.tree)
                 active = close
