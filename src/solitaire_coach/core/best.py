@@ -481,7 +481,8 @@ class BestStrategy:
         complete = not state.unseen_cards()
         n_samples = 1 if complete else self.samples
         done = 0
-        kept: list[GameState] = []  # the first layouts, for the look-ahead
+        keep = max(self.look, self.tree)
+        kept: list[GameState] = []  # the first ``keep`` layouts, for the look-ahead or the tree
         kept_scores: dict[int, list[float]] = {j: [] for j in active}  # each move's scores on them
         for i in range(n_samples):
             sample = sample_layout(state, rng)
@@ -491,9 +492,9 @@ class BestStrategy:
                 won[j] += result.status == "won"
                 score = self._score(result)
                 scores[j] += score
-                if i < max(self.look, self.tree):
+                if i < keep:
                     kept_scores[j].append(score)
-            if i < max(self.look, self.tree):
+            if i < keep:
                 kept.append(sample)
             done = i + 1
             if done >= self.min_samples:
@@ -518,15 +519,14 @@ class BestStrategy:
             close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
             tree = self._tree_values(state, candidates, close, kept[: self.tree])
             if tree:
+                looked = min(len(kept), self.tree)
                 if self.tree_blend:
                     # the tree's correction measured on its layouts (paired: the same layouts
                     # for both values, so the difference is far less noisy than either),
                     # added to the mean over all sampled layouts
-                    used = min(len(kept), self.tree)
                     for j, v in tree.items():
-                        tree[j] = value[j] + v - sum(kept_scores[j][:used]) / used
+                        tree[j] = value[j] + v - sum(kept_scores[j][:looked]) / looked
                 value.update(tree)
-                looked = min(len(kept), self.tree)
                 active = close
         elif self.look and not complete and len(active) > 1:
             close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
