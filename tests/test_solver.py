@@ -336,3 +336,55 @@ def test_reductions_leave_every_answer_unchanged(rules, monkeypatch, capfd):
     assert nodes[0] < nodes[1], nodes
     stats = re.findall(r"(\d+) asleep \((\d+) talon\)", capfd.readouterr().err)
     assert sum(int(a) for a, _ in stats) > 0 and sum(int(t) for _, t in stats) > 0
+
+
+def test_talon_pairs_without_a_redeal_limit_leave_every_answer_unchanged():
+    """Draw 1 without a redeal limit, a talon card goes on the tableau only together with a
+    card put onto it at once (every talon card can be reached at any time, so that move can
+    wait for its purpose). On real positions the answers must be those of the same search
+    without the rule, in fewer positions; and small positions must be decided as the plain
+    search decides them."""
+    rules = Rules(redeal_limit=None)
+    rng = random.Random(13)
+    answers, nodes = [], [0, 0]
+    for seed in range(30):
+        state = _played_out(seed, rules, rng.choice((30, 50, 70)), rng)
+        paired = solve(state, node_limit=400_000, quick_pass=False)
+        full = solve(state, node_limit=400_000, quick_pass=False, reductions=False)
+        if paired.decided and full.decided:
+            assert paired.status == full.status, f"seed {seed}: {paired.status} with talon pairs, {full.status} without"
+            answers.append(paired.status)
+            nodes[0] += paired.nodes
+            nodes[1] += full.nodes
+        else:
+            assert not full.decided, f"seed {seed}: {full.status} without talon pairs, unknown with"
+    assert answers.count("lost") >= 5 and answers.count("won") >= 5, answers
+    assert nodes[0] < nodes[1] * 0.7, nodes
+    rng = random.Random(17)
+    _agree([_runs_endgame(rng, rules) for _ in range(30)] + [_talon_endgame(rng, rules) for _ in range(30)], 40)
+
+
+@pytest.mark.parametrize("rules", [Rules(redeal_limit=0), Rules(redeal_limit=1), Rules(redeal_limit=3)])
+def test_relaxation_without_the_redeal_limit_agrees(rules, monkeypatch, capfd):
+    """Draw 1 with a redeal limit, the exhaustive search first tries the same position without
+    the limit: "lost" there is lost here, a win there counts only if it redeals within the
+    limit (else the search under the limit decides). Both outcomes of that first pass must
+    occur, and every answer must be the plain search's (small positions) or the answer
+    without the relaxation (real positions)."""
+    monkeypatch.setenv("SOLVER_DEBUG", "1")
+    rng = random.Random(19)
+    states = [_talon_endgame(rng, rules) for _ in range(30)] + [_random_endgame(rng, rules) for _ in range(20)]
+    decided, outcomes, _ = _against_plain_search(states, quick_pass=False)
+    assert decided >= 30 and "won" in outcomes, (decided, outcomes)
+    for seed in range(15):
+        state = _played_out(seed, rules, 60, rng)
+        relaxed = solve(state, node_limit=400_000, quick_pass=False)
+        plain = solve(state, node_limit=400_000, quick_pass=False, relaxation=False)
+        if relaxed.decided and plain.decided:
+            assert relaxed.status == plain.status, f"seed {seed}: {relaxed.status} relaxed, {plain.status} not"
+    passes = re.findall(r"dfs: status (-?\d+) .* layered (\d)", capfd.readouterr().err)
+    relaxed_lost = sum(1 for status, layered in passes if status == "0" and layered == "0")
+    relaxed_won = sum(1 for (s1, l1), (_, l2) in zip(passes, passes[1:]) if s1 == "1" and l1 == "0" and l2 != "0")
+    assert relaxed_lost >= 3, passes
+    if rules.redeal_limit == 0:  # wins that need a redeal: the search under the limit takes over
+        assert relaxed_won >= 1, passes

@@ -137,7 +137,7 @@ def _layer_bytes(memory_mb: float | None) -> int:
 
 def solve(state: GameState, *, node_limit: int | None = None, time_limit: float | None = None,
           memory_mb: float | None = None, verify: bool = True, quick_pass: bool = True,
-          reductions: bool = True) -> SolveResult:
+          reductions: bool = True, relaxation: bool = True) -> SolveResult:
     """Solve ``state`` (every card known) under its own rules.
 
     ``node_limit`` bounds the positions generated, ``time_limit`` the seconds, and
@@ -146,7 +146,11 @@ def solve(state: GameState, *, node_limit: int | None = None, time_limit: float 
     ``"unknown"``. ``quick_pass=False`` leaves out the quick incomplete first pass (so that
     tests can check the exhaustive search's own wins); ``reductions=False`` makes the exhaustive
     search generate the children it can tell are covered without making them (sleeping moves,
-    a run moved straight back), so that tests can check those leave every answer unchanged.
+    a run moved straight back, without a redeal limit a talon card put on the tableau with no
+    card put onto it at once), so that tests can check those leave every answer unchanged.
+    ``relaxation=False`` leaves out, in draw 1 with a redeal limit, the first exhaustive pass
+    over the same position without the limit (half the budget left after the quick pass:
+    "lost" there is lost here, and a win there within the limit is a win here).
     A winning line is replayed before it is returned."""
     _check_known(state)
     if node_limit is not None and node_limit <= 0:
@@ -166,7 +170,7 @@ def solve(state: GameState, *, node_limit: int | None = None, time_limit: float 
                 int(_REDEAL_REVERSES), int(node_limit or 0), float(time_limit or 0.0),
                 _table_bits(node_limit, memory_mb), _quick_nodes(node_limit) if quick_pass else 0,
                 _layer_bytes(memory_mb))
-        code, raw, nodes = _csolver.solve(*args) if reductions else _csolver.solve(*args, False)
+        code, raw, nodes = _csolver.solve(*args, reductions, relaxation)
         status = {1: WON, 0: LOST}.get(code, UNKNOWN)
         moves = tuple(_OUT_MOVES[k](a, b) for k, a, b in raw)
     else:

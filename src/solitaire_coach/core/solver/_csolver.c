@@ -72,6 +72,14 @@
 #define QUICK_TIME_SHARE 0.4
 /* positions the quick pass searches with its first queue alone before it uses both */
 #define QUICK_ONE_QUEUE 100000
+/* Draw 1 with a redeal limit (no foundation returns): before the exhaustive search proper,
+ * the same position is searched without the limit for this share of what is left of the
+ * budget. Every line legal under the limit is legal without it, so "lost" there is lost
+ * here; a win there that redeals no more than the limit allows is a win here. Without the
+ * limit the talon is a set every card of which can be reached at any time, which makes
+ * the search far smaller (no layers; talon cards put on the tableau only with a purpose,
+ * see mark_talon_pairs). Most deals lost under the limit are lost without it too. */
+#define RELAX_SHARE 0.5
 
 static uint8_t RANK_OF[52], SUIT_OF[52], RED_OF[52];
 #define RANK(c) (RANK_OF[c])
@@ -102,7 +110,7 @@ typedef struct {
 
 /* Kinds of column-to-column moves the exhaustive search plays only as the first half of a
  * pair (see gen_moves and search): */
-enum { MK_FREE = 0, MK_PARTIAL = 1, MK_EMPTY = 2 };
+enum { MK_FREE = 0, MK_PARTIAL = 1, MK_EMPTY = 2, MK_TALON = 3 };
 
 typedef struct {
     int dc;          /* draw count */
@@ -647,6 +655,24 @@ static void gen_moves(Frame *F, const Rules *R, int restricted, int pend) {
     }
 }
 
+/* Draw 1 without a redeal limit (and without foundation returns), a talon card y put on the
+ * tableau is played only together with its purpose, a card onto y at once (MK_TALON; the
+ * second half is generated with pend = y's column). Why that is sound: every talon card can
+ * be brought to the top of the waste at any time (draw on, redeal as often as needed), so in
+ * a winning line with the fewest tableau/foundation moves that puts y on d, look at the
+ * first later move that touches y: no move in between touches d (y covers it) or needs y,
+ * and every talon card such a move takes can be reached with y still in the talon, so the
+ * move of y can wait until just before it. That move is not y going on (to the foundation or
+ * onto another card: y could have gone there from the talon, one move fewer), and it
+ * exists (every card reaches the foundation in a won game): it is a card onto y. A king put
+ * into an empty column is the same with "a queen onto it". With a redeal limit (or draw 3)
+ * waiting can cost a redeal (or change which cards the draws show), so it is not used. */
+static void mark_talon_pairs(Frame *F, const Rules *R) {
+    if (R->dc != 1 || R->limit >= 0 || R->fret) return;
+    for (int x = 0; x < F->nmv; x++)
+        if (F->mv[x].kind == MV_T2C) F->mv[x].mk = MK_TALON;
+}
+
 /* ---- solution output ---- */
 
 static int out_push(Out *o, int kind, int a, int b) {
@@ -888,7 +914,10 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
         visit(&t, &fr[0].s);
         fr[0].pend = -1;
         if (!R->fret && dead_position(&fr[0].s)) depth = -1;  /* lost as it stands */
-        else gen_moves(&fr[0], R, restricted, -1);
+        else {
+            gen_moves(&fr[0], R, restricted, -1);
+            if (reduce && !restricted) mark_talon_pairs(&fr[0], R);
+        }
     }
     while (found < 0) {
         if (depth < 0) {
@@ -941,8 +970,9 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
             /* the first half of a pair: no safe moves, no table, only the moves that serve it */
             if (depth + 1 >= MAXDEPTH) { aborted = 1; continue; }
             C->nauto = 0;
-            C->pend = m.a;
-            gen_moves(C, R, 0, m.a);
+            C->pend = m.mk == MK_TALON ? m.b : m.a;
+            gen_moves(C, R, 0, C->pend);
+            if (reduce) mark_talon_pairs(C, R);   /* a talon card as the purpose has its own */
             /* Moving the same run straight back (from column m.b, from the place it landed)
              * only gives back F's position, which is in the table (it was visited, and an entry
              * is only ever replaced by one that covers it), so that child would be pruned: it
@@ -951,6 +981,7 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
             for (int x = 0; x < C->nmv; x++) {
                 const Mv *cm = &C->mv[x];
                 if (reduce && cm->kind == MV_C2C && cm->a == m.b && cm->k == F->s.n[m.b]) continue;
+                if (m.mk == MK_TALON && cm->kind == MV_C2F) continue;   /* y going on: dominated */
                 C->mv[w++] = *cm;
             }
             C->nmv = w;
@@ -1027,6 +1058,7 @@ static int search(const St *start, const Rules *R, long long node_limit, double 
         if (!R->fret && dead_position(&C->s)) { ndead++; continue; }
         if (depth + 1 >= MAXDEPTH) { aborted = 1; continue; }
         gen_moves(C, R, restricted, -1);
+        if (reduce && !restricted) mark_talon_pairs(C, R);
         depth++;
     }
     int status;
@@ -1218,11 +1250,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     PyObject *columns, *talon, *found;
     int ptr, redeals_used, dc, limit, fret, reverses, table_bits;
     long long node_limit, quick_nodes = 0, layer_bytes = 0;
-    int reduce = 1;
+    int reduce = 1, relax = 1;
     double time_limit;
-    if (!PyArg_ParseTuple(args, "OOiOiiiiiLdi|LLp", &columns, &talon, &ptr, &found, &redeals_used, &dc, &limit,
+    if (!PyArg_ParseTuple(args, "OOiOiiiiiLdi|LLpp", &columns, &talon, &ptr, &found, &redeals_used, &dc, &limit,
                           &fret, &reverses, &node_limit, &time_limit, &table_bits, &quick_nodes, &layer_bytes,
-                          &reduce))
+                          &reduce, &relax))
         return NULL;
     St s;
     memset(&s, 0, sizeof s);
@@ -1285,16 +1317,32 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
                 quick += more;
             }
         }
+        long long relaxed = 0;
+        if (status == -1 && relax && dc == 1 && R.limit >= 0 && !fret) {
+            /* the relaxation (see RELAX_SHARE): the same position without a redeal limit */
+            double left = time_limit > 0 ? (time_limit - (now_s() - t0)) * RELAX_SHARE : 0;
+            long long nl = node_limit > 0 ? (long long)((node_limit - quick) * RELAX_SHARE) : 0;
+            if (!((time_limit > 0 && left <= 0) || (node_limit > 0 && nl <= 0))) {
+                Rules U = R;
+                U.limit = -1;
+                status = search(&s, &U, nl, left, table_bits, 0, 0, reduce, &relaxed, &out);
+                if (status == 1) {
+                    int used = s.redeals;
+                    for (int i = 0; i < out.n; i += 3) used += out.v[i] == OUT_REDEAL;
+                    if (used > R.limit) { status = -1; out.n = 0; }   /* a win, but not within the limit */
+                }
+            }
+        }
         if (status == -1) {
             double left = time_limit > 0 ? time_limit - (now_s() - t0) : 0;
-            long long nl = node_limit > 0 ? node_limit - quick : 0;
+            long long nl = node_limit > 0 ? node_limit - quick - relaxed : 0;
             if ((time_limit > 0 && left <= 0) || (node_limit > 0 && nl <= 0)) {
                 nodes = 0;
             } else {
                 status = search(&s, &R, nl, left, table_bits, layer_bytes, 0, reduce, &nodes, &out);
             }
         }
-        nodes += quick;
+        nodes += quick + relaxed;
     }
     Py_END_ALLOW_THREADS
     if (status == -2) { free(out.v); return PyErr_NoMemory(); }
