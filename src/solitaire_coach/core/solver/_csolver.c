@@ -415,6 +415,22 @@ static void do_autos_out(Frame *F, const Rules *R, Out *out) {
                 again = 1;
             }
         }
+        if (R->dc == 1 && R->limit < 0 && !R->reverses && !again) {
+            /* without a redeal limit every talon card can be brought to the top of the waste at
+             * any time, so the safe-move argument holds for each of them, not only the top one:
+             * draw on to it (or redeal and draw to it) and play it up */
+            for (int idx = 0; idx < s->nt; idx++) {
+                int c = s->talon[idx];
+                if (next_up(s, c) && safe_up(s, c, R->fret)) {
+                    Mv m = {MV_T2F, 0, 0, (uint8_t)(idx + 1 >= s->ptr ? 0 : 1), (uint8_t)(idx + 1), 0, MK_FREE, 0};
+                    if (out) emit(out, s, &m, R);
+                    apply(s, &m, R);
+                    F->autos[F->nauto++] = m;
+                    again = 1;
+                    break;
+                }
+            }
+        }
     }
 }
 
