@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 
@@ -58,6 +59,21 @@ def test_trivial_endgame_is_won():
     assert result.status == "won"
     assert state.play_all(result.moves).is_won()
     assert [m.text for m in result.moves] == ["1-f", "2-f"]
+
+
+def test_without_a_redeal_limit_safe_talon_cards_go_up_from_anywhere():
+    """Draw 1 without a redeal limit, a safe card anywhere in the talon goes up at once (it
+    can be reached at any time): tens buried in the stock under the kings are played
+    without a search, and the line says how (draws, a redeal). With a redeal limit only the
+    waste's top card is played that way."""
+    talon = tuple(Card(r, s) for r in (13, 12, 11, 10) for s in range(4))  # the tens last
+    state = GameState(EMPTY, EMPTY, talon, (), foundations=(9, 9, 9, 9), rules=Rules(redeal_limit=None))
+    result = solve(state, quick_pass=False)
+    assert result.won and result.nodes == 0
+    assert state.play_all(result.moves).is_won()
+    assert any(m.kind is MoveKind.REDEAL for m in result.moves)
+    limited = solve(dataclasses.replace(state, rules=Rules(redeal_limit=3)), quick_pass=False, relaxation=False)
+    assert limited.won and limited.nodes > 0
 
 
 def test_unknown_cards_are_refused():
