@@ -214,7 +214,12 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
 
 
 class BestStrategy:
-    """Hindsight optimisation over sampled layouts, with a full-information solver."""
+    """Hindsight optimisation over sampled layouts, with a full-information solver.
+
+    Every solve here passes ``relaxation=False``: with the few thousand positions a sampled
+    layout gets, the solver's first pass without the redeal limit would take half of them,
+    and the strength figures in the README were measured without it (the solver's default
+    turned it on later)."""
 
     name = "best"
 
@@ -333,7 +338,7 @@ class BestStrategy:
         elif self._failed_full == state:
             return None
         else:
-            result = solve(state, node_limit=self.solve_node_limit)
+            result = solve(state, node_limit=self.solve_node_limit, relaxation=False)
             if result.status == "lost":
                 return Advice("lost", None, "The game cannot be won from here: every line was searched", proven=True)
             if result.status != "won":
@@ -392,8 +397,8 @@ class BestStrategy:
                 # win/loss only: the solver's effort varies from move to move by chance,
                 # and a maximum over many moves' efforts would charge positions with many
                 # options for that noise rather than for what the player cannot see
-                seeing = _outcome(solve(truth, node_limit=self.node_limit, verify=False))
-                blind = _outcome(solve(truth.play(options[choice]), node_limit=self.node_limit, verify=False))
+                seeing = _outcome(solve(truth, node_limit=self.node_limit, verify=False, relaxation=False))
+                blind = _outcome(solve(truth.play(options[choice]), node_limit=self.node_limit, verify=False, relaxation=False))
                 cost[j] += seeing - blind
             n += 1
         return ({j: c / max(1, n) for j, c in cost.items()}, n)
@@ -431,9 +436,9 @@ class BestStrategy:
                 if len(options) <= 1:
                     for truth in truths:
                         leaf = truth.play(options[0]) if options else truth
-                        total += self._score(solve(leaf, node_limit=self.node_limit, verify=False))
+                        total += self._score(solve(leaf, node_limit=self.node_limit, verify=False, relaxation=False))
                     continue
-                total += max(sum(self._score(solve(truth.play(m), node_limit=self.node_limit, verify=False))
+                total += max(sum(self._score(solve(truth.play(m), node_limit=self.node_limit, verify=False, relaxation=False))
                                  for truth in truths) for m in options)
             values[j] = total / max(1, len(kept))
         return values
@@ -467,7 +472,7 @@ class BestStrategy:
         for _ in range(self.look_samples):
             layout = sample_layout(view, rng)
             for k, m in enumerate(fresh):
-                totals[k] += self._score(solve(layout.play(m), node_limit=self.node_limit, verify=False))
+                totals[k] += self._score(solve(layout.play(m), node_limit=self.node_limit, verify=False, relaxation=False))
         return fresh, max(range(len(fresh)), key=lambda k: (totals[k], -k))
 
     def _sampled(self, state: GameState, moves: list[Move]) -> Advice:
@@ -487,7 +492,7 @@ class BestStrategy:
         for i in range(n_samples):
             sample = sample_layout(state, rng)
             for j in active:
-                result = solve(sample.play(candidates[j]), node_limit=self.node_limit, verify=False)
+                result = solve(sample.play(candidates[j]), node_limit=self.node_limit, verify=False, relaxation=False)
                 tried[j] += 1
                 won[j] += result.status == "won"
                 score = self._score(result)
