@@ -51,8 +51,8 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 
 @pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
                                      dict(draw_margin=0.1), dict(tree=3, look_moves=2),
-                                     dict(samples=6, tree=3, look_moves=2, tree_blend=True)],
-                         ids=["look", "draw_margin", "tree", "tree_blend"])
+                                     dict(samples=6, tree=3, look_moves=2, tree_blend=True), dict(relax=True)],
+                         ids=["look", "draw_margin", "tree", "tree_blend", "relax"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on
@@ -186,3 +186,22 @@ def test_tree_makes_a_move_that_shows_nothing_commit_to_one_follow_up():
               for m in options] for s in kept]
     assert values[j] == pytest.approx(max(sum(row[k] for row in table) for k in range(len(options))) / 4)
     assert values[j] <= sum(max(row) for row in table) / 4 + 1e-9
+
+
+@pytest.mark.parametrize("relax", [False, True])
+def test_relax_option_reaches_every_solve(relax, monkeypatch):
+    """``relax`` (off by default: it measured weaker) is passed to every solve the strategy
+    makes, sampled layouts and full-information endgames alike."""
+    import solitaire_coach.core.best as best_module
+
+    seen_flags = []
+    real_solve = best_module.solve
+
+    def recording_solve(state, **options):
+        seen_flags.append(options.get("relaxation"))
+        return real_solve(state, **options)
+
+    monkeypatch.setattr(best_module, "solve", recording_solve)
+    options = dict(FAST, relax=True) if relax else dict(FAST)
+    play(deal_for_seed(10), BestStrategy(**options), max_moves=30)
+    assert seen_flags and set(seen_flags) == {relax}

@@ -216,10 +216,10 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
 class BestStrategy:
     """Hindsight optimisation over sampled layouts, with a full-information solver.
 
-    Every solve here passes ``relaxation=False``: with the few thousand positions a sampled
-    layout gets, the solver's first pass without the redeal limit would take half of them,
-    and the strength figures in the README were measured without it (the solver's default
-    turned it on later)."""
+    Every solve here passes ``relaxation=relax`` (off by default): with the few thousand
+    positions a sampled layout gets, the solver's first pass without the redeal limit would
+    take half of them, and the strength figures in the README were measured without it (the
+    solver's default turned it on later)."""
 
     name = "best"
 
@@ -227,7 +227,8 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
-                 draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, **_options) -> None:
+                 draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, relax: bool = False,
+                 **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -259,6 +260,7 @@ class BestStrategy:
             raise ValueError(f"tree must be >= 0 (layouts for the two-move search), not {tree}")
         self.tree = tree
         self.tree_blend = bool(tree_blend)
+        self.relax = bool(relax)
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
@@ -338,7 +340,7 @@ class BestStrategy:
         elif self._failed_full == state:
             return None
         else:
-            result = solve(state, node_limit=self.solve_node_limit, relaxation=False)
+            result = solve(state, node_limit=self.solve_node_limit, relaxation=self.relax)
             if result.status == "lost":
                 return Advice("lost", None, "The game cannot be won from here: every line was searched", proven=True)
             if result.status != "won":
@@ -397,8 +399,8 @@ class BestStrategy:
                 # win/loss only: the solver's effort varies from move to move by chance,
                 # and a maximum over many moves' efforts would charge positions with many
                 # options for that noise rather than for what the player cannot see
-                seeing = _outcome(solve(truth, node_limit=self.node_limit, verify=False, relaxation=False))
-                blind = _outcome(solve(truth.play(options[choice]), node_limit=self.node_limit, verify=False, relaxation=False))
+                seeing = _outcome(solve(truth, node_limit=self.node_limit, verify=False, relaxation=self.relax))
+                blind = _outcome(solve(truth.play(options[choice]), node_limit=self.node_limit, verify=False, relaxation=self.relax))
                 cost[j] += seeing - blind
             n += 1
         return ({j: c / max(1, n) for j, c in cost.items()}, n)
@@ -436,9 +438,9 @@ class BestStrategy:
                 if len(options) <= 1:
                     for truth in truths:
                         leaf = truth.play(options[0]) if options else truth
-                        total += self._score(solve(leaf, node_limit=self.node_limit, verify=False, relaxation=False))
+                        total += self._score(solve(leaf, node_limit=self.node_limit, verify=False, relaxation=self.relax))
                     continue
-                total += max(sum(self._score(solve(truth.play(m), node_limit=self.node_limit, verify=False, relaxation=False))
+                total += max(sum(self._score(solve(truth.play(m), node_limit=self.node_limit, verify=False, relaxation=self.relax))
                                  for truth in truths) for m in options)
             values[j] = total / max(1, len(kept))
         return values
@@ -472,7 +474,7 @@ class BestStrategy:
         for _ in range(self.look_samples):
             layout = sample_layout(view, rng)
             for k, m in enumerate(fresh):
-                totals[k] += self._score(solve(layout.play(m), node_limit=self.node_limit, verify=False, relaxation=False))
+                totals[k] += self._score(solve(layout.play(m), node_limit=self.node_limit, verify=False, relaxation=self.relax))
         return fresh, max(range(len(fresh)), key=lambda k: (totals[k], -k))
 
     def _sampled(self, state: GameState, moves: list[Move]) -> Advice:
@@ -492,7 +494,7 @@ class BestStrategy:
         for i in range(n_samples):
             sample = sample_layout(state, rng)
             for j in active:
-                result = solve(sample.play(candidates[j]), node_limit=self.node_limit, verify=False, relaxation=False)
+                result = solve(sample.play(candidates[j]), node_limit=self.node_limit, verify=False, relaxation=self.relax)
                 tried[j] += 1
                 won[j] += result.status == "won"
                 score = self._score(result)
