@@ -327,6 +327,24 @@ def _played_out(seed: int, rules: Rules, n: int, rng: random.Random) -> GameStat
     return state
 
 
+def _same_answers(states, node_limit: int, label: str, **rule_off):
+    """Solve each state (exhaustive search only) as the solver is and with ``rule_off`` (the
+    options that turn a rule off): every answer both decide must be the same, and none may be
+    "lost" only with the rule off. Returns the common answers and the positions each used."""
+    answers, nodes = [], [0, 0]
+    for n, state in enumerate(states):
+        on = solve(state, node_limit=node_limit, quick_pass=False)
+        off = solve(state, node_limit=node_limit, quick_pass=False, **rule_off)
+        if on.decided and off.decided:
+            assert on.status == off.status, f"position {n}: {on.status} with {label}, {off.status} without"
+            answers.append(on.status)
+            nodes[0] += on.nodes
+            nodes[1] += off.nodes
+        else:  # a position only one of them decides is decided within the other's budget too
+            assert not (off.decided and off.lost), f"position {n}: lost without {label}, unknown with"
+    return answers, nodes
+
+
 @pytest.mark.parametrize("rules", [Rules(redeal_limit=1), Rules(redeal_limit=2), Rules(redeal_limit=3)])
 def test_reductions_leave_every_answer_unchanged(rules, monkeypatch, capfd):
     """The exhaustive search does not make children it can tell the table covers: a run moved
@@ -336,18 +354,8 @@ def test_reductions_leave_every_answer_unchanged(rules, monkeypatch, capfd):
     same search making every child, with fewer positions, and the reductions must occur."""
     monkeypatch.setenv("SOLVER_DEBUG", "1")
     rng = random.Random(3)
-    answers, nodes = [], [0, 0]
-    for seed in range(30):
-        state = _played_out(seed, rules, 70, rng)
-        reduced = solve(state, node_limit=300_000, quick_pass=False)
-        full = solve(state, node_limit=300_000, quick_pass=False, reductions=False)
-        if reduced.decided and full.decided:
-            assert reduced.status == full.status, f"seed {seed}: {reduced.status} with reductions, {full.status} without"
-            answers.append(reduced.status)
-            nodes[0] += reduced.nodes
-            nodes[1] += full.nodes
-        else:  # a position only one of them decides is decided within the other's budget too
-            assert not (full.decided and full.lost), f"seed {seed}: lost without reductions, unknown with"
+    states = [_played_out(seed, rules, 70, rng) for seed in range(30)]
+    answers, nodes = _same_answers(states, 300_000, "reductions", reductions=False)
     assert answers.count("lost") >= 8 and answers.count("won") >= 1, answers
     assert nodes[0] < nodes[1], nodes
     stats = re.findall(r"(\d+) asleep \((\d+) talon\)", capfd.readouterr().err)
@@ -362,18 +370,8 @@ def test_talon_pairs_without_a_redeal_limit_leave_every_answer_unchanged():
     search decides them."""
     rules = Rules(redeal_limit=None)
     rng = random.Random(13)
-    answers, nodes = [], [0, 0]
-    for seed in range(30):
-        state = _played_out(seed, rules, rng.choice((30, 50, 70)), rng)
-        paired = solve(state, node_limit=400_000, quick_pass=False)
-        full = solve(state, node_limit=400_000, quick_pass=False, reductions=False)
-        if paired.decided and full.decided:
-            assert paired.status == full.status, f"seed {seed}: {paired.status} with talon pairs, {full.status} without"
-            answers.append(paired.status)
-            nodes[0] += paired.nodes
-            nodes[1] += full.nodes
-        else:
-            assert not full.decided, f"seed {seed}: {full.status} without talon pairs, unknown with"
+    states = [_played_out(seed, rules, rng.choice((30, 50, 70)), rng) for seed in range(30)]
+    answers, nodes = _same_answers(states, 400_000, "talon pairs", reductions=False)
     assert answers.count("lost") >= 5 and answers.count("won") >= 5, answers
     assert nodes[0] < nodes[1] * 0.7, nodes
     rng = random.Random(17)
@@ -392,12 +390,8 @@ def test_relaxation_without_the_redeal_limit_agrees(rules, monkeypatch, capfd):
     states = [_talon_endgame(rng, rules) for _ in range(30)] + [_random_endgame(rng, rules) for _ in range(20)]
     decided, outcomes, _ = _against_plain_search(states, quick_pass=False)
     assert decided >= 30 and "won" in outcomes, (decided, outcomes)
-    for seed in range(15):
-        state = _played_out(seed, rules, 60, rng)
-        relaxed = solve(state, node_limit=400_000, quick_pass=False)
-        plain = solve(state, node_limit=400_000, quick_pass=False, relaxation=False)
-        if relaxed.decided and plain.decided:
-            assert relaxed.status == plain.status, f"seed {seed}: {relaxed.status} relaxed, {plain.status} not"
+    _same_answers([_played_out(seed, rules, 60, rng) for seed in range(15)], 400_000, "the relaxation",
+                  relaxation=False)
     passes = re.findall(r"dfs: status (-?\d+) .* layered (\d)", capfd.readouterr().err)
     relaxed_lost = sum(1 for status, layered in passes if status == "0" and layered == "0")
     relaxed_won = sum(1 for (s1, l1), (_, l2) in zip(passes, passes[1:]) if s1 == "1" and l1 == "0" and l2 != "0")
