@@ -34,7 +34,12 @@
  *  5. children the table would prune are not made at all (fewer positions generated, the
  *     same positions searched): moving a run straight back where it came from in a pair,
  *     and "sleeping moves" at a set-aside position, whose child a position searched earlier
- *     reaches in one move (search: "Sleeping moves").
+ *     reaches in one move (search: "Sleeping moves");
+ *  6. draw 1 without a redeal limit (any talon card can be reached at any time): every safe
+ *     talon card goes up at once (do_autos_out), and a talon card goes on the tableau only
+ *     together with a card put onto it (mark_talon_pairs);
+ *  7. draw 1 with a redeal limit: the same position is searched first without the limit
+ *     (RELAX_SHARE; its "lost" is a proof here too).
  * Rules 1 (the wider part), 3 and 4 are used without foundation returns only where said.
  * Why pairs are sound: take a winning line with the fewest tableau/foundation moves. If it
  * plays such a move M (run R off e onto d; or the whole pile R off column i onto d), look at
@@ -49,7 +54,7 @@
  *
  * Python API: solve(columns, talon, ptr, foundations, redeals_used, draw_count,
  *                   redeal_limit, foundation_return, redeal_reverses, node_limit,
- *                   time_limit, table_bits[, quick_nodes[, layer_bytes[, reduce]]]) -> (status, moves, nodes)
+ *                   time_limit, table_bits[, quick_nodes[, layer_bytes[, reduce[, relax]]]]) -> (status, moves, nodes)
  *   columns: 7 tuples (hidden: bytes, faceup: bytes) of card indexes suit*13+rank-1
  *   talon: bytes, waste bottom..top then stock next..last; ptr = len(waste)
  *   status: 1 won, 0 lost, -1 unknown (a limit was hit)
@@ -108,8 +113,8 @@ typedef struct {
     int16_t score;
 } Mv;
 
-/* Kinds of column-to-column moves the exhaustive search plays only as the first half of a
- * pair (see gen_moves and search): */
+/* Kinds of moves the exhaustive search plays only as the first half of a pair (see
+ * gen_moves, mark_talon_pairs and search): */
 enum { MK_FREE = 0, MK_PARTIAL = 1, MK_EMPTY = 2, MK_TALON = 3 };
 
 typedef struct {
@@ -1342,6 +1347,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
                 Rules U = R;
                 U.limit = -1;
                 status = search(&s, &U, nl, left, table_bits, 0, 0, reduce, &relaxed, &out);
+                if (status == -2) status = -1;   /* no room for it: the search under the limit may fit */
                 if (status == 1) {
                     int used = s.redeals;
                     for (int i = 0; i < out.n; i += 3) used += out.v[i] == OUT_REDEAL;
