@@ -354,6 +354,10 @@ class BestStrategy:
                   f"{left} move{'s' if left != 1 else ''} to finish")
         return Advice("move", move, describe_move(state, move), reason, proven=True)
 
+    def _solve_layout(self, layout: GameState):
+        """The solver on one sampled layout, with this strategy's budget a layout."""
+        return solve(layout, node_limit=self.node_limit, verify=False, relaxation=self.relax)
+
     def _score(self, result) -> float:
         """A layout's value after a move: 0 lost, about 1 to 2 won, ``unknown_value`` undecided."""
         if result.status == "won":
@@ -399,8 +403,8 @@ class BestStrategy:
                 # win/loss only: the solver's effort varies from move to move by chance,
                 # and a maximum over many moves' efforts would charge positions with many
                 # options for that noise rather than for what the player cannot see
-                seeing = _outcome(solve(truth, node_limit=self.node_limit, verify=False, relaxation=self.relax))
-                blind = _outcome(solve(truth.play(options[choice]), node_limit=self.node_limit, verify=False, relaxation=self.relax))
+                seeing = _outcome(self._solve_layout(truth))
+                blind = _outcome(self._solve_layout(truth.play(options[choice])))
                 cost[j] += seeing - blind
             n += 1
         return ({j: c / max(1, n) for j, c in cost.items()}, n)
@@ -438,9 +442,9 @@ class BestStrategy:
                 if len(options) <= 1:
                     for truth in truths:
                         leaf = truth.play(options[0]) if options else truth
-                        total += self._score(solve(leaf, node_limit=self.node_limit, verify=False, relaxation=self.relax))
+                        total += self._score(self._solve_layout(leaf))
                     continue
-                total += max(sum(self._score(solve(truth.play(m), node_limit=self.node_limit, verify=False, relaxation=self.relax))
+                total += max(sum(self._score(self._solve_layout(truth.play(m)))
                                  for truth in truths) for m in options)
             values[j] = total / max(1, len(kept))
         return values
@@ -474,7 +478,7 @@ class BestStrategy:
         for _ in range(self.look_samples):
             layout = sample_layout(view, rng)
             for k, m in enumerate(fresh):
-                totals[k] += self._score(solve(layout.play(m), node_limit=self.node_limit, verify=False, relaxation=self.relax))
+                totals[k] += self._score(self._solve_layout(layout.play(m)))
         return fresh, max(range(len(fresh)), key=lambda k: (totals[k], -k))
 
     def _sampled(self, state: GameState, moves: list[Move]) -> Advice:
@@ -494,7 +498,7 @@ class BestStrategy:
         for i in range(n_samples):
             sample = sample_layout(state, rng)
             for j in active:
-                result = solve(sample.play(candidates[j]), node_limit=self.node_limit, verify=False, relaxation=self.relax)
+                result = self._solve_layout(sample.play(candidates[j]))
                 tried[j] += 1
                 won[j] += result.status == "won"
                 score = self._score(result)
