@@ -205,3 +205,17 @@ def test_relax_option_reaches_every_solve(relax, monkeypatch):
     options = dict(FAST, relax=True) if relax else dict(FAST)
     play(deal_for_seed(10), BestStrategy(**options), max_moves=30)
     assert seen_flags and set(seen_flags) == {relax}
+
+
+def test_ease_defaults_by_draw_count():
+    """Easy wins on sampled layouts count more in draw 3 (2.0) than in draw 1 (1.0), as
+    measured; an explicit ``ease`` is kept for both."""
+    for draw, expected in ((1, 1.0), (3, 2.0)):
+        state = GameState.from_deal(deal_for_seed(4), Rules(draw_count=draw, redeal_limit=None if draw == 3 else 3))
+        view = state.masked({c for run in state.faceup for c in run})
+        default, fixed = BestStrategy(**FAST), BestStrategy(**dict(FAST, ease=0.5))
+        default.advise(view, [])
+        fixed.advise(view, [])
+        assert (default.ease, fixed.ease) == (expected, 0.5)
+    with pytest.raises(ValueError, match="ease"):
+        BestStrategy(ease=-1)

@@ -213,6 +213,13 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
     return view
 
 
+# How much more an easy win on a sampled layout counts than a hard one (``ease``), by draw
+# count. Draw 3 (unlimited redeals) measured better at 2.0 than at 1.0 on three sets of 100
+# to 200 deals each, 31 deals gained against 17 lost over seeds 0..399 (sign test p = 0.06);
+# draw 1 keeps the 1.0 its figures were measured with.
+DEFAULT_EASE = {1: 1.0, 3: 2.0}
+
+
 class BestStrategy:
     """Hindsight optimisation over sampled layouts, with a full-information solver.
 
@@ -224,7 +231,7 @@ class BestStrategy:
     name = "best"
 
     def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 96, min_samples: int = 4,
-                 node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float = 1.0,
+                 node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
                  draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, relax: bool = False,
@@ -241,7 +248,10 @@ class BestStrategy:
         self.min_samples = min(min_samples, samples)
         self.node_limit = node_limit
         self.solve_node_limit = solve_node_limit
-        self.ease = ease
+        if ease is not None and ease < 0:
+            raise ValueError(f"ease must be >= 0, not {ease}")
+        self.ease_option = ease
+        self.ease = DEFAULT_EASE[1] if ease is None else ease  # set for the rules at each advice
         self.scout = scout
         self.unknown_value = unknown_value
         self.drop = drop
@@ -278,6 +288,7 @@ class BestStrategy:
             self._visited.clear()  # a new game
             self._looped.clear()
         self._history_len = len(history)
+        self.ease = DEFAULT_EASE[state.rules.draw_count] if self.ease_option is None else self.ease_option
         self._visited.add(self._position_key(state))
         moves = state.legal_moves()
         if not moves:
