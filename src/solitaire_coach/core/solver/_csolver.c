@@ -1267,6 +1267,12 @@ static int read_bytes(PyObject *obj, uint8_t *dst, int maxn, const char *what) {
     return (int)len;
 }
 
+/* Is a pass's share of the budget used up before it starts (left seconds, nodes_left
+ * positions; a limit of 0 is none)? */
+static inline int budget_spent(double time_limit, double left, long long node_limit, long long nodes_left) {
+    return (time_limit > 0 && left <= 0) || (node_limit > 0 && nodes_left <= 0);
+}
+
 static PyObject *py_solve(PyObject *self, PyObject *args) {
     PyObject *columns, *talon, *found;
     int ptr, redeals_used, dc, limit, fret, reverses, table_bits;
@@ -1343,7 +1349,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
             /* the relaxation (see RELAX_SHARE): the same position without a redeal limit */
             double left = time_limit > 0 ? (time_limit - (now_s() - t0)) * RELAX_SHARE : 0;
             long long nl = node_limit > 0 ? (long long)((node_limit - quick) * RELAX_SHARE) : 0;
-            if (!((time_limit > 0 && left <= 0) || (node_limit > 0 && nl <= 0))) {
+            if (!budget_spent(time_limit, left, node_limit, nl)) {
                 Rules U = R;
                 U.limit = -1;
                 status = search(&s, &U, nl, left, table_bits, 0, 0, reduce, &relaxed, &out);
@@ -1358,7 +1364,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         if (status == -1) {
             double left = time_limit > 0 ? time_limit - (now_s() - t0) : 0;
             long long nl = node_limit > 0 ? node_limit - quick - relaxed : 0;
-            if ((time_limit > 0 && left <= 0) || (node_limit > 0 && nl <= 0)) {
+            if (budget_spent(time_limit, left, node_limit, nl)) {
                 nodes = 0;
             } else {
                 status = search(&s, &R, nl, left, table_bits, layer_bytes, 0, reduce, &nodes, &out);
