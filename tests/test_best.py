@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
+from solitaire_coach.core.moves import MoveKind
+from solitaire_coach.core.solver import solve
 from solitaire_coach.core.advisor import make_strategy, strategy_names
 from solitaire_coach.core.best import BestStrategy, explain, is_safe_foundation_card, sample_layout
 
@@ -219,3 +223,31 @@ def test_ease_defaults_by_draw_count():
         assert (default.ease, fixed.ease) == (expected, 0.5)
     with pytest.raises(ValueError, match="ease"):
         BestStrategy(ease=-1)
+
+
+def _seed_310_position(hide: bool) -> GameState:
+    """Seed 310, draw 3, unlimited redeals, after 70 moves of a real game: the 2♥ on the
+    waste's top is a safe card, yet taking it loses (it shifts the talon's draws of three)."""
+    c = Card.parse
+    cols = [("", "KH QS JD 0S"), ("", "9H"), ("", "KS QD JC 0H 9S 8H 7S 6H 5S"), ("", ""),
+            ("6C KD 8C 4H", "7C 6D 5C 4D 3C"), ("2C", "JH"), ("0C AS 4C", "9D 8S 7H 6S 5D 4S 3H 2S")]
+    hidden = tuple(tuple(None if hide else c(x) for x in h.split()) for h, _ in cols)
+    faceup = tuple(tuple(c(x) for x in f.split()) for _, f in cols)
+    return GameState(hidden, faceup, tuple(c(x) for x in "5H 8D 0D QH KC".split()),
+                     tuple(c(x) for x in "QC 3S 9C 7D JS 2H".split()), foundations=(1, 3, 1, 0),
+                     redeals_used=5, rules=Rules(draw_count=3, redeal_limit=None))
+
+
+def test_draw_3_waste_card_is_never_taken_blind_as_safe():
+    truth = _seed_310_position(hide=False)
+    take = next(m for m in truth.legal_moves() if m.kind is MoveKind.WASTE_TO_FOUNDATION)
+    assert is_safe_foundation_card(truth, truth.waste[-1])
+    assert solve(truth, node_limit=100_000).status == "won"
+    assert solve(truth.play(take), node_limit=100_000).status == "lost"
+    advice = BestStrategy(**FAST).advise(_seed_310_position(hide=True))
+    assert advice.status == "move" and "sampled layout" in advice.reason, advice.line()
+    assert "safely" not in explain(truth, take)
+    # in draw 1 the same card goes up at once: every talon card stays within reach
+    draw1 = replace(_seed_310_position(hide=True), rules=Rules(draw_count=1, redeal_limit=None))
+    advice = BestStrategy(**FAST).advise(draw1)
+    assert advice.move.kind is MoveKind.WASTE_TO_FOUNDATION and "safely" in advice.reason

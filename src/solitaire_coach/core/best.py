@@ -7,7 +7,8 @@ the player has not seen (face-down tableau cards, stock cards not yet turned) is
 1. answers at once when the position decides it: the game is won, a column is
    waiting for a flip, no move is left (proven lost), a card may go to the
    foundation with no possible loss (a *safe* move: its tableau children are on
-   the foundations already), or only one move is legal;
+   the foundations already; in draw 3 only from a column, as taking a waste card
+   shifts the talon's draws of three), or only one move is legal;
 2. when every card is known, solves the position exactly (the full-information
    solver) and follows the solution, saying the game is won and how many moves are
    left, or that it is lost;
@@ -162,7 +163,10 @@ def explain(state: GameState, move: Move) -> str:
     if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION):
         text = f"the {card.symbol} is needed on the foundation"
         if is_safe_foundation_card(state, card):
-            text = f"the {card.symbol} can go up safely: no card can ever need it in the tableau"
+            if k is MoveKind.WASTE_TO_FOUNDATION and state.rules.draw_count != 1:
+                text += ", and no card can ever need it in the tableau"  # but see _safe_foundation_move
+            else:
+                text = f"the {card.symbol} can go up safely: no card can ever need it in the tableau"
         if k is MoveKind.COLUMN_TO_FOUNDATION and len(state.faceup[move.source]) == 1:
             if state.hidden[move.source]:
                 text += f", and it frees a face-down card in column {move.source + 1}"
@@ -187,8 +191,17 @@ def explain(state: GameState, move: Move) -> str:
 
 
 def _safe_foundation_move(state: GameState, moves: list[Move]) -> Move | None:
-    """The first of ``moves`` that puts a card on its foundation with no possible loss."""
+    """The first of ``moves`` that puts a card on its foundation with no possible loss.
+
+    In draw 3 a card taken off the waste is never such a move, however safe the card: it
+    shifts every talon card after it by one place, and so changes which cards the later
+    draws of three turn up. That can lose a won game (seed 310, draw 3, unlimited redeals:
+    the 2♥ from the waste made a won position lost), so there it is weighed like any other
+    move. Column cards, and the waste in draw 1 (where every talon card stays reachable),
+    are safe as the card is."""
     for move in moves:
+        if move.kind is MoveKind.WASTE_TO_FOUNDATION and state.rules.draw_count != 1:
+            continue
         if move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.WASTE_TO_FOUNDATION):
             if is_safe_foundation_card(state, state.moving_cards(move)[0]):
                 return move
