@@ -229,7 +229,7 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
 # How much more an easy win on a sampled layout counts than a hard one (``ease``), by draw
 # count. Draw 3 (unlimited redeals) measured better at 2.0 than at 1.0 on three sets of 100
 # to 200 deals each, 31 deals gained against 17 lost over seeds 0..399 (sign test p = 0.06);
-# draw 1 keeps the 1.0 its figures were measured with.
+# draw 1 keeps 1.0: 2.0 there won 551 of seeds 0..999 against 555 (55 gained, 59 lost).
 DEFAULT_EASE = {1: 1.0, 3: 2.0}
 
 
