@@ -32,6 +32,8 @@ class GameRecord:
     seconds: float = 0.0
     think_ms: list[float] = field(default_factory=list)
     label: str = ""
+    states: list = field(default_factory=list)  # with keep_states: the true position at each advice
+    advice: list = field(default_factory=list)  # with keep_states: each advice given
 
     def log_text(self) -> str:
         return format_log(self.deal, self.moves, self.cards, self.result)
@@ -39,9 +41,10 @@ class GameRecord:
 
 def play_game(deal: Sequence[Card], strategy_name: str = "baseline", rules: Rules = DEFAULT_RULES,
               max_moves: int = 1500, check_sync: bool = True, strategy_options: dict | None = None,
-              label: str = "") -> GameRecord:
+              label: str = "", keep_states: bool = False) -> GameRecord:
     """Play ``deal`` on a virtual table: advice from the tracker's knowledge only, the
-    advised move done on the true layout, the camera's snapshot fed back to the tracker."""
+    advised move done on the true layout, the camera's snapshot fed back to the tracker.
+    With ``keep_states`` the record also keeps every true position and every advice."""
     strategy = make_strategy(strategy_name, **(strategy_options or {}))
     table = VirtualTable.from_deal(deal, rules)
     tracker = TableTracker(rules)
@@ -54,6 +57,9 @@ def play_game(deal: Sequence[Card], strategy_name: str = "baseline", rules: Rule
         t0 = time.perf_counter()
         advice = strategy.advise(tracker.state, tracker.history)
         record.think_ms.append((time.perf_counter() - t0) * 1000)
+        if keep_states:
+            record.states.append(table.state)
+            record.advice.append(advice)
         if advice.status == "won":
             record.result = "won"
             break
