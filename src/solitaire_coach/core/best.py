@@ -69,7 +69,8 @@ _STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
 def is_safe_foundation_card(state: GameState, card: Card) -> bool:
     """True if ``card`` may go to its foundation with no possible loss: an ace or a two,
     or a card whose two possible tableau children (the opposite colour, one lower)
-    are on the foundations already. Needs the foundation to accept the card."""
+    are on the foundations already. Needs the foundation to accept the card. (For a card
+    on the waste in draw 3 the move can still lose: see ``_safe_foundation_move``.)"""
     if state.foundations[card.suit] + 1 != card.rank:
         return False
     if card.rank <= 2:
