@@ -70,7 +70,7 @@ def is_safe_foundation_card(state: GameState, card: Card) -> bool:
     """True if ``card`` may go to its foundation with no possible loss: an ace or a two,
     or a card whose two possible tableau children (the opposite colour, one lower)
     are on the foundations already. Needs the foundation to accept the card. (For a card
-    on the waste in draw 3 the move can still lose: see ``_safe_foundation_move``.)"""
+    on the waste in draw 3 the move can still lose: see ``is_safe_foundation_move``.)"""
     if state.foundations[card.suit] + 1 != card.rank:
         return False
     if card.rank <= 2:
@@ -163,11 +163,10 @@ def explain(state: GameState, move: Move) -> str:
     card = cards[0]
     if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION):
         text = f"the {card.symbol} is needed on the foundation"
-        if is_safe_foundation_card(state, card):
-            if k is MoveKind.WASTE_TO_FOUNDATION and state.rules.draw_count != 1:
-                text += ", and no card can ever need it in the tableau"  # but see _safe_foundation_move
-            else:
-                text = f"the {card.symbol} can go up safely: no card can ever need it in the tableau"
+        if is_safe_foundation_move(state, move):
+            text = f"the {card.symbol} can go up safely: no card can ever need it in the tableau"
+        elif is_safe_foundation_card(state, card):  # a draw-3 waste card: see is_safe_foundation_move
+            text += ", and no card can ever need it in the tableau"
         if k is MoveKind.COLUMN_TO_FOUNDATION and len(state.faceup[move.source]) == 1:
             if state.hidden[move.source]:
                 text += f", and it frees a face-down card in column {move.source + 1}"
@@ -191,8 +190,9 @@ def explain(state: GameState, move: Move) -> str:
     return f"brings the {card.symbol} back from the {SUIT_SYMBOLS[card.suit]} foundation"
 
 
-def _safe_foundation_move(state: GameState, moves: list[Move]) -> Move | None:
-    """The first of ``moves`` that puts a card on its foundation with no possible loss.
+def is_safe_foundation_move(state: GameState, move: Move) -> bool:
+    """True if ``move`` puts a card on its foundation with no possible loss: a safe card
+    (``is_safe_foundation_card``) from a column, or from the waste in draw 1.
 
     In draw 3 a card taken off the waste is never such a move, however safe the card: it
     shifts every talon card after it by one place, and so changes which cards the later
@@ -200,13 +200,17 @@ def _safe_foundation_move(state: GameState, moves: list[Move]) -> Move | None:
     the 2♥ from the waste made a won position lost), so there it is weighed like any other
     move. Column cards, and the waste in draw 1 (where every talon card stays reachable),
     are safe as the card is."""
-    for move in moves:
-        if move.kind is MoveKind.WASTE_TO_FOUNDATION and state.rules.draw_count != 1:
-            continue
-        if move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.WASTE_TO_FOUNDATION):
-            if is_safe_foundation_card(state, state.moving_cards(move)[0]):
-                return move
-    return None
+    if move.kind is MoveKind.WASTE_TO_FOUNDATION:
+        if state.rules.draw_count != 1:
+            return False
+    elif move.kind is not MoveKind.COLUMN_TO_FOUNDATION:
+        return False
+    return is_safe_foundation_card(state, state.moving_cards(move)[0])
+
+
+def _safe_foundation_move(state: GameState, moves: list[Move]) -> Move | None:
+    """The first of ``moves`` that puts a card on its foundation with no possible loss."""
+    return next((move for move in moves if is_safe_foundation_move(state, move)), None)
 
 
 def _outcome(result) -> float:
