@@ -16,7 +16,6 @@ that makes progress, going round the stock again).
 from __future__ import annotations
 
 import argparse
-import ast
 import collections
 import json
 import sys
@@ -24,8 +23,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from solitaire_coach.app.simulate import play_game
-from solitaire_coach.core import Rules, deal_for_seed
+from solitaire_coach.core import deal_for_seed
 from solitaire_coach.core.solver import solve
+from strength import rules_of, strategy_options  # bench/strength.py: options built as its runs build them
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -97,25 +97,19 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--json", help="write the rows here")
     args = p.parse_args(argv)
-    options = {"think_time": args.think_time}
     if args.from_json:
         with open(args.from_json) as f:
             data = json.load(f)
         seeds = [row[0] for row in data["rows"] if row[1] != "won"]
-        args.draw, args.redeals = data["args"]["draw"], data["args"]["redeals"]
-        options = {"think_time": data["args"]["think_time"], "seed": data["args"]["seed"]}
-        for name in ("samples", "node_limit"):
-            if data["args"].get(name):
-                options[name] = data["args"][name]
-        args.option = data["args"]["option"] + args.option
+        run = argparse.Namespace(**data["args"])  # the options and rules that run played with
+        run.option = run.option + args.option
     elif args.seeds:
         seeds = parse_seeds(args.seeds)
+        run = argparse.Namespace(strategy="best", draw=args.draw, redeals=args.redeals, think_time=args.think_time,
+                                 seed=0, samples=None, node_limit=None, option=args.option)
     else:
         p.error("give --seeds or --from-json")
-    for item in args.option:
-        name, _, value = item.partition("=")
-        options[name] = ast.literal_eval(value)
-    rules = Rules(draw_count=args.draw, redeal_limit=None if args.redeals == "unlimited" else int(args.redeals))
+    options, rules = strategy_options(run), rules_of(run)
     jobs = [(s, rules, options, args.nodes) for s in seeds]
     rows, start = [], time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:

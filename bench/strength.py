@@ -43,6 +43,28 @@ def _ceiling(job):
     return seed, result.status, result.nodes, result.seconds, _peak_mb()
 
 
+def rules_of(args) -> Rules:
+    """The rules named by a run's ``draw`` and ``redeals`` (a number or "unlimited")."""
+    return Rules(draw_count=args.draw, redeal_limit=None if args.redeals == "unlimited" else int(args.redeals))
+
+
+def strategy_options(args) -> dict:
+    """The strategy's options for a run (its ``args``, or the ``args`` a --json file keeps):
+    think time, seed, samples, node limit and each ``--option NAME=VALUE``; none but for
+    ``best``."""
+    if args.strategy != "best":
+        return {}
+    options = {"think_time": args.think_time, "seed": args.seed}
+    if args.samples:
+        options["samples"] = args.samples
+    if args.node_limit:
+        options["node_limit"] = args.node_limit
+    for item in args.option:
+        name, _, value = item.partition("=")
+        options[name] = ast.literal_eval(value)
+    return options
+
+
 def pct(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))] if values else 0.0
@@ -67,7 +89,7 @@ def main(argv=None) -> int:
                    help="extra strategy option (a Python literal), e.g. --option ease=1.0")
     p.add_argument("--json", help="write per-deal results here")
     args = p.parse_args(argv)
-    rules = Rules(draw_count=args.draw, redeal_limit=None if args.redeals == "unlimited" else int(args.redeals))
+    rules = rules_of(args)
     seeds = range(args.first, args.first + args.count)
     start = time.perf_counter()
     rows = []
@@ -75,16 +97,7 @@ def main(argv=None) -> int:
         jobs = [(s, rules, args.solver_time, args.solver_memory) for s in seeds]
         fn = _ceiling
     else:
-        options = {"think_time": args.think_time, "seed": args.seed}
-        if args.samples:
-            options["samples"] = args.samples
-        if args.node_limit:
-            options["node_limit"] = args.node_limit
-        for item in args.option:
-            name, _, value = item.partition("=")
-            options[name] = ast.literal_eval(value)
-        if args.strategy != "best":
-            options = {}
+        options = strategy_options(args)
         jobs = [(s, args.strategy, rules, options) for s in seeds]
         fn = _game
     with ProcessPoolExecutor(max_workers=args.workers) as pool:

@@ -13,6 +13,8 @@ SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "loss_trace.py"
 
 
 def _module():
+    if str(SCRIPT.parent) not in sys.path:  # it imports bench/strength.py, as it does when run
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("loss_trace", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
