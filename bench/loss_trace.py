@@ -11,6 +11,7 @@ that makes progress, going round the stock again).
 
     python bench/loss_trace.py --seeds 300-370 --draw 3 --redeals unlimited
     python bench/loss_trace.py --from-json best_d3.json --nodes 3000000 --json trace.json
+    python bench/loss_trace.py --seeds 0,45 --alternatives   # and every move weighed there
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def mistake_kind(reason: str) -> str:
 
 
 def trace(job) -> dict:
-    seed, rules, options, nodes = job
+    seed, rules, options, nodes, alternatives = job
     record = play_game(deal_for_seed(seed), "best", rules, strategy_options=options, keep_states=True)
     row = {"seed": seed, "result": record.result, "moves": len(record.moves)}
     if record.result == "won":
@@ -82,7 +83,20 @@ def trace(job) -> dict:
         advice = record.advice[at]
         row.update(at=at, move=advice.move.text, reason=advice.reason, kind=mistake_kind(advice.reason),
                    hidden=sum(len(h) for h in record.states[at].hidden))
+        if alternatives:
+            row["alternatives"] = weigh_alternatives(record.states[at], record.stats[at].get("scores", {}), nodes)
     return row
+
+
+def weigh_alternatives(truth, scores: dict, nodes: int) -> list:
+    """For each move the strategy weighed (``scores``: move text -> its sampled value), the
+    value and what the solver makes of the true position after it: [text, value, status],
+    best value first. Shows whether another move would have kept the game won, and how
+    far the sampling put it behind."""
+    legal = {m.text: m for m in truth.legal_moves()}
+    rows = [[text, round(value, 3), solve(truth.play(legal[text]), node_limit=nodes).status]
+            for text, value in scores.items() if text in legal]
+    return sorted(rows, key=lambda r: -r[1])
 
 
 def main(argv=None) -> int:
@@ -95,6 +109,8 @@ def main(argv=None) -> int:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--nodes", type=int, default=3_000_000, help="solver positions a solve (default 3 M)")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--alternatives", action="store_true",
+                   help="also solve the true position after each move weighed at the mistake, and print them")
     p.add_argument("--json", help="write the rows here")
     args = p.parse_args(argv)
     if args.from_json:
@@ -110,7 +126,7 @@ def main(argv=None) -> int:
     else:
         p.error("give --seeds or --from-json")
     options, rules = strategy_options(run), rules_of(run)
-    jobs = [(s, rules, options, args.nodes) for s in seeds]
+    jobs = [(s, rules, options, args.nodes, args.alternatives) for s in seeds]
     rows, start = [], time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         for n, row in enumerate(pool.map(trace, jobs, chunksize=1), 1):
@@ -120,6 +136,8 @@ def main(argv=None) -> int:
                 where = (f"won until move {row['at'] + 1}: {row['move']} ({row['reason']}), {row['hidden']} face down"
                          if "at" in row else "")
                 print(f"seed {row['seed']}: lost after {row['moves']} moves; deal {row['deal']}; {where}".rstrip("; "))
+                for text, value, status in row.get("alternatives", ()):
+                    print(f"    {text:8} sampled {value:.3f}  true position after it: {status}")
     lost = [r for r in rows if r["result"] != "won"]
     traced = [r for r in lost if "at" in r]
     print(f"{len(rows)} games, {len(lost)} lost; deals: " + ", ".join(

@@ -8,7 +8,8 @@ from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
 from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.solver import solve
 from solitaire_coach.core.advisor import make_strategy, strategy_names
-from solitaire_coach.core.best import BestStrategy, explain, is_safe_foundation_card, sample_layout
+from solitaire_coach.core.best import (UNKNOWN_WON_SHARE, BestStrategy, explain, is_safe_foundation_card,
+                                       sample_layout, unknown_won_share)
 
 import random
 
@@ -55,8 +56,9 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 
 @pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
                                      dict(draw_margin=0.1), dict(tree=3, look_moves=2),
-                                     dict(samples=6, tree=3, look_moves=2, tree_blend=True), dict(relax=True)],
-                         ids=["look", "draw_margin", "tree", "tree_blend", "relax"])
+                                     dict(samples=6, tree=3, look_moves=2, tree_blend=True), dict(relax=True),
+                                     dict(graded=True)],
+                         ids=["look", "draw_margin", "tree", "tree_blend", "relax", "graded"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on
@@ -251,3 +253,38 @@ def test_draw_3_waste_card_is_never_taken_blind_as_safe():
     draw1 = replace(_seed_310_position(hide=True), rules=Rules(draw_count=1, redeal_limit=None))
     advice = BestStrategy(**FAST).advise(draw1)
     assert advice.move.kind is MoveKind.WASTE_TO_FOUNDATION and "safely" in advice.reason
+
+
+def test_unknown_won_share_falls_with_the_distance_left():
+    """The calibrated chance that an undecided layout is won: the table's points exactly,
+    straight lines between them, flat beyond its ends, never rising with the distance."""
+    for draw, points in UNKNOWN_WON_SHARE.items():
+        for d, share in points:
+            assert unknown_won_share(d, draw) == pytest.approx(share)
+        values = [unknown_won_share(d, draw) for d in range(0, 260)]
+        assert all(a >= b for a, b in zip(values, values[1:]))
+        assert values[0] == points[0][1] and values[-1] == points[-1][1] == 0.0
+    (d0, v0), (d1, v1) = UNKNOWN_WON_SHARE[3][:2]
+    assert unknown_won_share((d0 + d1) // 2, 3) == pytest.approx(v0 + (v1 - v0) * ((d0 + d1) // 2 - d0) / (d1 - d0))
+
+
+def test_graded_values_an_undecided_layout_by_how_near_its_search_came():
+    """With ``graded`` an undecided layout is worth the calibrated share for its distance
+    (different layouts, different values); without it, ``unknown_value``. Wins and losses
+    score as before."""
+    state = GameState.from_deal(deal_for_seed(13), Rules(draw_count=3, redeal_limit=None))
+    graded, plain = BestStrategy(**dict(FAST, graded=True)), BestStrategy(**FAST)
+    for strategy in (graded, plain):  # each takes the rules' draw count (and ease) from an advice
+        strategy.advise(state.masked({c for run in state.faceup for c in run}), [])
+    rng = random.Random(5)
+    undecided = []
+    for _ in range(40):
+        result = solve(sample_layout(state.masked(), rng), node_limit=60, verify=False, relaxation=False)
+        if result.status == "unknown":
+            undecided.append(result)
+    assert len(undecided) >= 10 and all(r.closest is not None and r.closest > 0 for r in undecided)
+    values = {graded._score(r) for r in undecided}
+    assert values == {unknown_won_share(r.closest, 3) for r in undecided} and len(values) > 1
+    assert {plain._score(r) for r in undecided} == {plain.unknown_value}
+    won = solve(state, node_limit=100_000, verify=False)
+    assert won.status == "won" and graded._score(won) == plain._score(won) >= 1.0

@@ -89,6 +89,17 @@ def test_node_limit_gives_unknown():
     assert result.nodes <= 60
 
 
+def test_closest_says_how_near_the_quick_pass_came_to_a_win():
+    """``closest``: 0 for a win; for an undecided search a distance estimate that a larger
+    budget brings nearer (never further); None without a quick pass."""
+    state = GameState.from_deal(deal_for_seed(0), Rules(draw_count=3, redeal_limit=None))
+    small, larger = solve(state, node_limit=40), solve(state, node_limit=400)
+    assert small.status == "unknown" and 0 < small.closest < 4 * 21 + 2 * 52 + 24
+    assert larger.status == "won" and larger.closest == 0 or 0 < larger.closest <= small.closest
+    assert solve(state, node_limit=40, quick_pass=False).closest is None
+    assert solve(GameState.from_deal(deal_for_seed(2)), node_limit=100_000).closest == 0
+
+
 def _random_endgame(rng: random.Random, rules: Rules) -> GameState:
     """A random position with few cards left: foundations high, the rest scattered."""
     heights = [rng.randint(8, 12) for _ in range(4)]

@@ -34,6 +34,7 @@ class GameRecord:
     label: str = ""
     states: list = field(default_factory=list)  # with keep_states: the true position at each advice
     advice: list = field(default_factory=list)  # with keep_states: each advice given
+    stats: list = field(default_factory=list)  # with keep_states: the strategy's last_stats at each advice
 
     def log_text(self) -> str:
         return format_log(self.deal, self.moves, self.cards, self.result)
@@ -44,7 +45,8 @@ def play_game(deal: Sequence[Card], strategy_name: str = "baseline", rules: Rule
               label: str = "", keep_states: bool = False) -> GameRecord:
     """Play ``deal`` on a virtual table: advice from the tracker's knowledge only, the
     advised move done on the true layout, the camera's snapshot fed back to the tracker.
-    With ``keep_states`` the record also keeps every true position and every advice."""
+    With ``keep_states`` the record also keeps every true position, every advice and the
+    strategy's ``last_stats`` (if it has them) for each."""
     strategy = make_strategy(strategy_name, **(strategy_options or {}))
     table = VirtualTable.from_deal(deal, rules)
     tracker = TableTracker(rules)
@@ -60,6 +62,7 @@ def play_game(deal: Sequence[Card], strategy_name: str = "baseline", rules: Rule
         if keep_states:
             record.states.append(table.state)
             record.advice.append(advice)
+            record.stats.append(dict(getattr(strategy, "last_stats", {})))
         if advice.status == "won":
             record.result = "won"
             break

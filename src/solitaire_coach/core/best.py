@@ -231,6 +231,33 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
     return view
 
 
+# Share of the sampled layouts left undecided by the strategy's solve (3,000 positions) that
+# a solve with 300,000 positions decides won, by how near to a win the quick pass came
+# (``SolveResult.closest``; 0 is a win), as (distance, share) points joined by straight
+# lines. Measured by ``bench/unknown_calibration.py --first 1000 --count 16 --every 4``
+# (draw 1, 9,617 layouts) and ``... --draw 3 --redeals unlimited --every 8`` (6,341 layouts),
+# on seeds 1000..1015 (none of the benchmark's), bands of 10 smoothed to fall with the
+# distance; the layouts still undecided there are left out of the share. The README has the
+# tables.
+UNKNOWN_WON_SHARE = {
+    1: ((45, 0.90), (75, 0.80), (95, 0.68), (115, 0.56), (135, 0.45), (155, 0.30), (175, 0.20), (190, 0.0)),
+    3: ((55, 0.95), (85, 0.92), (95, 0.89), (105, 0.84), (115, 0.65), (125, 0.48), (135, 0.36), (145, 0.23),
+        (155, 0.14), (165, 0.09), (175, 0.04), (190, 0.0)),
+}
+
+
+def unknown_won_share(closest: int, draw_count: int) -> float:
+    """How likely an undecided sampled layout is won, from how near to a win its search
+    came (``UNKNOWN_WON_SHARE``)."""
+    points = UNKNOWN_WON_SHARE[draw_count]
+    if closest <= points[0][0]:
+        return points[0][1]
+    for (d0, v0), (d1, v1) in zip(points, points[1:]):
+        if closest <= d1:
+            return v0 + (v1 - v0) * (closest - d0) / (d1 - d0)
+    return points[-1][1]
+
+
 # How much more an easy win on a sampled layout counts than a hard one (``ease``), by draw
 # count. Draw 3 (unlimited redeals) measured better at 2.0 than at 1.0 on three sets of 100
 # to 200 deals each, 31 deals gained against 17 lost over seeds 0..399 (sign test p = 0.06);
@@ -253,7 +280,7 @@ class BestStrategy:
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
                  draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, relax: bool = False,
-                 **_options) -> None:
+                 graded: bool = False, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -289,6 +316,8 @@ class BestStrategy:
         self.tree = tree
         self.tree_blend = bool(tree_blend)
         self.relax = bool(relax)
+        self.graded = bool(graded)
+        self._draw_count = 1
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
@@ -299,6 +328,7 @@ class BestStrategy:
 
     # ---------------------------------------------------------------------------
     def advise(self, state: GameState, history: Sequence[Move] = ()) -> Advice:
+        self.last_stats = {}  # filled by a sampled decision
         done = terminal_advice(state)
         if done is not None:
             return done
@@ -307,6 +337,7 @@ class BestStrategy:
             self._looped.clear()
         self._history_len = len(history)
         self.ease = DEFAULT_EASE[state.rules.draw_count] if self.ease_option is None else self.ease_option
+        self._draw_count = state.rules.draw_count
         self._visited.add(self._position_key(state))
         moves = state.legal_moves()
         if not moves:
@@ -388,13 +419,19 @@ class BestStrategy:
         return solve(layout, node_limit=self.node_limit, verify=False, relaxation=self.relax)
 
     def _score(self, result) -> float:
-        """A layout's value after a move: 0 lost, about 1 to 2 won, ``unknown_value`` undecided."""
+        """A layout's value after a move: 0 lost, 1 to ``1 + ease`` won; undecided,
+        ``unknown_value``, or with ``graded`` how likely such a layout is won by how near to
+        a win its search came (``unknown_won_share``)."""
         if result.status == "won":
             # a win found with few nodes is a sturdy position (the solver sees every card;
             # a player who does not needs slack): easy wins count more
             return (1.0 + self.ease * (1.0 - math.log(result.nodes + 1) / self._log_limit)
                     + 0.001 * max(0, 400 - len(result.moves)) / 400)
-        return self.unknown_value if result.status == "unknown" else 0.0
+        if result.status != "unknown":
+            return 0.0
+        if self.graded and result.closest is not None:
+            return unknown_won_share(result.closest, self._draw_count)
+        return self.unknown_value
 
     def _look_ahead(self, state: GameState, candidates: list[Move], close: list[int],
                     kept: list[GameState], rng: random.Random) -> tuple[dict[int, float], int]:

@@ -50,12 +50,16 @@ class SolverError(ValueError):
 class SolveResult:
     """What the solver found: ``status`` is ``"won"``, ``"lost"`` or ``"unknown"``;
     ``moves`` a winning line when won (empty otherwise); ``nodes`` positions generated;
-    ``seconds`` wall time of the search."""
+    ``seconds`` wall time of the search; ``closest`` how near to a win the quick pass came:
+    the lowest estimate of the distance left (4 a face-down card, 2 a card not on the
+    foundations, 1 a card left in the talon, 3 a redeal used) among the positions it made,
+    0 when won, None when it made none (no quick pass, or the pure-Python solver)."""
 
     status: str
     moves: tuple[Move, ...]
     nodes: int
     seconds: float
+    closest: int | None = None
 
     @property
     def decided(self) -> bool:
@@ -159,7 +163,7 @@ def solve(state: GameState, *, node_limit: int | None = None, time_limit: float 
         raise ValueError(f"time limit must be positive, not {time_limit}")
     start = time.perf_counter()
     if state.is_won():
-        return SolveResult(WON, (), 0, 0.0)
+        return SolveResult(WON, (), 0, 0.0, 0)
     rules = state.rules
     if _csolver is not None:
         columns = [(bytes(c.index for c in state.hidden[i]), bytes(c.index for c in state.faceup[i]))
@@ -170,15 +174,16 @@ def solve(state: GameState, *, node_limit: int | None = None, time_limit: float 
                 int(_REDEAL_REVERSES), int(node_limit or 0), float(time_limit or 0.0),
                 _table_bits(node_limit, memory_mb), _quick_nodes(node_limit) if quick_pass else 0,
                 _layer_bytes(memory_mb))
-        code, raw, nodes = _csolver.solve(*args, reductions, relaxation)
+        code, raw, nodes, closest = _csolver.solve(*args, reductions, relaxation)
         status = {1: WON, 0: LOST}.get(code, UNKNOWN)
         moves = tuple(_OUT_MOVES[k](a, b) for k, a, b in raw)
     else:
         status, moves, nodes = _python_solve(state, node_limit, time_limit, memory_mb)
+        closest = 0 if status == WON else -1
     seconds = time.perf_counter() - start
     if status == WON and verify:
         _verify(state, moves)
-    return SolveResult(status, moves if status == WON else (), nodes, seconds)
+    return SolveResult(status, moves if status == WON else (), nodes, seconds, None if closest < 0 else closest)
 
 
 def _verify(state: GameState, moves: Sequence[Move]) -> None:

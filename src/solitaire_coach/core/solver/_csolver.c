@@ -54,10 +54,13 @@
  *
  * Python API: solve(columns, talon, ptr, foundations, redeals_used, draw_count,
  *                   redeal_limit, foundation_return, redeal_reverses, node_limit,
- *                   time_limit, table_bits[, quick_nodes[, layer_bytes[, reduce[, relax]]]]) -> (status, moves, nodes)
+ *                   time_limit, table_bits[, quick_nodes[, layer_bytes[, reduce[, relax]]]])
+ *                   -> (status, moves, nodes, closest)
  *   columns: 7 tuples (hidden: bytes, faceup: bytes) of card indexes suit*13+rank-1
  *   talon: bytes, waste bottom..top then stock next..last; ptr = len(waste)
  *   status: 1 won, 0 lost, -1 unknown (a limit was hit)
+ *   closest: the lowest estimate of the distance to a win (heuristic 0 below) of any position
+ *            the quick pass generated; 0 when won, -1 when the quick pass made none
  *   moves: list of (kind, a, b): 0 draw, 1 redeal, 2 w-f, 3 w-b, 4 a-f, 5 a-b, 6 fa-b
  * SOLVER_DEBUG=1 in the environment prints each pass's statistics to stderr.
  */
@@ -1184,7 +1187,7 @@ static void bf_emit_path(const BNode *nodes, int leaf, const St *start, const Ru
 }
 
 static int bestfirst(const St *start, const Rules *R, long long node_limit, double time_limit, int table_bits,
-                     int queues, long long *nodes_out, Out *out) {
+                     int queues, long long *nodes_out, Out *out, int *closest) {
     long long cap = node_limit > 0 ? node_limit + 2 : 2000000;
     if (cap > 4000000) cap = 4000000;
     BNode *nodes = malloc(sizeof(BNode) * cap);
@@ -1210,6 +1213,7 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
     nn = 1;
     if (!R->fret && dead_position(&F->s)) goto done;   /* the exhaustive search will say lost at once */
     visit(&t, &F->s);
+    if (heuristic(&F->s, 0) < *closest) *closest = heuristic(&F->s, 0);
     heap_push(heap, &nh, (HItem){heuristic(&F->s, 0), 0});
     if (queues > 1) heap_push(heap2, &nh2, (HItem){heuristic(&F->s, 1), 0});
     while ((nh > 0 || nh2 > 0) && status == -1) {
@@ -1234,7 +1238,9 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
             if (!R->fret && dead_position(&C->s)) continue;
             if (nn >= cap - 1 || (node_limit > 0 && count >= node_limit)) { status = -3; break; }
             nodes[nn].s = C->s; nodes[nn].parent = it.idx; nodes[nn].m = F->mv[x];
-            heap_push(heap, &nh, (HItem){heuristic(&C->s, 0), nn});
+            int h0 = heuristic(&C->s, 0);
+            if (h0 < *closest) *closest = h0;
+            heap_push(heap, &nh, (HItem){h0, nn});
             if (queues > 1) heap_push(heap2, &nh2, (HItem){heuristic(&C->s, 1), nn});
             nn++;
         }
@@ -1327,7 +1333,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     if (limit >= 0 && limit > 200) R.limit = 200;
     long long nodes = 0;
     Out out = {NULL, 0, 0};
-    int status;
+    int status, closest = 1 << 30;   /* the quick pass's lowest estimate of the distance to a win */
     Py_BEGIN_ALLOW_THREADS
     {
         double t0 = now_s();
@@ -1337,10 +1343,10 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
             /* first the first queue alone for a few positions (most deals are won there, in the
              * order it always had), then both queues afresh with the rest of the quick budget */
             long long first = quick_nodes < QUICK_ONE_QUEUE ? quick_nodes : QUICK_ONE_QUEUE, more = 0;
-            status = bestfirst(&s, &R, first, time_limit * QUICK_TIME_SHARE, table_bits, 1, &quick, &out);
+            status = bestfirst(&s, &R, first, time_limit * QUICK_TIME_SHARE, table_bits, 1, &quick, &out, &closest);
             double left = time_limit > 0 ? time_limit * QUICK_TIME_SHARE - (now_s() - t0) : 0;
             if (status == -1 && quick < quick_nodes && (time_limit <= 0 || left > 0)) {
-                status = bestfirst(&s, &R, quick_nodes - quick, left, table_bits, 2, &more, &out);
+                status = bestfirst(&s, &R, quick_nodes - quick, left, table_bits, 2, &more, &out, &closest);
                 quick += more;
             }
         }
@@ -1382,7 +1388,8 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(list, i, tup);
     }
     free(out.v);
-    return Py_BuildValue("(iNL)", status, list, nodes);
+    if (status == 1) closest = 0;
+    return Py_BuildValue("(iNLi)", status, list, nodes, closest == 1 << 30 ? -1 : closest);
 }
 
 static PyMethodDef methods[] = {
