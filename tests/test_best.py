@@ -9,7 +9,7 @@ from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.solver import solve
 from solitaire_coach.core.advisor import make_strategy, strategy_names
 from solitaire_coach.core.best import (UNKNOWN_WON_SHARE, BestStrategy, explain, is_safe_foundation_card,
-                                       sample_layout, unknown_won_share)
+                                       reveals_unseen, sample_layout, unknown_won_share)
 
 import random
 
@@ -57,8 +57,8 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 @pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
                                      dict(draw_margin=0.1), dict(tree=3, look_moves=2),
                                      dict(samples=6, tree=3, look_moves=2, tree_blend=True), dict(relax=True),
-                                     dict(graded=True)],
-                         ids=["look", "draw_margin", "tree", "tree_blend", "relax", "graded"])
+                                     dict(graded=True), dict(reveal_bonus=0.05)],
+                         ids=["look", "draw_margin", "tree", "tree_blend", "relax", "graded", "reveal_bonus"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on
@@ -288,3 +288,18 @@ def test_graded_values_an_undecided_layout_by_how_near_its_search_came():
     assert {plain._score(r) for r in undecided} == {plain.unknown_value}
     won = solve(state, node_limit=100_000, verify=False)
     assert won.status == "won" and graded._score(won) == plain._score(won) >= 1.0
+
+
+def test_reveals_unseen_names_flips_and_draws_of_unseen_cards():
+    """A move that leaves a face-down card to turn, or draws an unseen stock card, reveals;
+    a draw of a card already seen, or a move that uncovers a face-up card, does not."""
+    c = Card.parse
+    hidden = ((None,), (), (), (), (), (), ())
+    faceup = ((c("5H"),), (c("6S"),), (c("7D"), c("6C")), (c("7H"),), (), (), ())
+    view = GameState(hidden, faceup, (None, c("2D")), (), foundations=(0, 0, 0, 0), rules=Rules())
+    assert reveals_unseen(view, Move.column_to_column(0, 1))  # the 5♥ leaves a face-down card
+    assert not reveals_unseen(view, Move.column_to_column(2, 3))  # uncovers the 7♦, seen already
+    assert reveals_unseen(view, Move.draw())  # the next stock card is unseen
+    assert not reveals_unseen(replace(view, stock=(c("2D"),)), Move.draw())
+    with pytest.raises(ValueError, match="reveal bonus"):
+        BestStrategy(reveal_bonus=-0.1)

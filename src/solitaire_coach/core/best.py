@@ -213,6 +213,16 @@ def _safe_foundation_move(state: GameState, moves: list[Move]) -> Move | None:
     return next((move for move in moves if is_safe_foundation_move(state, move)), None)
 
 
+def reveals_unseen(view: GameState, move: Move) -> bool:
+    """True if ``move`` turns up a card the player has not seen: it leaves a face-down card
+    to flip, or draws an unseen stock card onto the waste."""
+    after = view.play(move)
+    if any(after.awaiting_flip(column) and after.hidden[column][-1] is None for column in range(7)):
+        return True
+    drawn = min(len(after.waste), view.rules.draw_count) if move.kind is MoveKind.DRAW else 0
+    return any(after.waste[-1 - depth] is None for depth in range(drawn))
+
+
 def _outcome(result) -> float:
     """1 won, 0 lost, one half undecided."""
     return 1.0 if result.status == "won" else 0.0 if result.status == "lost" else 0.5
@@ -280,7 +290,7 @@ class BestStrategy:
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
                  draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, relax: bool = False,
-                 graded: bool = False, **_options) -> None:
+                 graded: bool = False, reveal_bonus: float = 0.0, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -317,6 +327,9 @@ class BestStrategy:
         self.tree_blend = bool(tree_blend)
         self.relax = bool(relax)
         self.graded = bool(graded)
+        if reveal_bonus < 0:
+            raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
+        self.reveal_bonus = reveal_bonus
         self._draw_count = 1
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
@@ -611,6 +624,12 @@ class BestStrategy:
             for j in close:
                 value[j] -= cost[j]
             active = close
+        if self.reveal_bonus and not complete:
+            # hindsight optimisation gives seeing a card no value (every layout is searched
+            # as if all were seen): a move that turns up an unseen card is worth a little more
+            for j in active:
+                if reveals_unseen(state, candidates[j]):
+                    value[j] += self.reveal_bonus
         best = max(active, key=lambda j: (value[j], -j))
         if self.draw_margin and state.stock and state.stock[0] is None:
             # turning an unseen stock card shows it and commits nothing on the tableau; a
