@@ -25,8 +25,8 @@ from solitaire_coach.core.solver import solve
 from strength import rules_of, strategy_options  # bench/strength.py: options built as its runs build them
 
 
-def collect(job) -> list[tuple[int, str, int]]:
-    """Play one seed; return (closest, status at the large budget, hidden cards) per kept layout."""
+def collect(job) -> list[tuple[int, str]]:
+    """Play one seed; return (closest, status at the large budget) for each kept layout."""
     seed, rules, options, every, nodes = job
     kept = []
     seen = 0
@@ -46,8 +46,7 @@ def collect(job) -> list[tuple[int, str, int]]:
         play_game(deal_for_seed(seed), "best", rules, strategy_options=options)
     finally:
         best.BestStrategy._solve_layout = original
-    return [(closest, solve(layout, node_limit=nodes, verify=False).status, sum(len(h) for h in layout.hidden))
-            for layout, closest in kept]
+    return [(closest, solve(layout, node_limit=nodes, verify=False).status) for layout, closest in kept]
 
 
 def main(argv=None) -> int:
@@ -73,7 +72,7 @@ def main(argv=None) -> int:
             print(f"[{n}/{len(jobs)}] {len(rows)} layouts, {time.perf_counter() - start:.0f} s", file=sys.stderr,
                   flush=True)
     bands: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
-    for closest, status, _hidden in rows:
+    for closest, status in rows:
         bands[closest // args.band * args.band][status] += 1
     print(f"{len(rows)} undecided layouts, solved again with {args.nodes:,} positions")
     print("distance   layouts   won  lost  unknown   won share of decided")
