@@ -303,3 +303,31 @@ def test_reveals_unseen_names_flips_and_draws_of_unseen_cards():
     assert not reveals_unseen(replace(view, stock=(c("2D"),)), Move.draw())
     with pytest.raises(ValueError, match="reveal bonus"):
         BestStrategy(reveal_bonus=-0.1)
+
+
+def test_reveal_bonus_defaults_by_draw_count_and_tips_a_near_tie():
+    """0.03 in draw 1, none in draw 3 (as measured); an explicit value is kept for both. In
+    a sampled decision it is added to the moves that turn up an unseen card only."""
+    from solitaire_coach.core.best import DEFAULT_REVEAL_BONUS
+    for draw in (1, 3):
+        state = GameState.from_deal(deal_for_seed(4), Rules(draw_count=draw, redeal_limit=None if draw == 3 else 3))
+        view = state.masked({c for run in state.faceup for c in run})
+        default, fixed = BestStrategy(**FAST), BestStrategy(**dict(FAST, reveal_bonus=0.5))
+        default.advise(view, [])
+        fixed.advise(view, [])
+        assert (default.reveal_bonus, fixed.reveal_bonus) == (DEFAULT_REVEAL_BONUS[draw], 0.5)
+    assert DEFAULT_REVEAL_BONUS == {1: 0.03, 3: 0.0}
+    # the same sampled decision with and without a bonus: it moves exactly the revealing moves
+    # (seed 1: 1-2 empties column 1, a card already seen; the other moves flip or draw)
+    state = GameState.from_deal(deal_for_seed(1))
+    view = state.masked({c for run in state.faceup for c in run})
+    moves = view.legal_moves()
+    assert {m.text: reveals_unseen(view, m) for m in moves} == {"1-2": False, "2-6": True, "7-2": True, "draw": True}
+    options = dict(FAST, min_samples=4)  # no move dropped: every one keeps its value
+    plain, bonus = BestStrategy(**dict(options, reveal_bonus=0.0)), BestStrategy(**dict(options, reveal_bonus=0.25))
+    plain._sampled(view, moves)
+    bonus._sampled(view, moves)
+    assert set(bonus.last_stats["scores"]) == {m.text for m in moves}
+    for move in moves:
+        extra = 0.25 if reveals_unseen(view, move) else 0.0
+        assert bonus.last_stats["scores"][move.text] == pytest.approx(plain.last_stats["scores"][move.text] + extra)
