@@ -1213,8 +1213,9 @@ static int bestfirst(const St *start, const Rules *R, long long node_limit, doub
     nn = 1;
     if (!R->fret && dead_position(&F->s)) goto done;   /* the exhaustive search will say lost at once */
     visit(&t, &F->s);
-    if (heuristic(&F->s, 0) < *closest) *closest = heuristic(&F->s, 0);
-    heap_push(heap, &nh, (HItem){heuristic(&F->s, 0), 0});
+    int h_root = heuristic(&F->s, 0);
+    if (h_root < *closest) *closest = h_root;
+    heap_push(heap, &nh, (HItem){h_root, 0});
     if (queues > 1) heap_push(heap2, &nh2, (HItem){heuristic(&F->s, 1), 0});
     while ((nh > 0 || nh2 > 0) && status == -1) {
         turn ^= 1;
