@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import deal_for_seed
 from solitaire_coach.core.solver import solve
-from strength import rules_of, strategy_options  # bench/strength.py: options built as its runs build them
+from strength import best_run, rules_of, strategy_options  # bench/strength.py: options built as its runs build them
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -121,8 +121,7 @@ def main(argv=None) -> int:
         run.option = run.option + args.option
     elif args.seeds:
         seeds = parse_seeds(args.seeds)
-        run = argparse.Namespace(strategy="best", draw=args.draw, redeals=args.redeals, think_time=args.think_time,
-                                 seed=0, samples=None, node_limit=None, option=args.option)
+        run = best_run(args.draw, args.redeals, args.think_time, args.option)
     else:
         p.error("give --seeds or --from-json")
     options, rules = strategy_options(run), rules_of(run)

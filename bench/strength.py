@@ -48,6 +48,13 @@ def rules_of(args) -> Rules:
     return Rules(draw_count=args.draw, redeal_limit=None if args.redeals == "unlimited" else int(args.redeals))
 
 
+def best_run(draw: int, redeals: str, think_time: float, option: list[str]) -> argparse.Namespace:
+    """The ``args`` of a ``best`` run with these rules, think time and ``--option`` items
+    and every other setting at its default (for scripts that play games as this one does)."""
+    return argparse.Namespace(strategy="best", draw=draw, redeals=redeals, think_time=think_time, seed=0,
+                              samples=None, node_limit=None, option=option)
+
+
 def strategy_options(args) -> dict:
     """The strategy's options for a run (its ``args``, or the ``args`` a --json file keeps):
     think time, seed, samples, node limit and each ``--option NAME=VALUE``; none but for

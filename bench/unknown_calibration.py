@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import best, deal_for_seed
 from solitaire_coach.core.solver import solve
-from strength import rules_of, strategy_options  # bench/strength.py: options built as its runs build them
+from strength import best_run, rules_of, strategy_options  # bench/strength.py: options built as its runs build them
 
 
 def collect(job) -> list[tuple[int, str]]:
@@ -61,8 +61,7 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     args = p.parse_args(argv)
-    run = argparse.Namespace(strategy="best", draw=args.draw, redeals=args.redeals, think_time=20.0, seed=0,
-                             samples=None, node_limit=None, option=args.option)
+    run = best_run(args.draw, args.redeals, 20.0, args.option)
     options, rules = strategy_options(run), rules_of(run)
     jobs = [(s, rules, options, args.every, args.nodes) for s in range(args.first, args.first + args.count)]
     rows, start = [], time.perf_counter()
