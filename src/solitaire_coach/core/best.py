@@ -283,7 +283,8 @@ DEFAULT_EASE = {1: 1.0, 3: 2.0}
 # draw 1 were mostly near-ties (within 0.03) lost by a move that commits blind, where the
 # draw (showing the next stock card) kept the game won. Draw 1 at 0.03 won 231 of seeds
 # 0..399 against 210 (55 deals gained, 34 lost, sign test p = 0.03), 358 of seeds 400..999
-# against 345, so 589 of 1,000 against 555 (121 gained, 87 lost, p = 0.02). Draw 3 keeps 0:
+# against 345, so 589 of 1,000 against 555 (121 gained, 87 lost, p = 0.02); 0.06 won 225 of
+# seeds 0..399 (35 gained, 41 lost against 0.03). Draw 3 keeps 0:
 # 0.03 there won 154 of seeds 0..399 against 154 (32 gained, 32 lost).
 DEFAULT_REVEAL_BONUS = {1: 0.03, 3: 0.0}
 
