@@ -25,28 +25,29 @@ from solitaire_coach.core.solver import solve
 from strength import best_run, rules_of, strategy_options  # bench/strength.py: options built as its runs build them
 
 
+class RecordingBest(best.BestStrategy):
+    """``best`` that keeps every ``every``-th sampled layout its solve leaves undecided,
+    with the quick pass's distance estimate (``closest``)."""
+
+    def __init__(self, every: int, **options):
+        super().__init__(**options)
+        self.every, self.seen, self.kept = every, 0, []
+
+    def _solve_layout(self, layout):
+        result = super()._solve_layout(layout)
+        if result.status == "unknown" and result.closest is not None:
+            self.seen += 1
+            if self.seen % self.every == 0:
+                self.kept.append((layout, result.closest))
+        return result
+
+
 def collect(job) -> list[tuple[int, str]]:
     """Play one seed; return (closest, status at the large budget) for each kept layout."""
     seed, rules, options, every, nodes = job
-    kept = []
-    seen = 0
-    original = best.BestStrategy._solve_layout
-
-    def recording(self, layout):
-        nonlocal seen
-        result = original(self, layout)
-        if result.status == "unknown" and result.closest is not None:
-            seen += 1
-            if seen % every == 0:
-                kept.append((layout, result.closest))
-        return result
-
-    best.BestStrategy._solve_layout = recording
-    try:
-        play_game(deal_for_seed(seed), "best", rules, strategy_options=options)
-    finally:
-        best.BestStrategy._solve_layout = original
-    return [(closest, solve(layout, node_limit=nodes, verify=False).status) for layout, closest in kept]
+    strategy = RecordingBest(every, **options)
+    play_game(deal_for_seed(seed), strategy, rules)
+    return [(closest, solve(layout, node_limit=nodes, verify=False).status) for layout, closest in strategy.kept]
 
 
 def main(argv=None) -> int:

@@ -21,6 +21,16 @@ def test_tracker_follows_1000_simulated_games_move_by_move():
     assert 150 < wins < 450  # the baseline wins some, not all
 
 
+def test_play_game_takes_a_ready_made_strategy():
+    """A strategy object plays the same game as its name; options go only with a name."""
+    deal = deal_for_seed(7)
+    by_name = play_game(deal, "baseline")
+    ready = play_game(deal, make_strategy("baseline"))
+    assert (ready.moves, ready.result) == (by_name.moves, by_name.result) and ready.moves
+    with pytest.raises(ValueError, match="ready-made"):
+        play_game(deal, make_strategy("baseline"), strategy_options={"seed": 1})
+
+
 @pytest.mark.parametrize("rules", [Rules(draw_count=3, redeal_limit=None), Rules(redeal_limit=0)])
 def test_tracker_follows_other_rules(rules):
     for seed in range(60):
