@@ -273,7 +273,7 @@ def test_graded_values_an_undecided_layout_by_how_near_its_search_came():
     (different layouts, different values); without it, ``unknown_value``. Wins and losses
     score as before."""
     state = GameState.from_deal(deal_for_seed(13), Rules(draw_count=3, redeal_limit=None))
-    graded, plain = BestStrategy(**dict(FAST, graded=True)), BestStrategy(**FAST)
+    graded, plain = BestStrategy(**dict(FAST, graded=True)), BestStrategy(**dict(FAST, graded=False))
     for strategy in (graded, plain):  # each takes the rules' draw count (and ease) from an advice
         strategy.advise(state.masked({c for run in state.faceup for c in run}), [])
     rng = random.Random(5)
@@ -288,6 +288,22 @@ def test_graded_values_an_undecided_layout_by_how_near_its_search_came():
     assert {plain._score(r) for r in undecided} == {plain.unknown_value}
     won = solve(state, node_limit=100_000, verify=False)
     assert won.status == "won" and graded._score(won) == plain._score(won) >= 1.0
+
+
+def test_draw_count_defaults_are_taken_from_each_advice_unless_given():
+    """``ease`` and ``reveal_bonus`` default by the game's draw count (the measured
+    tables), set again at each advice, so one strategy serves both rules; an explicit
+    value holds for both."""
+    from solitaire_coach.core.best import DEFAULT_EASE, DEFAULT_REVEAL_BONUS
+    default = BestStrategy(**FAST)
+    fixed = BestStrategy(**dict(FAST, ease=0.5, reveal_bonus=0.2))
+    for draw in (3, 1, 3):
+        state = GameState.from_deal(deal_for_seed(4), Rules(draw_count=draw, redeal_limit=None if draw == 3 else 3))
+        view = state.masked({c for run in state.faceup for c in run})
+        for strategy in (default, fixed):
+            strategy.advise(view, [])
+        assert (default.ease, default.reveal_bonus) == (DEFAULT_EASE[draw], DEFAULT_REVEAL_BONUS[draw])
+        assert (fixed.ease, fixed.reveal_bonus) == (0.5, 0.2)
 
 
 def test_reveals_unseen_names_flips_and_draws_of_unseen_cards():

@@ -320,7 +320,6 @@ class BestStrategy:
         if ease is not None and ease < 0:
             raise ValueError(f"ease must be >= 0, not {ease}")
         self.ease_option = ease
-        self.ease = DEFAULT_EASE[1] if ease is None else ease  # set for the rules at each advice
         self.scout = scout
         self.unknown_value = unknown_value
         self.drop = drop
@@ -344,8 +343,7 @@ class BestStrategy:
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
         self.reveal_bonus_option = reveal_bonus
-        self.reveal_bonus = DEFAULT_REVEAL_BONUS[1] if reveal_bonus is None else reveal_bonus  # set at each advice
-        self._draw_count = 1
+        self._take_rules(1)  # ease and reveal_bonus: set again from each advice's rules
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
@@ -355,6 +353,16 @@ class BestStrategy:
         self.last_stats: dict = {}
 
     # ---------------------------------------------------------------------------
+    def _take_rules(self, draw_count: int) -> None:
+        """Set the options whose default depends on the draw count (``ease`` and
+        ``reveal_bonus``) for this game's rules, unless given explicitly."""
+        def pick(option, defaults):
+            return defaults[draw_count] if option is None else option
+
+        self._draw_count = draw_count
+        self.ease = pick(self.ease_option, DEFAULT_EASE)
+        self.reveal_bonus = pick(self.reveal_bonus_option, DEFAULT_REVEAL_BONUS)
+
     def advise(self, state: GameState, history: Sequence[Move] = ()) -> Advice:
         self.last_stats = {}  # filled by a sampled decision
         done = terminal_advice(state)
@@ -364,10 +372,7 @@ class BestStrategy:
             self._visited.clear()  # a new game
             self._looped.clear()
         self._history_len = len(history)
-        self.ease = DEFAULT_EASE[state.rules.draw_count] if self.ease_option is None else self.ease_option
-        self.reveal_bonus = (DEFAULT_REVEAL_BONUS[state.rules.draw_count] if self.reveal_bonus_option is None
-                             else self.reveal_bonus_option)
-        self._draw_count = state.rules.draw_count
+        self._take_rules(state.rules.draw_count)
         self._visited.add(self._position_key(state))
         moves = state.legal_moves()
         if not moves:
