@@ -213,20 +213,6 @@ def test_relax_option_reaches_every_solve(relax, monkeypatch):
     assert seen_flags and set(seen_flags) == {relax}
 
 
-def test_ease_defaults_by_draw_count():
-    """Easy wins on sampled layouts count more in draw 3 (2.0) than in draw 1 (1.0), as
-    measured; an explicit ``ease`` is kept for both."""
-    for draw, expected in ((1, 1.0), (3, 2.0)):
-        state = GameState.from_deal(deal_for_seed(4), Rules(draw_count=draw, redeal_limit=None if draw == 3 else 3))
-        view = state.masked({c for run in state.faceup for c in run})
-        default, fixed = BestStrategy(**FAST), BestStrategy(**dict(FAST, ease=0.5))
-        default.advise(view, [])
-        fixed.advise(view, [])
-        assert (default.ease, fixed.ease) == (expected, 0.5)
-    with pytest.raises(ValueError, match="ease"):
-        BestStrategy(ease=-1)
-
-
 def _seed_310_position(hide: bool) -> GameState:
     """Seed 310, draw 3, unlimited redeals, after 70 moves of a real game: the 2♥ on the
     waste's top is a safe card, yet taking it loses (it shifts the talon's draws of three)."""
@@ -291,19 +277,23 @@ def test_graded_values_an_undecided_layout_by_how_near_its_search_came():
 
 
 def test_draw_count_defaults_are_taken_from_each_advice_unless_given():
-    """``ease`` and ``reveal_bonus`` default by the game's draw count (the measured
-    tables), set again at each advice, so one strategy serves both rules; an explicit
-    value holds for both."""
+    """``ease`` and ``reveal_bonus`` default by the game's draw count, as measured (easy
+    wins count more in draw 3, 2.0 against 1.0; the reveal bonus is 0.03 in draw 1, none in
+    draw 3), set again at each advice, so one strategy serves both rules; an explicit
+    value is kept for both."""
     from solitaire_coach.core.best import DEFAULT_EASE, DEFAULT_REVEAL_BONUS
+    assert DEFAULT_EASE == {1: 1.0, 3: 2.0} and DEFAULT_REVEAL_BONUS == {1: 0.03, 3: 0.0}
     default = BestStrategy(**FAST)
-    fixed = BestStrategy(**dict(FAST, ease=0.5, reveal_bonus=0.2))
+    fixed = BestStrategy(**dict(FAST, ease=0.5, reveal_bonus=0.5))
     for draw in (3, 1, 3):
         state = GameState.from_deal(deal_for_seed(4), Rules(draw_count=draw, redeal_limit=None if draw == 3 else 3))
         view = state.masked({c for run in state.faceup for c in run})
         for strategy in (default, fixed):
             strategy.advise(view, [])
         assert (default.ease, default.reveal_bonus) == (DEFAULT_EASE[draw], DEFAULT_REVEAL_BONUS[draw])
-        assert (fixed.ease, fixed.reveal_bonus) == (0.5, 0.2)
+        assert (fixed.ease, fixed.reveal_bonus) == (0.5, 0.5)
+    with pytest.raises(ValueError, match="ease"):
+        BestStrategy(ease=-1)
 
 
 def test_reveals_unseen_names_flips_and_draws_of_unseen_cards():
@@ -321,18 +311,9 @@ def test_reveals_unseen_names_flips_and_draws_of_unseen_cards():
         BestStrategy(reveal_bonus=-0.1)
 
 
-def test_reveal_bonus_defaults_by_draw_count_and_tips_a_near_tie():
-    """0.03 in draw 1, none in draw 3 (as measured); an explicit value is kept for both. In
-    a sampled decision it is added to the moves that turn up an unseen card only."""
-    from solitaire_coach.core.best import DEFAULT_REVEAL_BONUS
-    for draw in (1, 3):
-        state = GameState.from_deal(deal_for_seed(4), Rules(draw_count=draw, redeal_limit=None if draw == 3 else 3))
-        view = state.masked({c for run in state.faceup for c in run})
-        default, fixed = BestStrategy(**FAST), BestStrategy(**dict(FAST, reveal_bonus=0.5))
-        default.advise(view, [])
-        fixed.advise(view, [])
-        assert (default.reveal_bonus, fixed.reveal_bonus) == (DEFAULT_REVEAL_BONUS[draw], 0.5)
-    assert DEFAULT_REVEAL_BONUS == {1: 0.03, 3: 0.0}
+def test_reveal_bonus_tips_a_near_tie():
+    """In a sampled decision the bonus is added to the moves that turn up an unseen card
+    only (its defaults: ``test_draw_count_defaults_are_taken_from_each_advice_unless_given``)."""
     # the same sampled decision with and without a bonus: it moves exactly the revealing moves
     # (seed 1: 1-2 empties column 1, a card already seen; the other moves flip or draw)
     state = GameState.from_deal(deal_for_seed(1))
