@@ -40,20 +40,18 @@ class GameRecord:
         return format_log(self.deal, self.moves, self.cards, self.result)
 
 
-def play_game(deal: Sequence[Card], strategy_name: str | Strategy = "baseline", rules: Rules = DEFAULT_RULES,
+def play_game(deal: Sequence[Card], strategy: str | Strategy = "baseline", rules: Rules = DEFAULT_RULES,
               max_moves: int = 1500, check_sync: bool = True, strategy_options: dict | None = None,
               label: str = "", keep_states: bool = False) -> GameRecord:
     """Play ``deal`` on a virtual table: advice from the tracker's knowledge only, the
     advised move done on the true layout, the camera's snapshot fed back to the tracker.
-    ``strategy_name`` names a strategy (built with ``strategy_options``) or is one, ready
-    made. With ``keep_states`` the record also keeps every true position, every advice and
+    ``strategy`` is a strategy's name (built with ``strategy_options``) or a ready-made
+    one. With ``keep_states`` the record also keeps every true position, every advice and
     the strategy's ``last_stats`` (if it has them) for each."""
-    if isinstance(strategy_name, str):
-        strategy = make_strategy(strategy_name, **(strategy_options or {}))
+    if isinstance(strategy, str):
+        strategy = make_strategy(strategy, **(strategy_options or {}))
     elif strategy_options:
         raise ValueError("strategy_options are for a strategy given by name, not a ready-made one")
-    else:
-        strategy = strategy_name
     table = VirtualTable.from_deal(deal, rules)
     tracker = TableTracker(rules)
     record = GameRecord(tuple(deal), label=label)
