@@ -57,8 +57,9 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 @pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
                                      dict(draw_margin=0.1), dict(tree=3, look_moves=2),
                                      dict(samples=6, tree=3, look_moves=2, tree_blend=True), dict(relax=True),
-                                     dict(graded=True), dict(reveal_bonus=0.05)],
-                         ids=["look", "draw_margin", "tree", "tree_blend", "relax", "graded", "reveal_bonus"])
+                                     dict(graded=True), dict(reveal_bonus=0.05), dict(tight_passes=0.3)],
+                         ids=["look", "draw_margin", "tree", "tree_blend", "relax", "graded", "reveal_bonus",
+                              "tight_passes"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on
@@ -328,3 +329,30 @@ def test_reveal_bonus_tips_a_near_tie():
     for move in moves:
         extra = 0.25 if reveals_unseen(view, move) else 0.0
         assert bonus.last_stats["scores"][move.text] == pytest.approx(plain.last_stats["scores"][move.text] + extra)
+
+
+def test_tight_passes_charges_a_win_that_needs_every_pass_left():
+    """With ``tight_passes`` a sampled layout won only by using every pass through the
+    stock still left scores that much less; a win with a pass to spare, a win on the last
+    pass (none to spare) and any score without the option are as before."""
+    king = ((Card.parse("KS"),),) + ((),) * 6
+
+    def endgame(redeals_used):
+        # everything up but the J♠ and Q♠ in the waste (Q♠ on top) and the K♠ in a column:
+        # the Q♠ has nowhere to go, so only a redeal (the J♠ first) wins
+        return GameState(hidden=((),) * 7, faceup=king, stock=(), waste=(Card.parse("JS"), Card.parse("QS")),
+                         foundations=(13, 13, 13, 10), redeals_used=redeals_used, rules=Rules(draw_count=1, redeal_limit=3))
+
+    plain, tight = BestStrategy(**FAST), BestStrategy(**dict(FAST, tight_passes=0.3))
+    needs_last = endgame(2)  # one pass left, and the win needs it
+    assert solve(replace(needs_last, redeals_used=3), node_limit=1000).status == "lost"
+    result, score = tight._scored(needs_last)
+    assert result.status == "won" and score == pytest.approx(plain._scored(needs_last)[1] - 0.3)
+    assert plain._scored(needs_last)[1] == plain._score(solve(needs_last, node_limit=FAST["node_limit"], verify=False))
+    spare = endgame(1)  # two passes left: the win leaves one to spare
+    assert tight._scored(spare)[0].status == "won" and tight._scored(spare)[1] == plain._scored(spare)[1]
+    last = replace(endgame(3), stock=(Card.parse("JS"), Card.parse("QS")), waste=())
+    assert tight._scored(last)[1] == plain._scored(last)[1] >= 1.0  # the last pass: nothing to spare
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ValueError, match="tight_passes"):
+            BestStrategy(tight_passes=bad)

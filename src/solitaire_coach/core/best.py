@@ -42,6 +42,14 @@ move's mean over all sampled layouts, plus its tree value minus its sampled mean
 tree's own layouts (the same layouts, so the difference is much less noisy than the
 tree value alone).
 
+An optional charge for wins that need every pass through the stock still left
+(``tight_passes`` > 0; off by default, see the README for what it measured): while a pass
+is left, each sampled layout is first solved with one pass fewer, and a win found only with
+the full count of passes scores ``tight_passes`` less. Every game this strategy lost in a
+draw-1 sample ended with its passes spent, and a player who does not see the cards needs
+passes to learn them, where the clairvoyant solver needs none; the solver's own lines are
+no guide, as they go round the stock as often as they may.
+
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
 was passed by, the move taken then is no longer new, so another one is chosen.
@@ -304,7 +312,8 @@ class BestStrategy:
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
                  draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, relax: bool = False,
-                 graded: bool = False, reveal_bonus: float | None = None, **_options) -> None:
+                 graded: bool = False, reveal_bonus: float | None = None, tight_passes: float = 0.0,
+                 **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -343,6 +352,9 @@ class BestStrategy:
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
         self.reveal_bonus_option = reveal_bonus
+        if not 0 <= tight_passes <= 1:
+            raise ValueError(f"tight_passes must be between 0 and 1, not {tight_passes}")
+        self.tight_passes = tight_passes
         self._take_rules(1)  # ease and reveal_bonus: set again from each advice's rules
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
@@ -453,6 +465,25 @@ class BestStrategy:
         """The solver on one sampled layout, with this strategy's budget a layout."""
         return solve(layout, node_limit=self.node_limit, verify=False, relaxation=self.relax)
 
+    def _scored(self, position: GameState):
+        """The solver's result on one sampled layout and its score (``_score``). With
+        ``tight_passes``, while passes through the stock are left, the layout is first
+        solved with one pass fewer: a win that needs every pass left counts
+        ``tight_passes`` less, as a player who does not see the cards spends passes
+        learning them and the clairvoyant solver does not."""
+        if self.tight_passes and position.redeals_left():
+            spare = self._solve_layout(replace(position, redeals_used=position.redeals_used + 1))
+            if spare.status == "won":
+                return spare, self._score(spare)
+            result = self._solve_layout(position)
+            return result, self._score(result) - (self.tight_passes if result.status == "won" else 0.0)
+        result = self._solve_layout(position)
+        return result, self._score(result)
+
+    def _layout_score(self, position: GameState) -> float:
+        """The score of one sampled layout (``_scored``)."""
+        return self._scored(position)[1]
+
     def _score(self, result) -> float:
         """A layout's value after a move: 0 lost, 1 to ``1 + ease`` won; undecided,
         ``unknown_value``, or with ``graded`` how likely such a layout is won by how near to
@@ -543,10 +574,9 @@ class BestStrategy:
                 if len(options) <= 1:
                     for truth in truths:
                         leaf = truth.play(options[0]) if options else truth
-                        total += self._score(self._solve_layout(leaf))
+                        total += self._layout_score(leaf)
                     continue
-                total += max(sum(self._score(self._solve_layout(truth.play(m)))
-                                 for truth in truths) for m in options)
+                total += max(sum(self._layout_score(truth.play(m)) for truth in truths) for m in options)
             values[j] = total / max(1, len(kept))
         return values
 
@@ -579,7 +609,7 @@ class BestStrategy:
         for _ in range(self.look_samples):
             layout = sample_layout(view, rng)
             for k, m in enumerate(fresh):
-                totals[k] += self._score(self._solve_layout(layout.play(m)))
+                totals[k] += self._layout_score(layout.play(m))
         return fresh, max(range(len(fresh)), key=lambda k: (totals[k], -k))
 
     def _sampled(self, state: GameState, moves: list[Move]) -> Advice:
@@ -599,10 +629,9 @@ class BestStrategy:
         for i in range(n_samples):
             sample = sample_layout(state, rng)
             for j in active:
-                result = self._solve_layout(sample.play(candidates[j]))
+                result, score = self._scored(sample.play(candidates[j]))
                 tried[j] += 1
                 won[j] += result.status == "won"
-                score = self._score(result)
                 scores[j] += score
                 if i < keep:
                     kept_scores[j].append(score)
