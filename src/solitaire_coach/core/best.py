@@ -74,7 +74,7 @@ from .advisor import Advice, describe_move, terminal_advice
 from .cards import SUIT_SYMBOLS, Card
 from .moves import Move, MoveKind
 from .state import GameState
-from .solver import solve
+from .solver import SolveResult, solve
 
 _STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
 
@@ -466,7 +466,7 @@ class BestStrategy:
         """The solver on one sampled layout, with this strategy's budget a layout."""
         return solve(layout, node_limit=self.node_limit, verify=False, relaxation=self.relax)
 
-    def _scored(self, position: GameState):
+    def _scored(self, position: GameState) -> tuple[SolveResult, float]:
         """The solver's result on one sampled layout and its score (``_score``). With
         ``tight_passes``, while passes through the stock are left, the layout is first
         solved with one pass fewer: a win that needs every pass left counts
