@@ -43,7 +43,8 @@ tree's own layouts (the same layouts, so the difference is much less noisy than 
 tree value alone).
 
 An optional charge for wins that need every pass through the stock still left
-(``tight_passes`` > 0; off by default, see the README for what it measured): while a pass
+(``tight_passes`` > 0; off by default: at 0.3 it won 313 of draw-1 seeds 0..549 against 314,
+and 262 against 270 on the fresh deals 80..549; see the README): while a pass
 is left, each sampled layout is first solved with one pass fewer, and a win found only with
 the full count of passes scores ``tight_passes`` less. A player who does not see the cards
 needs passes to learn them, where the clairvoyant solver needs none (in 4 of 17 draw-1 games
