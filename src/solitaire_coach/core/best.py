@@ -473,14 +473,14 @@ class BestStrategy:
         solved with one pass fewer: a win that needs every pass left counts
         ``tight_passes`` less, as a player who does not see the cards spends passes
         learning them and the clairvoyant solver does not."""
+        charge = 0.0
         if self.tight_passes and position.redeals_left():
             spare = self._solve_layout(replace(position, redeals_used=position.redeals_used + 1))
             if spare.status == "won":
                 return spare, self._score(spare)
-            result = self._solve_layout(position)
-            return result, self._score(result) - (self.tight_passes if result.status == "won" else 0.0)
+            charge = self.tight_passes
         result = self._solve_layout(position)
-        return result, self._score(result)
+        return result, self._score(result) - (charge if result.status == "won" else 0.0)
 
     def _layout_score(self, position: GameState) -> float:
         """The score of one sampled layout (``_scored``)."""
