@@ -198,3 +198,27 @@ def test_every_legal_move_plays_and_illegal_ones_raise():
             if not legal:
                 break
             s = s.play(rng.choice(sorted(legal, key=lambda m: m.text)))
+
+
+def test_first_difference_takes_moves_seen_together_in_either_order():
+    """The recorded game1: a draw and 6-1 seen in one picture may be inferred in either
+    order (same game); moves that are not the same, or whose order changes the game, differ."""
+    from pathlib import Path
+
+    from solitaire_coach.core.notation import parse_log
+    from solitaire_coach.core.state import first_difference
+
+    log = parse_log((Path(__file__).parent.parent / "fixtures/games/game1/moves.log").read_text())
+    start = GameState.from_deal(log.deal, Rules())
+    moves = list(log.moves)
+    i = next(k for k in range(len(moves) - 1) if [moves[k].text, moves[k + 1].text] == ["6-1", "draw"])
+    swapped = moves[:i] + [moves[i + 1], moves[i]] + moves[i + 2:]
+    assert first_difference(start, moves, moves) is None
+    assert first_difference(start, swapped, moves) is None
+    assert first_difference(start, moves, swapped) is None
+    # w-7 then draw is not draw then w-7: the waste card played is another one
+    assert [m.text for m in moves[2:4]] == ["w-7", "draw"]
+    assert first_difference(start, moves[:2] + [moves[3], moves[2]] + moves[4:], moves) == 2
+    # a different move at the same place, and a game cut short
+    assert first_difference(start, moves[:i] + [Move.draw()] + moves[i + 1:], moves) == i
+    assert first_difference(start, moves[:-1], moves) == len(moves) - 1

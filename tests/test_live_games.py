@@ -162,3 +162,16 @@ def test_demo_replays_the_built_in_game(monkeypatch, capsys):
     assert "new game started" in out[1]
     assert any("take it back" in ln for ln in out)
     assert out[-1].startswith("replay:") and "(all as in moves.log" in out[-1] and "0 from frames with a hand" in out[-1]
+
+
+def test_demo_with_the_real_detector_and_the_default_strategy(capsys):
+    """The README's first command as a user runs it: the real detector and `best`. `best`
+    advises a draw where the log's player first put a card from column 6 on column 1; the
+    detector misses the picture between the two, and the tracker takes the advised order.
+    That is the same game (no picture shows the order), so the replay passes and says so."""
+    if not _real_detector_available():
+        pytest.skip("the vision card detector (and its model) is not available")
+    assert main(["demo", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])["summary"]
+    assert summary["matches_expected"] and summary["moves"] == summary["expected_moves"]
+    assert summary["moves_from_hand_frames"] == []

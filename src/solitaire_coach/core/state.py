@@ -455,6 +455,45 @@ def render_text(state: GameState) -> str:
     return "\n".join(lines)
 
 
+def first_difference(start: GameState, played: Sequence[Move], other: Sequence[Move],
+                     window: int = 4) -> int | None:
+    """The index of the first move at which two move lists from ``start`` are different
+    games, or None when they are the same game: move for move, or with a few moves in a row
+    (at most ``window``) played in another order that ends in the same position.
+
+    A camera that misses a picture sees two moves at once, say a draw and a card put from
+    column 6 on column 1, and no picture can show which came first; either order is the
+    same game. A stretch counts as reordered only when it holds the same moves (as
+    written) and both orders are legal and end in the same position."""
+    position = start
+    i = 0
+    while i < min(len(played), len(other)):
+        if played[i].text == other[i].text:
+            position = position.play(played[i])
+            i += 1
+            continue
+        for j in range(i + 2, min(i + window, len(played), len(other)) + 1):
+            if sorted(m.text for m in played[i:j]) != sorted(m.text for m in other[i:j]):
+                continue
+            try:
+                ends = [_play_all(position, moves[i:j]) for moves in (played, other)]
+            except IllegalMoveError:
+                continue
+            if ends[0] == ends[1]:
+                position = ends[0]
+                i = j
+                break
+        else:
+            return i
+    return None if len(played) == len(other) else i
+
+
+def _play_all(position: GameState, moves: Sequence[Move]) -> GameState:
+    for move in moves:
+        position = position.play(move)
+    return position
+
+
 def random_deal(rng: random.Random) -> list[Card]:
     """A shuffled deck in deal order."""
     cards = list(FULL_DECK)
