@@ -222,3 +222,12 @@ def test_first_difference_takes_moves_seen_together_in_either_order():
     # a different move at the same place, and a game cut short
     assert first_difference(start, moves[:i] + [Move.draw()] + moves[i + 1:], moves) == i
     assert first_difference(start, moves[:-1], moves) == len(moves) - 1
+    # the same lists from another deal: a difference where the first move cannot be played
+    other_start = GameState.from_deal(deal_for_seed(5), Rules())
+    k = first_difference(other_start, moves, moves)
+    assert k is not None
+    position = other_start
+    for move in moves[:k]:
+        position = position.play(move)
+    with pytest.raises(IllegalMoveError):
+        position.play(moves[k])

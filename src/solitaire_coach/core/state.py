@@ -464,12 +464,17 @@ def first_difference(start: GameState, played: Sequence[Move], other: Sequence[M
     A camera that misses a picture sees two moves at once, say a draw and a card put from
     column 6 on column 1, and no picture can show which came first; either order is the
     same game. A stretch counts as reordered only when it holds the same moves (as
-    written) and both orders are legal and end in the same position."""
+    written) and both orders are legal and end in the same position. A move that cannot
+    be played from where the lists have led (two lists of another deal than ``start``'s)
+    is a difference there."""
     position = start
     i = 0
     while i < min(len(played), len(other)):
         if played[i].text == other[i].text:
-            position = position.play(played[i])
+            try:
+                position = position.play(played[i])
+            except IllegalMoveError:
+                return i  # not a game from ``start`` at all (a log of another deal, say)
             i += 1
             continue
         for j in range(i + 2, min(i + window, len(played), len(other)) + 1):
