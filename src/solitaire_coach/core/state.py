@@ -481,7 +481,7 @@ def first_difference(start: GameState, played: Sequence[Move], other: Sequence[M
             if sorted(m.text for m in played[i:j]) != sorted(m.text for m in other[i:j]):
                 continue
             try:
-                ends = [_play_all(position, moves[i:j]) for moves in (played, other)]
+                ends = [position.play_all(moves[i:j]) for moves in (played, other)]
             except IllegalMoveError:
                 continue
             if ends[0] == ends[1]:
@@ -491,12 +491,6 @@ def first_difference(start: GameState, played: Sequence[Move], other: Sequence[M
         else:
             return i
     return None if len(played) == len(other) else i
-
-
-def _play_all(position: GameState, moves: Sequence[Move]) -> GameState:
-    for move in moves:
-        position = position.play(move)
-    return position
 
 
 def random_deal(rng: random.Random) -> list[Card]:
