@@ -57,9 +57,10 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 @pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
                                      dict(draw_margin=0.1), dict(tree=3, look_moves=2),
                                      dict(samples=6, tree=3, look_moves=2, tree_blend=True), dict(relax=True),
-                                     dict(graded=True), dict(reveal_bonus=0.05), dict(tight_passes=0.3)],
+                                     dict(graded=True), dict(reveal_bonus=0.05), dict(tight_passes=0.3),
+                                     dict(samples=6, uct=4, uct_depth=3, look_moves=2)],
                          ids=["look", "draw_margin", "tree", "tree_blend", "relax", "graded", "reveal_bonus",
-                              "tight_passes"])
+                              "tight_passes", "uct"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on
@@ -357,3 +358,31 @@ def test_tight_passes_charges_a_win_that_needs_every_pass_left():
     for bad in (-0.1, 1.5):
         with pytest.raises(ValueError, match="tight_passes"):
             BestStrategy(tight_passes=bad)
+
+
+def test_uct_values_the_close_moves_on_the_kept_layouts():
+    """With ``uct`` the close moves (here the two best: ``drop`` 0 keeps every move in the
+    running) are valued by the search over information sets on the kept layouts, 4 here;
+    each value is a mean of layout scores, between lost (0) and the easiest win (1 + ease,
+    plus the short-win bonus). A decision with several moves and unseen cards always has
+    close moves, so every such decision is searched."""
+    deal = deal_for_seed(10)
+    strategy = BestStrategy(**dict(FAST, samples=6, uct=4, uct_depth=3, look_moves=2, drop=0.0))
+    truth = GameState.from_deal(deal)
+    seen = {c for run in truth.faceup for c in run}
+    history: list[Move] = []
+    searched = 0
+    for _ in range(12):
+        advice = strategy.advise(truth.masked(seen), history)
+        assert advice.status == "move"
+        if strategy.last_stats:
+            assert strategy.last_stats["looked"] == 4
+            close = sorted(strategy.last_stats["scores"].values(), reverse=True)[:2]
+            assert all(0.0 <= v <= 1.0 + strategy.ease + 0.001 for v in close)
+            searched += 1
+        truth = truth.play(advice.move)
+        history.append(advice.move)
+        seen.update(c for run in truth.faceup for c in run)
+        if truth.waste:
+            seen.add(truth.waste[-1])
+    assert searched >= 3

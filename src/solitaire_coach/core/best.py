@@ -42,6 +42,12 @@ move's mean over all sampled layouts, plus its tree value minus its sampled mean
 tree's own layouts (the same layouts, so the difference is much less noisy than the
 tree value alone).
 
+An optional search over the player's information sets several moves deep (``uct`` > 0
+kept layouts; off by default, see the README's figures): UCT over sampled layouts, each
+close move's subtree searched on the same kept layouts, a node per view the player can
+tell apart (a reveal is a chance node), UCB1 among a node's moves, the solver's score at
+the leaves (``_uct_values``).
+
 An optional charge for wins that need every pass through the stock still left
 (``tight_passes`` > 0; off by default: at 0.3 it won 313 of draw-1 seeds 0..549 against 314,
 and 262 against 270 on the fresh deals 80..549; see the README): while a pass
@@ -315,7 +321,7 @@ class BestStrategy:
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
                  draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, relax: bool = False,
                  graded: bool = False, reveal_bonus: float | None = None, tight_passes: float = 0.0,
-                 **_options) -> None:
+                 uct: int = 0, uct_depth: int = 6, uct_explore: float = 0.5, **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -349,6 +355,11 @@ class BestStrategy:
             raise ValueError(f"tree must be >= 0 (layouts for the two-move search), not {tree}")
         self.tree = tree
         self.tree_blend = bool(tree_blend)
+        if uct < 0 or uct_depth < 1 or uct_explore < 0:
+            raise ValueError("uct must be >= 0 (layouts for the search), uct_depth >= 1 and uct_explore >= 0")
+        self.uct = uct
+        self.uct_depth = uct_depth
+        self.uct_explore = uct_explore
         self.relax = bool(relax)
         self.graded = bool(graded)
         if reveal_bonus is not None and reveal_bonus < 0:
@@ -582,6 +593,78 @@ class BestStrategy:
             values[j] = total / max(1, len(kept))
         return values
 
+    def _uct_values(self, state: GameState, candidates: list[Move], close: list[int],
+                    kept: list[GameState], start: float) -> tuple[dict[int, float], int]:
+        """Each close move's value in a search over the player's information sets several
+        moves deep (UCT over sampled layouts).
+
+        Every kept layout is played down one path below each close move (the same layout
+        for every close move, so their comparison is paired). A node of the tree is what
+        the player sees (``_visible_key``): a move that turns up a card leads to a
+        different node for each card (a reveal is a chance node), and within a node one
+        choice serves every layout that reaches it, as it must for a player who cannot
+        tell them apart. A node's moves are tried once each (in the order of preference),
+        then chosen by UCB1 (``uct_explore`` times the score range); a forced move (a safe
+        foundation move, the only move that makes progress) is played without a choice.
+        A path ends at a new node, a position with no blind choice left (won, lost, every
+        card known) or after ``uct_depth`` choices (or many forced moves), where the layout is solved as in
+        hindsight optimisation (``_layout_score``). A move is worth the mean of its paths.
+        When the search would take more than ``think_time`` (judged after each layout),
+        it stops; with fewer than 2 layouts done it returns no value."""
+        nodes: dict[str, list] = {}  # key -> [moves, visits per move, total per move]
+        totals = {j: 0.0 for j in close}
+        after = {j: state.play(candidates[j]) for j in close}
+        c = self.uct_explore * (1.0 + self.ease)
+        done = 0
+        for sample in kept:
+            if done >= 2 and self.think_time is not None and time.perf_counter() - start > self.think_time:
+                break
+            for j in close:
+                truth = sample.play(candidates[j])
+                totals[j] += self._uct_path(_seen_after(after[j], truth), truth, nodes, c)
+            done += 1
+        if done < 2:
+            return {}, 0
+        return {j: t / done for j, t in totals.items()}, done
+
+    def _uct_path(self, view: GameState, truth: GameState, nodes: dict[str, list], c: float) -> float:
+        """One path of the UCT search (``_uct_values``) from ``view`` on the layout ``truth``;
+        its value, added to the statistics of every choice along it."""
+        path: list[tuple[list, int]] = []
+        depth = 0
+        for _step in range(8 * self.uct_depth + 40):  # forced moves too: a stock turned round and round ends
+            options = self._tree_options(view)
+            if not options or depth >= self.uct_depth:
+                break
+            if len(options) == 1:
+                k = None
+                move = options[0]
+            else:
+                key = _visible_key(view)
+                node = nodes.get(key)
+                if node is None:
+                    options.sort(key=lambda m: _preference(view, m))
+                    nodes[key] = [options, [0] * len(options), [0.0] * len(options)]
+                    break  # a new node: its value is the layout's hindsight value
+                moves, visits, total = node
+                untried = next((i for i, n in enumerate(visits) if n == 0), None)
+                if untried is not None:
+                    k = untried
+                else:
+                    log_n = math.log(sum(visits))
+                    k = max(range(len(moves)),
+                            key=lambda i: (total[i] / visits[i] + c * math.sqrt(log_n / visits[i]), -i))
+                move = moves[k]
+                path.append((node, k))
+                depth += 1
+            truth = truth.play(move)
+            view = _seen_after(view.play(move), truth)
+        value = self._layout_score(truth)
+        for node, k in path:
+            node[1][k] += 1
+            node[2][k] += value
+        return value
+
     def _tree_options(self, view: GameState) -> list[Move]:
         """The next moves the player would weigh in ``view``: none when the position is
         decided or every card is known (no choice made blind), one when it is forced."""
@@ -625,7 +708,7 @@ class BestStrategy:
         complete = not state.unseen_cards()
         n_samples = 1 if complete else self.samples
         done = 0
-        keep = max(self.look, self.tree)
+        keep = max(self.look, self.tree, self.uct)
         kept: list[GameState] = []  # the first ``keep`` layouts, for the look-ahead or the tree
         kept_scores: dict[int, list[float]] = {j: [] for j in active}  # each move's scores on them
         for i in range(n_samples):
@@ -658,7 +741,13 @@ class BestStrategy:
                         break  # no other move can catch up
         value = {j: scores[j] / max(1, tried[j]) for j in range(len(candidates))}
         looked = 0
-        if self.tree and not complete and len(active) > 1:
+        if self.uct and not complete and len(active) > 1:
+            close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
+            uct, looked = self._uct_values(state, candidates, close, kept[: self.uct], start)
+            if uct:
+                value.update(uct)
+                active = close
+        elif self.tree and not complete and len(active) > 1:
             close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
             tree = self._tree_values(state, candidates, close, kept[: self.tree])
             if tree:
