@@ -43,8 +43,8 @@ tree's own layouts (the same layouts, so the difference is much less noisy than 
 tree value alone).
 
 A search over the player's information sets several moves deep (``uct`` > 0 kept
-layouts; by default 48 in draw 3, off in draw 1: ``DEFAULT_UCT``): UCT over sampled layouts, each
-close move's subtree searched on the same kept layouts, a node per view the player can
+layouts; by default 48 in draw 3, off in draw 1: ``DEFAULT_UCT``): UCT over sampled
+layouts, each close move's subtree searched on the same kept layouts, a node per view the player can
 tell apart (a reveal is a chance node), UCB1 among a node's moves, the solver's score at
 the leaves (``_uct_values``).
 
@@ -614,8 +614,8 @@ class BestStrategy:
         then chosen by UCB1 (``uct_explore`` times the score range); a forced move (a safe
         foundation move, the only move that makes progress) is played without a choice.
         A path ends at a new node, a position with no blind choice left (won, lost, every
-        card known) or after ``uct_depth`` choices (or many forced moves), where the layout is solved as in
-        hindsight optimisation (``_layout_score``). A move is worth the mean of its paths.
+        card known) or after ``uct_depth`` choices (or many forced moves), where the layout
+        is solved as in hindsight optimisation (``_layout_score``). A move is worth the mean of its paths.
         When the search would take more than ``think_time`` (judged after each layout),
         it stops; with fewer than 2 layouts done it returns no value."""
         nodes: dict[str, list] = {}  # key -> [moves, visits per move, total per move]
@@ -644,7 +644,6 @@ class BestStrategy:
             if not options or depth >= self.uct_depth:
                 break
             if len(options) == 1:
-                k = None
                 move = options[0]
             else:
                 key = _visible_key(view)
