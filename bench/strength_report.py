@@ -8,6 +8,10 @@ deals, the ratio of the two, and the share of the solver-won deals the strategy 
 ``--paired`` compares two runs on the deals both finished: wins of each, the deals one
 won and the other lost, and a two-sided sign test on those (the chance of a split at
 least that uneven if neither run were better), with each run's think time.
+
+A run made in parts is given as its files joined by ``+`` (``best_0.json+best_500.json``):
+the parts must be runs of the same strategy, rules and options, and a deal in two parts
+must have the same result in both.
 """
 
 from __future__ import annotations
@@ -20,15 +24,39 @@ import statistics
 from solitaire_coach.app.simulate import wilson_interval
 
 
-def load(path):
-    with open(path) as f:
-        data = json.load(f)
-    return data["args"], {row[0]: row for row in data["rows"]}
+# The settings that make two runs' games comparable (``first``, ``count``, ``workers`` and
+# ``json`` may differ between the parts of one run).
+SAME_IN_EVERY_PART = ("strategy", "ceiling", "draw", "redeals", "think_time", "samples", "node_limit", "seed",
+                      "solver_time", "solver_memory", "option")
+
+
+def load(path: str):
+    """A run's settings and rows by seed; ``path`` may name several parts joined by ``+``."""
+    parts = path.split("+")
+    first_args, rows = None, {}
+    for part in parts:
+        with open(part) as f:
+            data = json.load(f)
+        args = data["args"]
+        if first_args is None:
+            first_args = args
+        else:
+            for key in SAME_IN_EVERY_PART:
+                if args.get(key) != first_args.get(key):
+                    raise SystemExit(f"{part}: {key} is {args.get(key)!r}, but {parts[0]} has "
+                                     f"{first_args.get(key)!r}: not parts of one run")
+        for row in data["rows"]:
+            seed = row[0]
+            if seed in rows and rows[seed][1] != row[1]:
+                raise SystemExit(f"{part}: seed {seed} {row[1]}, but {rows[seed][1]} in an earlier part")
+            rows[seed] = row
+    return first_args, rows
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--games", action="append", default=[], help="a strategy run's JSON (repeatable)")
+    p.add_argument("--games", action="append", default=[],
+                   help="a strategy run's JSON, or its parts joined by + (repeatable)")
     p.add_argument("--ceiling", help="the solver run's JSON")
     p.add_argument("--paired", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two runs deal by deal")
     args = p.parse_args()

@@ -1,0 +1,55 @@
+"""bench/strength_report.py: a run made in parts, joined by +."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "strength_report.py"
+ARGS = {"strategy": "best", "ceiling": False, "draw": 1, "redeals": "3", "think_time": 20.0, "samples": None,
+        "node_limit": None, "seed": 0, "solver_time": 10.0, "solver_memory": 1024, "option": [], "workers": 2}
+
+
+def _write(path: Path, rows, **changes) -> str:
+    args = {**ARGS, "first": rows[0][0], "count": len(rows), "json": str(path), **changes}
+    path.write_text(json.dumps({"args": args, "rows": rows}))
+    return str(path)
+
+
+def _row(seed, result):
+    return [seed, result, 100, [0.1, 50.0], 40.0]
+
+
+def _report(*argv):
+    return subprocess.run([sys.executable, str(SCRIPT), *argv], capture_output=True, text=True)
+
+
+def test_parts_joined_count_as_one_run(tmp_path):
+    a = _write(tmp_path / "a.json", [_row(0, "won"), _row(1, "lost")])
+    b = _write(tmp_path / "b.json", [_row(2, "won"), _row(3, "won")], first=2)
+    before = _write(tmp_path / "before.json", [_row(s, "lost") for s in range(4)], strategy="baseline")
+    ceiling = _write(tmp_path / "c.json", [[s, "won", 10, 0.01, 100.0] for s in range(4)], ceiling=True)
+    out = _report("--games", f"{a}+{b}", "--ceiling", ceiling)
+    assert out.returncode == 0, out.stderr
+    assert "4 deals (seeds 0..3), won 3 = 75.0%" in out.stdout
+    out = _report("--paired", before, f"{a}+{b}")
+    assert out.returncode == 0, out.stderr
+    assert "4 deals both finished" in out.stdout and "gained 3 deals, lost 0" in out.stdout
+
+
+def test_parts_of_different_runs_are_refused(tmp_path):
+    a = _write(tmp_path / "a.json", [_row(0, "won")])
+    b = _write(tmp_path / "b.json", [_row(1, "won")], option=["uct=48"])
+    out = _report("--paired", a, f"{a}+{b}")
+    assert out.returncode != 0
+    assert "b.json: option is ['uct=48']" in out.stderr and "not parts of one run" in out.stderr
+
+
+def test_a_deal_with_two_results_is_refused(tmp_path):
+    a = _write(tmp_path / "a.json", [_row(0, "won"), _row(1, "lost")])
+    b = _write(tmp_path / "b.json", [_row(1, "won")], first=1)
+    out = _report("--paired", a, f"{a}+{b}")
+    assert out.returncode != 0
+    assert "b.json: seed 1 won, but lost in an earlier part" in out.stderr
