@@ -76,7 +76,7 @@ def main() -> int:
         won_of_winnable = sum(rows[s][1] == "won" for s in c_won)
         lo, hi = wilson_interval(wins, n)
         think = sorted(t for s in seeds for t in rows[s][3])
-        p99 = think[min(len(think) - 1, int(0.99 * len(think)))]
+        p99 = _p99(think)
         print(f"{run_args['strategy']}: {n} deals (seeds {seeds[0]}..{seeds[-1]}), won {wins} = {100 * wins / n:.1f}% "
               f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
         print(f"  solver on the same deals: won {len(c_won)}, proven lost {c_lost}, undecided {c_unknown}; "
@@ -88,8 +88,13 @@ def main() -> int:
         searched = [t for t in think if t >= 1.0]
         if searched:
             print(f"  decisions that searched (>= 1 ms, {len(searched)}): median {statistics.median(searched):.0f} ms, "
-                  f"p99 {searched[min(len(searched) - 1, int(0.99 * len(searched)))]:.0f} ms")
+                  f"p99 {_p99(searched):.0f} ms")
     return 0
+
+
+def _p99(ordered: list[float]) -> float:
+    """The 99th percentile of values already sorted (the value at 99% of the way through)."""
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
 
 
 def sign_test(gained: int, lost: int) -> float:
@@ -105,7 +110,7 @@ def sign_test(gained: int, lost: int) -> float:
 
 def _think(rows, seeds) -> str:
     think = sorted(t for s in seeds for t in rows[s][3])
-    p99 = think[min(len(think) - 1, int(0.99 * len(think)))]
+    p99 = _p99(think)
     return (f"think time median {statistics.median(think):.1f} ms, p99 {p99:.0f} ms, max {think[-1]:.0f} ms "
             f"({len(think)} decisions)")
 
