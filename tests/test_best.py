@@ -8,7 +8,7 @@ from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
 from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.solver import solve
 from solitaire_coach.core.advisor import make_strategy, strategy_names
-from solitaire_coach.core.best import (UNKNOWN_WON_SHARE, BestStrategy, explain, is_safe_foundation_card,
+from solitaire_coach.core.best import (UNKNOWN_WON_SHARE, BestStrategy, _stock_plays, explain, is_safe_foundation_card,
                                        reveals_unseen, sample_layout, unknown_won_share)
 
 import random
@@ -58,9 +58,10 @@ def test_swapping_two_unseen_cards_changes_no_advice():
                                      dict(draw_margin=0.1), dict(tree=3, look_moves=2),
                                      dict(samples=6, tree=3, look_moves=2, tree_blend=True), dict(relax=True),
                                      dict(graded=True), dict(reveal_bonus=0.05), dict(tight_passes=0.3),
-                                     dict(samples=6, uct=4, uct_depth=3, look_moves=2)],
+                                     dict(samples=6, uct=4, uct_depth=3, look_moves=2),
+                                     dict(samples=6, uct=4, uct_depth=3, look_moves=2, uct_stock=True)],
                          ids=["look", "draw_margin", "tree", "tree_blend", "relax", "graded", "reveal_bonus",
-                              "tight_passes", "uct"])
+                              "tight_passes", "uct", "uct_stock"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on
@@ -389,3 +390,35 @@ def test_uct_values_the_close_moves_on_the_kept_layouts():
         if truth.waste:
             seen.add(truth.waste[-1])
     assert searched >= 3
+
+
+def test_stock_plays_reach_every_known_card_of_the_round_that_can_be_played():
+    """``_stock_plays`` (draw 1): each play is turns of the stock (a redeal among them while
+    one is left) and then a waste move; it reaches exactly the stock and waste cards that
+    can be played in one round (but the waste's top, which needs no turn), and stops at an
+    unseen stock card."""
+    truth = GameState.from_deal(deal_for_seed(5))
+    while truth.stock:
+        truth = truth.play(Move.draw())
+    plays = _stock_plays(truth)
+    assert plays
+    reached = set()
+    for play in plays:
+        *turns, last = play
+        assert all(m.kind in (MoveKind.DRAW, MoveKind.REDEAL) for m in turns)
+        assert last.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN)
+        assert turns[0].kind is MoveKind.REDEAL  # the stock is empty: a new round first
+        reached.add(truth.play_all(turns).waste[-1])
+        truth.play_all(play)  # legal
+    playable = set()
+    state = truth.play(Move.redeal())
+    while state.stock:
+        state = state.play(Move.draw())
+        if any(m.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN) for m in state.legal_moves()):
+            playable.add(state.waste[-1])
+    assert reached == playable - {truth.waste[-1]}  # the waste's top is played without turns
+    out_of_redeals = replace(truth, redeals_used=truth.rules.redeal_limit)
+    assert _stock_plays(out_of_redeals) == []
+    fresh = GameState.from_deal(deal_for_seed(5))
+    masked = fresh.masked({c for run in fresh.faceup for c in run})
+    assert _stock_plays(masked) == []  # the next stock card is unseen

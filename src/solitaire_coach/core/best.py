@@ -46,7 +46,10 @@ A search over the player's information sets several moves deep (``uct`` > 0 kept
 layouts; by default 48 in draw 3, off in draw 1: ``DEFAULT_UCT``): UCT over sampled
 layouts, each close move's subtree searched on the same kept layouts, a node per view the player can
 tell apart (a reveal is a chance node), UCB1 among a node's moves, the solver's score at
-the leaves (``_uct_values``).
+the leaves (``_uct_values``). With ``uct_stock`` (draw 1; off by default, as it measured
+worse: 111 of seeds 0..199 against 120) a choice in that search takes the stock as its
+plays: turn the stock (a redeal too) up to a known card and play it, one choice
+(``_stock_plays``), so 6 choices reach further than 6 single turns of a card.
 
 An optional charge for wins that need every pass through the stock still left
 (``tight_passes`` > 0; off by default: at 0.3 it won 313 of draw-1 seeds 0..549 against 314,
@@ -261,6 +264,33 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
     return view
 
 
+def _stock_plays(view: GameState) -> list[tuple[Move, ...]]:
+    """Draw 1: every way to play a known stock or waste card below the waste's top, as the
+    turns of the stock that bring it up (a redeal too, while one is left) and the move that
+    plays it (to its foundation or onto a column). Stops at the first unseen stock card (a
+    turn that shows a card is a choice of its own) and after one whole round of the stock."""
+    plays: list[tuple[Move, ...]] = []
+    turns: list[Move] = []
+    state = view
+    for _ in range(len(view.stock) + len(view.waste)):
+        if state.stock:
+            if state.stock[0] is None:
+                break
+            turn = Move.draw()
+        elif state.waste and state.redeals_left() != 0:
+            turn = Move.redeal()
+        else:
+            break
+        state = state.play(turn)
+        turns.append(turn)
+        if turn.kind is MoveKind.REDEAL:
+            continue
+        for move in state.legal_moves():
+            if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+                plays.append((*turns, move))
+    return plays
+
+
 # Share of the sampled layouts left undecided by the strategy's solve (3,000 positions) that
 # a solve with 300,000 positions decides won, by how near to a win the quick pass came
 # (``SolveResult.closest``; 0 is a win), as (distance, share) points joined by straight
@@ -329,7 +359,8 @@ class BestStrategy:
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
                  draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, relax: bool = False,
                  graded: bool = False, reveal_bonus: float | None = None, tight_passes: float = 0.0,
-                 uct: int | None = None, uct_depth: int = 6, uct_explore: float = 0.5, **_options) -> None:
+                 uct: int | None = None, uct_depth: int = 6, uct_explore: float = 0.5, uct_stock: bool = False,
+                 **_options) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -368,6 +399,7 @@ class BestStrategy:
         self.uct_option = uct
         self.uct_depth = uct_depth
         self.uct_explore = uct_explore
+        self.uct_stock = bool(uct_stock)
         self.relax = bool(relax)
         self.graded = bool(graded)
         if reveal_bonus is not None and reveal_bonus < 0:
@@ -642,36 +674,52 @@ class BestStrategy:
         path: list[tuple[list, int]] = []
         depth = 0
         for _step in range(8 * self.uct_depth + 40):  # forced moves too: a stock turned round and round ends
-            options = self._tree_options(view)
+            options = self._uct_options(view)
             if not options or depth >= self.uct_depth:
                 break
             if len(options) == 1:
-                move = options[0]
+                play = options[0]
             else:
                 key = _visible_key(view)
                 node = nodes.get(key)
                 if node is None:
-                    options.sort(key=lambda m: _preference(view, m))
+                    options.sort(key=lambda p: _preference(view, p[0]) if len(p) == 1 else 6)
                     nodes[key] = [options, [0] * len(options), [0.0] * len(options)]
                     break  # a new node: its value is the layout's hindsight value
-                moves, visits, total = node
+                plays, visits, total = node
                 untried = next((i for i, n in enumerate(visits) if n == 0), None)
                 if untried is not None:
                     k = untried
                 else:
                     log_n = math.log(sum(visits))
-                    k = max(range(len(moves)),
+                    k = max(range(len(plays)),
                             key=lambda i: (total[i] / visits[i] + c * math.sqrt(log_n / visits[i]), -i))
-                move = moves[k]
+                play = plays[k]
                 path.append((node, k))
                 depth += 1
-            truth = truth.play(move)
-            view = _seen_after(view.play(move), truth)
+            for move in play:
+                truth = truth.play(move)
+                view = _seen_after(view.play(move), truth)
         value = self._layout_score(truth)
         for node, k in path:
             node[1][k] += 1
             node[2][k] += value
         return value
+
+    def _uct_options(self, view: GameState) -> list[tuple[Move, ...]]:
+        """The choices of a node of the UCT search, each a tuple of moves played together:
+        ``_tree_options`` one move each, or with ``uct_stock`` in draw 1 the stock taken as
+        its plays (``_stock_plays``) instead of one card at a time."""
+        options = self._tree_options(view)
+        if (not self.uct_stock or view.rules.draw_count != 1 or not options
+                or (len(options) == 1 and is_safe_foundation_move(view, options[0]))):
+            return [(m,) for m in options]
+        plays = [(m,) for m in options if m.kind not in _STOCK_KINDS]
+        if view.stock and view.stock[0] is None:
+            plays.extend((m,) for m in options if m.kind is MoveKind.DRAW)  # shows a card: a chance node
+        else:
+            plays.extend(p for p in _stock_plays(view) if self._position_key(view.play_all(p)) not in self._visited)
+        return plays
 
     def _tree_options(self, view: GameState) -> list[Move]:
         """The next moves the player would weigh in ``view``: none when the position is
