@@ -83,7 +83,7 @@ from typing import Sequence
 from .advisor import Advice, describe_move, terminal_advice
 from .cards import SUIT_SYMBOLS, Card
 from .moves import Move, MoveKind
-from .state import GameState
+from .state import GameState, stock_cycle
 from .solver import SolveResult, solve
 
 _STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
@@ -270,21 +270,11 @@ def _stock_plays(view: GameState) -> list[tuple[Move, ...]]:
     plays it (to its foundation or onto a column). Stops at the first unseen stock card (a
     turn that shows a card is a choice of its own) and after one whole round of the stock."""
     plays: list[tuple[Move, ...]] = []
-    turns: list[Move] = []
-    state = view
-    for _ in range(len(view.stock) + len(view.waste)):
-        if state.stock:
-            if state.stock[0] is None:
-                break
-            turn = Move.draw()
-        elif state.waste and state.redeals_left() != 0:
-            turn = Move.redeal()
-        else:
-            break
-        state = state.play(turn)
-        turns.append(turn)
-        if turn.kind is MoveKind.REDEAL:
+    for turns, state in stock_cycle(view, len(view.stock) + len(view.waste)):
+        if turns[-1].kind is MoveKind.REDEAL:
             continue
+        if state.waste[-1] is None:
+            break
         for move in state.legal_moves():
             if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
                 plays.append((*turns, move))

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 from .cards import ACE, FULL_DECK, KING, RANK_NAMES, SUIT_SYMBOLS, Card, check_permutation
 from .moves import IllegalMoveError, Move, MoveKind
@@ -453,6 +453,25 @@ def render_text(state: GameState) -> str:
         cards = ["##"] * len(state.hidden[i]) + [card.symbol for card in state.faceup[i]]
         lines.append(f"  {i + 1}: " + " ".join(cards))
     return "\n".join(lines)
+
+
+def stock_cycle(state: GameState, max_moves: int | None = None) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+    """Positions reached by 1, 2, ... consecutive stock turns/redeals (one full cycle at most,
+    or ``max_moves``), each with the turns that reach it."""
+    moves: list[Move] = []
+    limit = len(state.stock) + len(state.waste) + 1
+    if max_moves is not None:
+        limit = min(limit, max_moves)
+    for _ in range(limit):
+        if state.stock:
+            move = Move.draw()
+        elif state.waste and state.redeals_left() != 0:
+            move = Move.redeal()
+        else:
+            return
+        state = state.play(move)
+        moves.append(move)
+        yield tuple(moves), state
 
 
 def first_difference(start: GameState, played: Sequence[Move], other: Sequence[Move],

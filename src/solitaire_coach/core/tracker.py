@@ -41,7 +41,7 @@ from .cards import KING, Card
 from .moves import IllegalMoveError, Move, MoveKind
 from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, slot_name
 from .rules import DEFAULT_RULES, Rules
-from .state import COLUMN_COUNT, GameState
+from .state import COLUMN_COUNT, GameState, stock_cycle
 
 
 @dataclass(frozen=True)
@@ -151,24 +151,6 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
     return state
 
 
-def _stock_cycle(state: GameState, max_moves: int | None = None) -> Iterator[tuple[tuple[Move, ...], GameState]]:
-    """Positions reached by 1, 2, ... consecutive stock turns/redeals (one full cycle at most)."""
-    moves: list[Move] = []
-    limit = len(state.stock) + len(state.waste) + 1
-    if max_moves is not None:
-        limit = min(limit, max_moves)
-    for _ in range(limit):
-        if state.stock:
-            move = Move.draw()
-        elif state.waste and state.redeals_left() != 0:
-            move = Move.redeal()
-        else:
-            return
-        state = state.play(move)
-        moves.append(move)
-        yield tuple(moves), state
-
-
 def _steps(state: GameState, max_moves: int | None = None,
            novel: frozenset[Card] = frozenset()) -> Iterator[tuple[tuple[Move, ...], GameState]]:
     """One tracker step: a single non-stock move, or a run of stock turns (at most
@@ -195,7 +177,7 @@ def _steps(state: GameState, max_moves: int | None = None,
                 # a step of no move that names the card (it may since have been covered)
                 for card in sorted(candidates):
                     yield (), state.reveal_column(column, card)
-    yield from _stock_cycle(state, max_moves)
+    yield from stock_cycle(state, max_moves)
 
 
 @dataclass(frozen=True)
