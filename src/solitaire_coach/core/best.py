@@ -347,8 +347,8 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
-                 draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False, relax: bool = False,
-                 graded: bool = False, reveal_bonus: float | None = None, tight_passes: float = 0.0,
+                 draw_margin: float = 0.0, known_draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False,
+                 relax: bool = False, graded: bool = False, reveal_bonus: float | None = None, tight_passes: float = 0.0,
                  uct: int | None = None, uct_depth: int = 6, uct_explore: float = 0.5, uct_stock: bool = False,
                  **_options) -> None:
         if samples < 1 or min_samples < 1:
@@ -372,6 +372,9 @@ class BestStrategy:
         if draw_margin < 0:
             raise ValueError(f"draw margin must be >= 0, not {draw_margin}")
         self.draw_margin = draw_margin
+        if known_draw_margin < 0:
+            raise ValueError(f"known draw margin must be >= 0, not {known_draw_margin}")
+        self.known_draw_margin = known_draw_margin
         if look < 0 or look_samples < 1 or look_moves < 2:
             raise ValueError("look must be >= 0, look_samples >= 1 and look_moves >= 2")
         if look_time is not None and look_time <= 0:
@@ -819,13 +822,16 @@ class BestStrategy:
                 if reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
         best = max(active, key=lambda j: (value[j], -j))
-        if self.draw_margin and state.stock and state.stock[0] is None:
-            # turning an unseen stock card shows it and commits nothing on the tableau; a
-            # move that scores about as well commits blind, where the solver on each layout
-            # saw what comes next: when close, look first (only for an unseen card: turning
-            # known ones only spends the stock and, on the last pass, passes cards for good)
+        # turning an unseen stock card shows it and commits nothing on the tableau; a move
+        # that scores about as well commits blind, where the solver on each layout saw what
+        # comes next: when close, look first (``draw_margin``). Turning a known card shows
+        # nothing but still commits nothing (``known_draw_margin``, by default 0: it spends
+        # the stock and, on the last pass, passes cards for good)
+        unseen_next = bool(state.stock) and state.stock[0] is None
+        margin = self.draw_margin if unseen_next else self.known_draw_margin
+        if margin:
             draws = [j for j in active if candidates[j].kind is MoveKind.DRAW]
-            if draws and value[draws[0]] >= value[best] - self.draw_margin:
+            if draws and value[draws[0]] >= value[best] - margin:
                 best = draws[0]
         self.last_stats = {"samples": done, "looked": looked,
                            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
