@@ -825,8 +825,8 @@ class BestStrategy:
         # turning an unseen stock card shows it and commits nothing on the tableau; a move
         # that scores about as well commits blind, where the solver on each layout saw what
         # comes next: when close, look first (``draw_margin``). Turning a known card shows
-        # nothing but still commits nothing (``known_draw_margin``, by default 0: it spends
-        # the stock and, on the last pass, passes cards for good)
+        # nothing but still commits nothing (``known_draw_margin``, by default 0: at 0.03 it
+        # won 111 of draw-1 seeds 0..199 against 120, see the README)
         unseen_next = bool(state.stock) and state.stock[0] is None
         margin = self.draw_margin if unseen_next else self.known_draw_margin
         if margin:
