@@ -28,7 +28,6 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
-from solitaire_coach.core.cards import RANK_CODES  # noqa: E402
 from solitaire_coach.vision import detector as D  # noqa: E402
 from solitaire_coach.vision.decks import TEST_DECKS, VAL_DECKS  # noqa: E402
 from solitaire_coach.vision.render import render_grid, render_random  # noqa: E402

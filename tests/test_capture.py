@@ -279,7 +279,7 @@ def test_gate_forced_read_after_rest():
     gate = ReadGate()
     a = _table(6)
     for key in (None, "A", "A"):
-        v = gate.observe(_noisy(a, rng))
+        gate.observe(_noisy(a, rng))
         if key:
             gate.offer(key)
     assert not gate.observe(_noisy(a, rng)).read
@@ -354,7 +354,7 @@ def test_gate_on_a_blotched_skin_toned_cloth_still_sees_hands():
 # ----------------------------------------------------------------------------- reading
 from solitaire_coach.vision.reading import SlotGrid, reading_of  # noqa: E402
 from solitaire_coach.core.cards import Card  # noqa: E402
-from solitaire_coach.core.notation import EMPTY, UNKNOWN  # noqa: E402
+from solitaire_coach.core.notation import UNKNOWN  # noqa: E402
 from solitaire_coach.vision.detector import CardDetection  # noqa: E402
 
 W, H, PITCH = 60.0, 84.0, 80.0

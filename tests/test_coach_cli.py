@@ -1,7 +1,6 @@
 """The snapshot-file coach and the simulate/check-log commands, end to end."""
 
 import json
-import os
 import queue
 import subprocess
 import sys

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
+from solitaire_coach.core import Card, GameState, Rules, deal_for_seed
 from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core import solver as solver_module
 from solitaire_coach.core.solver import SolveResult, SolverError, _python_solve, has_extension, solve

@@ -1,7 +1,6 @@
 """The table tracker follows games from snapshots, copes with gaps, UU slots, late flips,
 wrong snapshots and restarts."""
 
-from dataclasses import replace
 
 import pytest
 

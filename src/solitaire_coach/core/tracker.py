@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from .cards import KING, Card
-from .moves import IllegalMoveError, Move, MoveKind
+from .moves import Move, MoveKind
 from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, slot_name
 from .rules import DEFAULT_RULES, Rules
 from .state import COLUMN_COUNT, GameState, stock_cycle

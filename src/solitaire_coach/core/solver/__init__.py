@@ -23,8 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..cards import Card, FULL_DECK
-from ..moves import Move, MoveKind
+from ..cards import FULL_DECK
+from ..moves import Move
 from ..rules import Rules
 from ..state import GameState
 
