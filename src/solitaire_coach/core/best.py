@@ -24,7 +24,9 @@ the player has not seen (face-down tableau cards, stock cards not yet turned) is
    the draw of an unseen stock card) gets ``reveal_bonus`` on top of its mean (by default
    0.03 in draw 1; none in draw 3, where it measured no better: ``DEFAULT_REVEAL_BONUS``):
    the solver sees every card of a layout, so the search alone gives looking before
-   committing no value.
+   committing no value. The other way round, ``known_turn_charge`` (off by default) is
+   taken off a turn of the stock that shows nothing (known cards only, or a redeal):
+   it spends the stock and plays no card.
 
 An optional one-move look-ahead (``look`` > 0 kept layouts; off by default, as it
 measured no better) charges the close moves for what the player cannot see: on each
@@ -347,8 +349,9 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
                  unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
                  look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
-                 draw_margin: float = 0.0, known_draw_margin: float = 0.0, tree: int = 0, tree_blend: bool = False,
-                 relax: bool = False, graded: bool = False, reveal_bonus: float | None = None, tight_passes: float = 0.0,
+                 draw_margin: float = 0.0, known_draw_margin: float = 0.0, known_turn_charge: float = 0.0,
+                 tree: int = 0, tree_blend: bool = False, relax: bool = False, graded: bool = False,
+                 reveal_bonus: float | None = None, tight_passes: float = 0.0,
                  uct: int | None = None, uct_depth: int = 6, uct_explore: float = 0.5, uct_stock: bool = False,
                  **_options) -> None:
         if samples < 1 or min_samples < 1:
@@ -375,6 +378,9 @@ class BestStrategy:
         if known_draw_margin < 0:
             raise ValueError(f"known draw margin must be >= 0, not {known_draw_margin}")
         self.known_draw_margin = known_draw_margin
+        if known_turn_charge < 0:
+            raise ValueError(f"known turn charge must be >= 0, not {known_turn_charge}")
+        self.known_turn_charge = known_turn_charge
         if look < 0 or look_samples < 1 or look_moves < 2:
             raise ValueError("look must be >= 0, look_samples >= 1 and look_moves >= 2")
         if look_time is not None and look_time <= 0:
@@ -821,6 +827,12 @@ class BestStrategy:
             for j in active:
                 if reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
+        if self.known_turn_charge:
+            # the other way round: turning known stock cards (a redeal too) shows nothing and
+            # spends the stock, so it is charged a little against moves that play a card
+            for j in active:
+                if candidates[j].kind in _STOCK_KINDS and not reveals_unseen(state, candidates[j]):
+                    value[j] -= self.known_turn_charge
         best = max(active, key=lambda j: (value[j], -j))
         # turning an unseen stock card shows it and commits nothing on the tableau; a move
         # that scores about as well commits blind, where the solver on each layout saw what
