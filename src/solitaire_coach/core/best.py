@@ -26,7 +26,8 @@ the player has not seen (face-down tableau cards, stock cards not yet turned) is
    the solver sees every card of a layout, so the search alone gives looking before
    committing no value. The other way round, ``known_turn_charge`` (off by default) is
    taken off a turn of the stock that shows nothing (known cards only, or a redeal):
-   it spends the stock and plays no card.
+   it spends the stock and plays no card (draw 1, seeds 0..199: 120 won at 0.03 and 117 at
+   0.1, against 120 without; see the README).
 
 An optional one-move look-ahead (``look`` > 0 kept layouts; off by default, as it
 measured no better) charges the close moves for what the player cannot see: on each
