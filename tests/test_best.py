@@ -55,13 +55,14 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 
 
 @pytest.mark.parametrize("options", [dict(look=3, look_samples=2, look_moves=2, look_time=None),
-                                     dict(draw_margin=0.1), dict(known_draw_margin=0.1), dict(known_turn_charge=0.1), dict(tree=3, look_moves=2),
+                                     dict(draw_margin=0.1), dict(known_draw_margin=0.1), dict(known_turn_charge=0.1),
+                                     dict(tree=3, look_moves=2),
                                      dict(samples=6, tree=3, look_moves=2, tree_blend=True), dict(relax=True),
                                      dict(graded=True), dict(reveal_bonus=0.05), dict(tight_passes=0.3),
                                      dict(samples=6, uct=4, uct_depth=3, look_moves=2),
                                      dict(samples=6, uct=4, uct_depth=3, look_moves=2, uct_stock=True)],
-                         ids=["look", "draw_margin", "known_draw_margin", "known_turn_charge", "tree", "tree_blend", "relax", "graded", "reveal_bonus",
-                              "tight_passes", "uct", "uct_stock"])
+                         ids=["look", "draw_margin", "known_draw_margin", "known_turn_charge", "tree", "tree_blend", "relax",
+                              "graded", "reveal_bonus", "tight_passes", "uct", "uct_stock"])
 def test_options_stay_honest(options):
     """With the one-move look-ahead on (layouts re-sampled after what a move shows), or
     the stock turned when it scores close to the best move, the advice still depends on

@@ -823,17 +823,15 @@ class BestStrategy:
             for j in close:
                 value[j] -= cost[j]
             active = close
-        if self.reveal_bonus and not complete:
+        if self.reveal_bonus or self.known_turn_charge:
             # hindsight optimisation gives seeing a card no value (every layout is searched
-            # as if all were seen): a move that turns up an unseen card is worth a little more
+            # as if all were seen): a move that turns up an unseen card is worth a little
+            # more; the other way round, turning known stock cards (a redeal too) shows
+            # nothing and spends the stock, so it may be charged against playing a card
             for j in active:
-                if reveals_unseen(state, candidates[j]):
+                if not complete and reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
-        if self.known_turn_charge:
-            # the other way round: turning known stock cards (a redeal too) shows nothing and
-            # spends the stock, so it is charged a little against moves that play a card
-            for j in active:
-                if candidates[j].kind in _STOCK_KINDS and not reveals_unseen(state, candidates[j]):
+                elif candidates[j].kind in _STOCK_KINDS:
                     value[j] -= self.known_turn_charge
         best = max(active, key=lambda j: (value[j], -j))
         # turning an unseen stock card shows it and commits nothing on the tableau; a move
