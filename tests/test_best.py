@@ -404,13 +404,13 @@ def test_stock_plays_reach_every_known_card_of_the_round_that_can_be_played():
     plays = _stock_plays(truth)
     assert plays
     reached = set()
-    for play in plays:
+    for play, after in plays:
         *turns, last = play
         assert all(m.kind in (MoveKind.DRAW, MoveKind.REDEAL) for m in turns)
         assert last.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN)
         assert turns[0].kind is MoveKind.REDEAL  # the stock is empty: a new round first
         reached.add(truth.play_all(turns).waste[-1])
-        truth.play_all(play)  # legal
+        assert truth.play_all(play) == after  # legal, and the position it leads to
     playable = set()
     state = truth.play(Move.redeal())
     while state.stock:

@@ -180,7 +180,7 @@ def explain(state: GameState, move: Move) -> str:
     """Why a move helps, in a few words a person understands."""
     k = move.kind
     if k is MoveKind.DRAW:
-        if state.stock and state.stock[0] is None:
+        if _next_stock_card_unseen(state):
             return "nothing on the table helps yet: see what the stock holds"
         return "brings the next stock card up to play"
     if k is MoveKind.REDEAL:
@@ -267,12 +267,18 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
     return view
 
 
-def _stock_plays(view: GameState) -> list[tuple[Move, ...]]:
+def _next_stock_card_unseen(state: GameState) -> bool:
+    """True if the next turn of the stock shows a card the player has not seen."""
+    return bool(state.stock) and state.stock[0] is None
+
+
+def _stock_plays(view: GameState) -> list[tuple[tuple[Move, ...], GameState]]:
     """Draw 1: every way to play a known stock or waste card below the waste's top, as the
     turns of the stock that bring it up (a redeal too, while one is left) and the move that
-    plays it (to its foundation or onto a column). Stops at the first unseen stock card (a
-    turn that shows a card is a choice of its own) and after one whole round of the stock."""
-    plays: list[tuple[Move, ...]] = []
+    plays it (to its foundation or onto a column), each with the position it leads to. Stops
+    at the first unseen stock card (a turn that shows a card is a choice of its own) and
+    after one whole round of the stock."""
+    plays: list[tuple[tuple[Move, ...], GameState]] = []
     for turns, state in stock_cycle(view, len(view.stock) + len(view.waste)):
         if turns[-1].kind is MoveKind.REDEAL:
             continue
@@ -280,7 +286,7 @@ def _stock_plays(view: GameState) -> list[tuple[Move, ...]]:
             break
         for move in state.legal_moves():
             if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
-                plays.append((*turns, move))
+                plays.append(((*turns, move), state.play(move)))
     return plays
 
 
@@ -716,10 +722,10 @@ class BestStrategy:
                 or (len(options) == 1 and is_safe_foundation_move(view, options[0]))):
             return [(m,) for m in options]
         plays = [(m,) for m in options if m.kind not in _STOCK_KINDS]
-        if view.stock and view.stock[0] is None:
+        if _next_stock_card_unseen(view):
             plays.extend((m,) for m in options if m.kind is MoveKind.DRAW)  # shows a card: a chance node
         else:
-            plays.extend(p for p in _stock_plays(view) if self._position_key(view.play_all(p)) not in self._visited)
+            plays.extend(p for p, after in _stock_plays(view) if self._position_key(after) not in self._visited)
         return plays
 
     def _tree_options(self, view: GameState) -> list[Move]:
@@ -839,8 +845,7 @@ class BestStrategy:
         # comes next: when close, look first (``draw_margin``). Turning a known card shows
         # nothing but still commits nothing (``known_draw_margin``, by default 0: at 0.03 it
         # won 111 of draw-1 seeds 0..199 against 120, see the README)
-        unseen_next = bool(state.stock) and state.stock[0] is None
-        margin = self.draw_margin if unseen_next else self.known_draw_margin
+        margin = self.draw_margin if _next_stock_card_unseen(state) else self.known_draw_margin
         if margin:
             draws = [j for j in active if candidates[j].kind is MoveKind.DRAW]
             if draws and value[draws[0]] >= value[best] - margin:
