@@ -22,6 +22,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from solitaire_coach.core import GameState, Rules, deal_for_seed
+from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.solver import solve
 from solitaire_coach.app.simulate import wilson_interval
 
@@ -68,7 +69,11 @@ def strategy_options(args) -> dict:
         options["node_limit"] = args.node_limit
     for item in args.option:
         name, _, value = item.partition("=")
-        options[name] = ast.literal_eval(value)
+        try:
+            options[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            raise ValueError(f"--option {item}: wants NAME=VALUE with a Python literal for VALUE, "
+                             f"e.g. ease=1.0 or graded=True") from None
     return options
 
 
@@ -104,7 +109,11 @@ def main(argv=None) -> int:
         jobs = [(s, rules, args.solver_time, args.solver_memory) for s in seeds]
         fn = _ceiling
     else:
-        options = strategy_options(args)
+        try:
+            options = strategy_options(args)
+            make_strategy(args.strategy, **options)  # an unknown name or option fails here, once
+        except ValueError as exc:
+            p.error(str(exc))
         jobs = [(s, args.strategy, rules, options) for s in seeds]
         fn = _game
     with ProcessPoolExecutor(max_workers=args.workers) as pool:

@@ -41,6 +41,15 @@ def test_registered_by_name():
     assert isinstance(make_strategy("best", think_time=0.5, seed=3, samples=8), BestStrategy)
 
 
+def test_a_misspelt_option_is_refused_by_name():
+    """A benchmark run with ``--option gradde=True`` must not play the defaults unnoticed."""
+    with pytest.raises(ValueError, match="takes no option 'gradde'.*graded"):
+        make_strategy("best", think_time=0.5, gradde=True)
+    with pytest.raises(TypeError):
+        BestStrategy(gradde=True)
+    make_strategy("baseline", think_time=0.5)  # a common option a strategy has no use for is fine
+
+
 def test_swapping_two_unseen_cards_changes_no_advice():
     deal = deal_for_seed(10)  # a deal it loses with 18 cards never seen
     truth, seen, advices = play(deal, BestStrategy(**FAST))

@@ -8,6 +8,7 @@ any object with a ``name`` and ``advise(state, history) -> Advice``.
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
@@ -94,11 +95,19 @@ def strategy_names() -> list[str]:
 
 
 def make_strategy(name: str, **options) -> Strategy:
-    """Build the strategy registered as ``name`` (options go to its constructor)."""
+    """Build the strategy registered as ``name`` (options go to its constructor). An option
+    the strategy does not take raises ValueError naming it and the options it takes, so a
+    misspelt option never runs a benchmark on the defaults unnoticed."""
     try:
         target = STRATEGY_FACTORIES[name]
     except KeyError:
         raise ValueError(f"unknown strategy {name!r}; known: {', '.join(strategy_names())}") from None
     module_name, _, attr = target.partition(":")
     factory = getattr(importlib.import_module(module_name), attr)
+    parameters = inspect.signature(factory).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        unknown = sorted(set(options) - set(parameters))
+        if unknown:
+            raise ValueError(f"strategy {name!r} takes no option {', '.join(map(repr, unknown))}; "
+                             f"its options: {', '.join(parameters)}")
     return factory(**options)

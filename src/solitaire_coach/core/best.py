@@ -361,7 +361,7 @@ class BestStrategy:
                  tree: int = 0, tree_blend: bool = False, relax: bool = False, graded: bool = False,
                  reveal_bonus: float | None = None, tight_passes: float = 0.0,
                  uct: int | None = None, uct_depth: int = 6, uct_explore: float = 0.5, uct_stock: bool = False,
-                 **_options) -> None:
+                 ) -> None:
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
