@@ -31,13 +31,21 @@ class CoachSession:
         self.say = say
         self.tracker = TableTracker(rules)
         self.last_advice: Advice | None = None
+        self._journal_failure: str | None = None  # why the last save failed, None once it works
         if journal is not None and resume:
             try:
                 loaded = journal.load()
             except JournalError as exc:
-                aside = journal.set_aside()
-                say(f"warning: {exc}; moved it to {aside.name} and starting a new game")
                 loaded = None
+                try:
+                    aside = journal.set_aside()
+                except (OSError, JournalError) as why:
+                    reason = why.strerror if isinstance(why, OSError) and why.strerror else why
+                    say(f"warning: {exc}; it cannot be moved aside ({reason}), so it is kept as it is and "
+                        f"this game is not journalled: a restart will not resume it")
+                    self.journal = None
+                else:
+                    say(f"warning: {exc}; moved it to {aside.name} and starting a new game")
             if loaded is not None:
                 if loaded.rules != rules:
                     say(f"note: the journal's game uses {loaded.rules.describe()}; continuing with those rules")
@@ -65,11 +73,27 @@ class CoachSession:
             self.say(report.message)
         if report.accepted:
             if self.journal is not None and report.kind != "no change":
-                self.journal.save(self.tracker)
+                self._save_journal()
             if self.tracker.state is not None:
                 self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
                 self.say("advice: " + self.last_advice.line())
         return report
+
+    def _save_journal(self) -> None:
+        """Save the tracker; a journal that cannot be written is reported (once until it
+        can be again) and the game goes on from memory."""
+        try:
+            self.journal.save(self.tracker)
+        except OSError as exc:
+            reason = f"{exc.strerror}: {exc.filename}" if exc.strerror else str(exc)
+            if reason != self._journal_failure:
+                self.say(f"warning: cannot save the journal {self.journal.path} ({reason}); the game goes on, "
+                         f"but a restart now would not resume it")
+            self._journal_failure = reason
+        else:
+            if self._journal_failure is not None:
+                self.say(f"the journal {self.journal.path} is saved again")
+            self._journal_failure = None
 
     @property
     def advised_move(self) -> Move | None:

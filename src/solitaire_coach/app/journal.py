@@ -35,22 +35,36 @@ class Journal:
         return self.path.exists()
 
     def load(self) -> TableTracker | None:
-        """The saved tracker, or None if there is no journal; raises JournalError if unreadable."""
+        """The saved tracker, or None if there is no journal; raises JournalError naming the
+        file and why when it cannot be read (not a file, unreadable, not UTF-8 JSON, or a
+        tracker that is no Klondike game: a card twice, 3 columns, a foundation of 99)."""
         if not self.path.exists():
             return None
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError(f"it holds a JSON {type(data).__name__}, not a journal object")
             if data.get("version") != JOURNAL_VERSION:
                 raise ValueError(f"version {data.get('version')!r}, expected {JOURNAL_VERSION}")
+            if "tracker" not in data:
+                raise ValueError("it has no 'tracker'")
             return TableTracker.from_dict(data["tracker"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise JournalError(f"{self.path}: cannot read the journal: {exc}") from None
+        except UnicodeDecodeError:
+            raise JournalError(f"{self.path}: cannot read the journal: it is not UTF-8 text") from None
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise JournalError(f"{self.path}: cannot read the journal: {reason}") from None
 
     def save(self, tracker: TableTracker) -> None:
+        """Write the tracker atomically (OSError when the file cannot be written)."""
         write_json_atomic(self.path, {"version": JOURNAL_VERSION, "tracker": tracker.to_dict()})
 
     def set_aside(self) -> Path:
-        """Rename an unreadable journal out of the way; returns its new name."""
+        """Rename an unreadable journal out of the way; returns its new name. Raises
+        JournalError, moving nothing, when the path is not a file, and OSError when the
+        rename fails (a read-only folder)."""
+        if not self.path.is_file():
+            raise JournalError(f"{self.path} is not a file, so it is left as it is")
         n = 1
         while (target := self.path.with_name(f"{self.path.name}.bad-{n}")).exists():
             n += 1

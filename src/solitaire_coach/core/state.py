@@ -442,6 +442,44 @@ def _raised(f: tuple[int, int, int, int], suit: int) -> tuple[int, int, int, int
     return tuple(lst)  # type: ignore[return-value]
 
 
+def check_position(state: GameState) -> None:
+    """Raise ValueError naming the first thing that makes ``state`` no Klondike position:
+    not 7 columns or 4 foundations, a foundation outside 0..13, a face-up column that is no
+    descending run of alternating colours, a card in two places, not 52 cards in all, or
+    more redeals used than the rules allow. For positions read from outside (a journal)."""
+    if len(state.hidden) != COLUMN_COUNT or len(state.faceup) != COLUMN_COUNT:
+        raise ValueError(f"the position has {len(state.hidden)} face-down and {len(state.faceup)} face-up "
+                         f"columns, not {COLUMN_COUNT}")
+    if len(state.foundations) != 4:
+        raise ValueError(f"the position has {len(state.foundations)} foundations, not 4")
+    for suit, height in enumerate(state.foundations):
+        if not isinstance(height, int) or not 0 <= height <= KING:
+            raise ValueError(f"the {SUIT_SYMBOLS[suit]} foundation holds {height!r} cards: 0 to 13 allowed")
+    for i, run in enumerate(state.faceup):
+        for lower, upper in zip(run, run[1:]):
+            if upper.rank != lower.rank - 1 or upper.is_red == lower.is_red:
+                raise ValueError(f"column {i + 1}: {upper.symbol} lies on {lower.symbol}, which is no descending run "
+                                 f"of alternating colours")
+    places: dict[Card, str] = {Card(r, s): f"the {SUIT_SYMBOLS[s]} foundation"
+                               for s in range(4) for r in range(1, state.foundations[s] + 1)}
+    piles = [(f"column {i + 1}", (*h, *f)) for i, (h, f) in enumerate(zip(state.hidden, state.faceup))]
+    unknown = 0
+    for name, pile in [*piles, ("the stock", state.stock), ("the waste", state.waste)]:
+        for card in pile:
+            if card is None:
+                unknown += 1
+            elif card in places:
+                raise ValueError(f"{card.symbol} is in two places: {places[card]} and {name}")
+            else:
+                places[card] = name
+    if len(places) + unknown != len(FULL_DECK):
+        raise ValueError(f"the position holds {len(places) + unknown} cards ({len(places)} known, "
+                         f"{unknown} unknown), not 52")
+    limit = state.rules.redeal_limit
+    if state.redeals_used < 0 or (limit is not None and state.redeals_used > limit):
+        raise ValueError(f"{state.redeals_used} redeals used: the rules allow 0 to {limit}")
+
+
 def render_text(state: GameState) -> str:
     """A plain-text picture of the position for the terminal (unknown cards as ``??``)."""
     def c(card: MaybeCard) -> str:

@@ -41,7 +41,7 @@ from .cards import KING, Card
 from .moves import Move, MoveKind
 from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, slot_name
 from .rules import DEFAULT_RULES, Rules
-from .state import COLUMN_COUNT, GameState, stock_cycle
+from .state import COLUMN_COUNT, GameState, check_position, stock_cycle
 
 
 @dataclass(frozen=True)
@@ -414,12 +414,46 @@ class TableTracker:
 
     @classmethod
     def from_dict(cls, data: dict) -> "TableTracker":
-        rules = Rules(**data["rules"])
-        state = None if data.get("state") is None else state_from_dict(data["state"], rules)
-        tracker = cls(rules, state, [Move.parse(t) for t in data.get("history", [])])
-        for alt in data.get("alternatives", []):
-            tracker._hypotheses.append(_Hypothesis(int(alt["cost"]), state_from_dict(alt["state"], rules),
-                                                   tuple(Move.parse(t) for t in alt["history"])))
+        """The tracker ``to_dict`` wrote. ValueError says which part is wrong ("the rules",
+        "the position", "move 3 of the history", "alternative 2") and why."""
+        if not isinstance(data, dict):
+            raise ValueError(f"the tracker must be an object, not {type(data).__name__}")
+        rules_data = data.get("rules")
+        if not isinstance(rules_data, dict) or set(rules_data) != {"draw_count", "redeal_limit", "foundation_return"}:
+            raise ValueError(f"the rules must give draw_count, redeal_limit and foundation_return, not {rules_data!r}")
+        try:
+            rules = Rules(**rules_data)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"the rules: {exc}") from None
+
+        def moves(value, where: str) -> list[Move]:
+            if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                raise ValueError(f"{where} must be a list of moves in the game-log notation, not {value!r}")
+            out = []
+            for n, text in enumerate(value, start=1):
+                try:
+                    out.append(Move.parse(text))
+                except ValueError as exc:
+                    raise ValueError(f"move {n} of {where}: {exc}") from None
+            return out
+
+        def position(value, where: str) -> GameState:
+            try:
+                return state_from_dict(value, rules)
+            except ValueError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+
+        state = None if data.get("state") is None else position(data["state"], "the position")
+        tracker = cls(rules, state, moves(data.get("history", []), "the history"))
+        alternatives = data.get("alternatives", [])
+        if not isinstance(alternatives, list):
+            raise ValueError(f"the alternatives must be a list, not {alternatives!r}")
+        for n, alt in enumerate(alternatives, start=1):
+            where = f"alternative {n}"
+            if not isinstance(alt, dict) or type(alt.get("cost")) is not int:
+                raise ValueError(f"{where} must be an object with a whole-number cost, not {alt!r}")
+            tracker._hypotheses.append(_Hypothesis(alt["cost"], position(alt.get("state"), where),
+                                                   tuple(moves(alt.get("history"), f"the history of {where}"))))
         return tracker
 
 
@@ -493,18 +527,46 @@ def state_to_dict(state: GameState) -> dict:
 
 
 def state_from_dict(data: dict, rules: Rules) -> GameState:
-    def card(code: str) -> Card | None:
-        return None if code == "??" else Card.parse(code)
+    """The position ``state_to_dict`` wrote; ValueError names the field that is wrong (a
+    card code, a list of the wrong shape) or what makes it no position (``check_position``)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a position must be an object, not {type(data).__name__}")
 
-    return GameState(
-        hidden=tuple(tuple(card(c) for c in h) for h in data["hidden"]),
-        faceup=tuple(tuple(Card.parse(c) for c in run) for run in data["faceup"]),
-        stock=tuple(card(c) for c in data["stock"]),
-        waste=tuple(card(c) for c in data["waste"]),
-        foundations=tuple(data["foundations"]),
-        redeals_used=int(data["redeals_used"]),
+    def field(name: str):
+        if name not in data:
+            raise ValueError(f"the position has no {name!r}")
+        return data[name]
+
+    def cards(value, where: str, unknown_allowed: bool = True) -> tuple[Card | None, ...]:
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise ValueError(f"{where} must be a list of card codes, not {value!r}")
+        try:
+            return tuple(None if (c == "??" and unknown_allowed) else Card.parse(c) for c in value)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+
+    def columns(name: str, unknown_allowed: bool) -> tuple[tuple[Card | None, ...], ...]:
+        value = field(name)
+        if not isinstance(value, list):
+            raise ValueError(f"{name!r} must be a list of columns, not {value!r}")
+        return tuple(cards(col, f"{name} of column {i + 1}", unknown_allowed) for i, col in enumerate(value))
+
+    foundations, redeals = field("foundations"), field("redeals_used")
+    if not isinstance(foundations, list) or not all(type(h) is int for h in foundations):
+        raise ValueError(f"'foundations' must be a list of 4 heights, not {foundations!r}")
+    if type(redeals) is not int:
+        raise ValueError(f"'redeals_used' must be a whole number, not {redeals!r}")
+    state = GameState(
+        hidden=columns("hidden", True),
+        faceup=columns("faceup", False),
+        stock=cards(field("stock"), "the stock"),
+        waste=cards(field("waste"), "the waste"),
+        foundations=tuple(foundations),
+        redeals_used=redeals,
         rules=rules,
     )
+    check_position(state)
+    return state
 
 
 # explaining a snapshot that cannot follow --------------------------------------------

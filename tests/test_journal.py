@@ -1,0 +1,153 @@
+"""The journal keeps the game through anything: a journal that is no game is set aside with
+a reason that names what is wrong, one that cannot be moved or written is reported and the
+game goes on from memory, and a position read back is checked to be a Klondike position."""
+
+import json
+
+import pytest
+
+from solitaire_coach.app.coach import CoachSession
+from solitaire_coach.app.journal import Journal, JournalError
+from solitaire_coach.core import Rules
+from solitaire_coach.core.advisor import make_strategy
+from solitaire_coach.core.state import GameState, check_position, deal_for_seed
+from solitaire_coach.core.tracker import TableTracker, state_from_dict, state_to_dict
+from solitaire_coach.core.virtual_table import VirtualTable
+
+
+def _started_tracker() -> TableTracker:
+    table = VirtualTable.from_deal(deal_for_seed(5))
+    tracker = TableTracker(Rules())
+    assert tracker.update(table.snapshot()).accepted
+    return tracker
+
+
+def _journal_data() -> dict:
+    return {"version": 1, "tracker": _started_tracker().to_dict()}
+
+
+def _spoil(data: dict, how: str) -> object:
+    state = data["tracker"]["state"]
+    if how == "list":
+        return []
+    if how == "null":
+        return None
+    if how == "three columns":
+        state["hidden"], state["faceup"] = state["hidden"][:3], state["faceup"][:3]
+    elif how == "two foundations":
+        state["foundations"] = [0, 0]
+    elif how == "foundation 99":
+        state["foundations"] = [99, -1, 0, 0]
+    elif how == "card twice":
+        state["faceup"][1] = list(state["faceup"][0])
+    elif how == "bad card":
+        state["waste"] = ["ZZ"]
+    elif how == "rules":
+        data["tracker"]["rules"] = [1, 3]
+    elif how == "history":
+        data["tracker"]["history"] = ["draw", "9-9"]
+    return data
+
+
+@pytest.mark.parametrize("how, words", [
+    ("list", "JSON list, not a journal"),
+    ("null", "JSON NoneType, not a journal"),
+    ("three columns", "the position: the position has 3 face-down and 3 face-up columns, not 7"),
+    ("two foundations", "the position has 2 foundations, not 4"),
+    ("foundation 99", "the ♣ foundation holds 99 cards"),
+    ("card twice", "is in two places: column 1 and column 2"),
+    ("bad card", "the waste"),
+    ("rules", "the rules must give draw_count"),
+    ("history", "move 2 of the history"),
+])
+def test_a_journal_that_is_no_game_is_refused_by_name_and_set_aside(tmp_path, how, words):
+    journal = Journal(tmp_path / "game.journal.json")
+    journal.path.write_text(json.dumps(_spoil(_journal_data(), how)), encoding="utf-8")
+    with pytest.raises(JournalError, match="cannot read the journal") as caught:
+        journal.load()
+    assert words in str(caught.value) and str(journal.path) in str(caught.value)
+    said = []
+    session = CoachSession(Rules(), make_strategy("baseline"), journal, say=said.append)
+    assert session.tracker.state is None and "moved it to game.journal.json.bad-1" in said[0]
+    assert (tmp_path / "game.journal.json.bad-1").exists()
+
+
+def test_a_good_journal_reads_back_the_same_game(tmp_path):
+    journal = Journal(tmp_path / "game.journal.json")
+    tracker = _started_tracker()
+    journal.save(tracker)
+    assert journal.load().to_dict() == tracker.to_dict()
+
+
+def test_a_journal_that_is_not_utf8_text_is_named(tmp_path):
+    journal = Journal(tmp_path / "game.journal.json")
+    journal.path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(JournalError, match="not UTF-8 text"):
+        journal.load()
+
+
+def _first_snapshot() -> str:
+    return VirtualTable.from_deal(deal_for_seed(5)).snapshot().text()
+
+
+def test_a_folder_given_as_journal_is_left_alone_and_the_game_goes_on(tmp_path):
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    said = []
+    session = CoachSession(Rules(), make_strategy("baseline"), Journal(folder), say=said.append)
+    assert folder.is_dir() and "not a file, so it is left as it is" in said[0]
+    assert "this game is not journalled" in said[0]
+    assert session.process_text(_first_snapshot()).accepted
+    assert said[-1].startswith("advice: ")
+
+
+def test_a_journal_that_cannot_be_written_is_reported_once_and_the_game_goes_on(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    journal = Journal(blocker / "game.journal.json")
+    said = []
+    session = CoachSession(Rules(), make_strategy("baseline"), journal, say=said.append)
+    assert session.process_text(_first_snapshot()).accepted
+    warnings = [s for s in said if s.startswith("warning: cannot save the journal")]
+    assert len(warnings) == 1 and str(journal.path) in warnings[0] and said[-1].startswith("advice: ")
+    # the advised move played: the game goes on, with no second warning for the same reason
+    table = VirtualTable.from_deal(deal_for_seed(5))
+    table.perform(session.last_advice.move)
+    assert session.process_text(table.snapshot().text()).kind == "moves"
+    assert len([s for s in said if s.startswith("warning: cannot save")]) == 1
+    assert len(session.tracker.history) == 1
+
+
+def test_a_bad_journal_that_cannot_be_moved_aside_is_kept_and_reported(tmp_path, monkeypatch):
+    """A read-only folder: the rename fails (monkeypatched, as the tests may run as root)."""
+    journal = Journal(tmp_path / "game.journal.json")
+    journal.path.write_text("{not json")
+
+    def refuse(self, target):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(type(journal.path), "rename", refuse)
+    said = []
+    session = CoachSession(Rules(), make_strategy("baseline"), journal, say=said.append)
+    assert "cannot be moved aside (Permission denied)" in said[0] and session.journal is None
+    assert journal.path.read_text() == "{not json"
+    assert session.process_text(_first_snapshot()).accepted
+    assert journal.path.read_text() == "{not json"  # never overwritten
+
+
+def test_check_position_names_what_makes_a_position_impossible():
+    state = GameState.from_deal(deal_for_seed(1))
+    check_position(state)
+    check_position(state.masked())
+    data = state_to_dict(state)
+    assert state_from_dict(data, state.rules) == state
+    broken = dict(data, faceup=[list(data["faceup"][0]) + ["KS"], *data["faceup"][1:]])
+    with pytest.raises(ValueError, match="column 1: K♠ lies on .*no descending run"):
+        state_from_dict(broken, state.rules)
+    short = dict(data, stock=data["stock"][1:])
+    with pytest.raises(ValueError, match="holds 51 cards"):
+        state_from_dict(short, state.rules)
+    with pytest.raises(ValueError, match="4 redeals used: the rules allow 0 to 3"):
+        state_from_dict(dict(data, redeals_used=4), state.rules)
+    with pytest.raises(ValueError, match="'foundations' must be a list"):
+        state_from_dict(dict(data, foundations="0000"), state.rules)
