@@ -6,17 +6,38 @@ from hypothesis import given, settings, strategies as st
 from solitaire_coach.core import (EMPTY, UNKNOWN, Card, DealParseError, LogParseError, Move, Snapshot,
                                   SnapshotParseError, format_deal, format_log, parse_deal, parse_log, parse_snapshot)
 from solitaire_coach.core.cards import FULL_DECK
-from solitaire_coach.core.notation import parse_deals
+from solitaire_coach.core.notation import parse_deals, repeated_cards
 from solitaire_coach.core.state import deal_for_seed
 from solitaire_coach.storage import write_atomic
 
 slot_values = st.one_of(st.sampled_from(FULL_DECK), st.just(EMPTY), st.just(UNKNOWN))
 
 
-@given(st.lists(slot_values, min_size=12, max_size=12))
+@given(st.lists(slot_values, min_size=12, max_size=12).filter(lambda v: not repeated_cards(v)))
 def test_snapshot_round_trip(values):
     snap = Snapshot(tuple(values))
     assert parse_snapshot(snap.text()) == snap
+
+
+@given(st.lists(slot_values, min_size=12, max_size=12), st.integers(0, 11), st.integers(0, 11))
+def test_a_card_read_in_two_slots_is_refused_naming_both(values, i, j):
+    card = Card.parse("QC")
+    values = [EMPTY if v is card else v for v in values]
+    if i == j:
+        j = (i + 1) % 12
+    values[i] = values[j] = card
+    with pytest.raises(SnapshotParseError) as caught:
+        parse_snapshot(Snapshot(tuple(values)).text())
+    lo, hi = sorted((i, j))
+    assert f"Q♣ is read in slot {lo + 1} " in str(caught.value) and f"slot {hi + 1} (" in str(caught.value)
+
+
+def test_a_runs_line_that_contradicts_its_slot_is_refused_naming_the_column():
+    with pytest.raises(SnapshotParseError, match=r"line 2: runs of column 7 \(slot 12 \(column 7\)\): its last card 5S "
+                                                 r"must be the column's top card, but the slot reads 9C"):
+        parse_snapshot("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns: 6H 5S|5H||7H|||5S\n")
+    with pytest.raises(SnapshotParseError, match="runs of column 3 .*slot reads XX .*but its run shows QC"):
+        parse_snapshot("KS,UU,UU,UU,UU,5S,5H,XX,7H,8D,9D,9C\nruns: ||QC||||\n")
 
 
 def test_original_design_example_and_lenient_reading():

@@ -311,3 +311,21 @@ def test_the_advised_move_comes_first_among_commuting_moves():
         tracker, report = follow(prefer)
         assert report.kind == "moves" and report.moves == moves, prefer
         assert tracker.state == plain.state and tracker.history == list(moves)
+
+
+def test_a_card_read_in_two_slots_is_a_misreading_not_a_move_to_take_back():
+    """Mid-game, a card seen on two columns (a misread, as no card lies in two places) is
+    reported as such, naming the slots, and the game is unchanged; at the start likewise."""
+    table = VirtualTable.from_deal(deal_for_seed(5))
+    tracker = TableTracker(Rules())
+    first = table.snapshot()
+    assert tracker.update(first).accepted
+    before = tracker.state
+    slots = list(first.slots)
+    slots[6] = slots[5]  # column 2 read as column 1's top card
+    report = tracker.update(Snapshot(tuple(slots)))
+    assert report.kind == "inconsistent" and tracker.state == before
+    card = first.slots[5].symbol
+    assert report.message == f"{card} is read in slot 6 (column 1) and slot 7 (column 2): one of them is misread"
+    fresh = TableTracker(Rules()).update(Snapshot(tuple(slots)))
+    assert fresh.kind == "waiting" and f"{card} is read in slot 6 (column 1) and slot 7 (column 2)" in fresh.message

@@ -138,6 +138,29 @@ def _fan_problem(fan: tuple[Card, ...], top: SlotValue) -> str:
     return ""
 
 
+def repeated_cards(slots: Sequence[SlotValue]) -> str:
+    """'' if no card is read in two of the 12 ``slots``, else what says which card is read
+    where (``Q♣ is read in slot 6 (column 1) and slot 7 (column 2)``): one card cannot lie
+    in two places, so one of the readings is wrong."""
+    where: dict[Card, list[str]] = {}
+    for index, value in enumerate(slots):
+        if isinstance(value, Card):
+            where.setdefault(value, []).append(slot_name(index))
+    return "; ".join(f"{card.symbol} is read in {' and '.join(names)}"
+                     for card, names in where.items() if len(names) > 1)
+
+
+def _run_problem(run: tuple[Card, ...] | None, top: SlotValue) -> str:
+    """Why ``run`` cannot be the visible run of a column whose slot reads ``top`` ('' if it can)."""
+    if not run:
+        return ""
+    if top is EMPTY:
+        return f"the column's slot reads XX (empty) but its run shows {' '.join(c.code for c in run)}"
+    if isinstance(top, Card) and run[-1] is not top:
+        return f"its last card {run[-1].code} must be the column's top card, but the slot reads {top.code}"
+    return ""
+
+
 def parse_slot(text: str, index: int) -> SlotValue:
     t = text.strip().upper()
     if t == "XX":
@@ -162,6 +185,9 @@ def parse_snapshot(text: str) -> Snapshot:
     if len(fields) != 12:
         raise SnapshotParseError(f"line {n0}: expected 12 comma-separated slots, found {len(fields)}: {first.strip()!r}")
     slots = tuple(parse_slot(f, i) for i, f in enumerate(fields))
+    repeated = repeated_cards(slots)
+    if repeated:
+        raise SnapshotParseError(f"line {n0}: {repeated}; a card lies in one place only")
     runs = None
     fan = None
     for n, ln in lines[1:]:
@@ -190,6 +216,9 @@ def parse_snapshot(text: str) -> Snapshot:
                     parsed.append(tuple(Card.parse(t) for t in group.split()) or None)
                 except CardParseError as exc:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {exc}") from None
+                problem = _run_problem(parsed[-1], slots[5 + col])
+                if problem:
+                    raise SnapshotParseError(f"line {n}: runs of column {col + 1} ({slot_name(5 + col)}): {problem}")
             runs = tuple(parsed)
     return Snapshot(slots, runs, fan)
 

@@ -39,7 +39,7 @@ from typing import Iterator
 
 from .cards import KING, Card
 from .moves import Move, MoveKind
-from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, slot_name
+from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, repeated_cards, slot_name
 from .rules import DEFAULT_RULES, Rules
 from .state import COLUMN_COUNT, GameState, check_position, stock_cycle
 
@@ -244,10 +244,9 @@ class TableTracker:
         for i, v in enumerate(snap.foundations):
             if isinstance(v, Card):
                 problems.append(f"{slot_name(1 + i)}: a fresh deal has empty foundations, saw {v.code}")
-        cards = [v for v in (snap.waste, *snap.columns) if isinstance(v, Card)]
-        dupes = sorted({c.code for c in cards if cards.count(c) > 1})
-        if dupes:
-            problems.append("the same card is seen twice: " + " ".join(dupes))
+        repeated = repeated_cards(snap.slots)
+        if repeated:
+            problems.append(repeated)
         if problems:
             return TrackerReport("waiting", (), "cannot start a game: " + "; ".join(problems))
         n = self.rules.draw_count
@@ -624,6 +623,9 @@ def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
 def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
     """Why ``snap`` cannot follow from ``state``: an illegal placement if one explains it,
     else every slot that differs, naming the slot, the expected and the seen card."""
+    repeated = repeated_cards(snap.slots)
+    if repeated:  # a misreading, not a move: no placement to take back
+        return f"{repeated}: one of them is misread"
     placements = illegal_placements(state, snap)
     if placements:
         return "; ".join(placements)
