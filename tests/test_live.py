@@ -856,3 +856,11 @@ def test_slot_grid_places_the_last_column_by_the_foundations_not_a_stray_back():
     by_card = {c.card.code: c.slot for c in placed if c.card is not None}
     assert by_card["KS"] == "column 5"
     assert [by_card[c] for c in ("KC", "KD", "KH", "QS")] == [f"foundation {i}" for i in range(1, 5)]
+
+
+@pytest.mark.parametrize("command", [["play", "--frames", "."], ["replay", "."], ["demo"]])
+def test_an_unknown_strategy_is_a_usage_error(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(command + ["--strategy", "nope"])
+    assert exc.value.code == 2
+    assert "--strategy: unknown strategy 'nope'" in capsys.readouterr().err

@@ -8,7 +8,15 @@ import sys
 import time
 from pathlib import Path
 
+from .argtypes import strategy_name
+
 DEMO_GAME = "game1"
+
+
+def _strategy_help() -> str:
+    from .cmd_core import default_strategy
+
+    return f"advisor strategy (default {default_strategy()})"
 
 
 def _rules_args(p) -> None:
@@ -36,7 +44,7 @@ def register(sub) -> None:
     p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
                    help="the game journal (default ./solitaire-coach-game.journal.json): a restart resumes the game")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
-    p.add_argument("--strategy", default=None)
+    p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
     p.add_argument("--exit-when-done", action="store_true")
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (tests, benchmarks)")
@@ -85,7 +93,7 @@ def _replay_args(y) -> None:
     y.add_argument("--json", action="store_true", help="one JSON line per frame on stdout (text goes to stderr)")
     y.add_argument("--calibration", help="calibration NAME or .json path")
     y.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
-    y.add_argument("--strategy", default=None)
+    y.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     y.add_argument("--window", action="store_true", help="show the frames with the advice drawn, as play does")
     y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write the annotated frames read into DIR")
     y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
