@@ -864,3 +864,10 @@ def test_an_unknown_strategy_is_a_usage_error(command, capsys):
         main(command + ["--strategy", "nope"])
     assert exc.value.code == 2
     assert "--strategy: unknown strategy 'nope'" in capsys.readouterr().err
+
+
+def test_replay_names_a_bad_calibration_in_the_recording(tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "frame_1.png"), np.zeros((8, 8, 3), np.uint8))
+    (tmp_path / "calibration.json").write_text('{"slots": ')
+    assert main(["replay", str(tmp_path)]) == 2
+    assert f"{tmp_path / 'calibration.json'}: not valid JSON" in capsys.readouterr().err

@@ -236,3 +236,28 @@ def test_steady_camera_keeps_untouched_cards_and_the_table_where_they_were():
     assert kept and 0 < changed < 0.03                 # the new card's place, little else
     kept, changed = cards_and_change()
     assert not kept and changed > 0.03
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no file"),
+    (b"\x89PNG\r\n\x1a\n\xff\xfe garbage", "binary, not JSON"),
+    (b"", "empty"),
+    (b'{"slots": ', "not valid JSON"),
+    (b"[]", "JSON object"),
+    (b"{}", "neither 'slots'"),
+], ids=["missing", "binary", "empty", "truncated", "list", "empty-object"])
+def test_cli_detect_refuses_a_bad_calibration_by_name(tmp_path, capsys, content, message):
+    path = tmp_path / "cal.json"
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["detect", str(SCENES[0]), "--calibration", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(path) in err and "Traceback" not in err
+
+
+def test_cli_detect_takes_a_calibration_name_as_play_does(monkeypatch, capsys):
+    monkeypatch.chdir(FIX.parents[1])          # calibration/example.json of the repository
+    assert main(["detect", str(SCENES[0]), "--calibration", "example"]) == 0
+    assert len(capsys.readouterr().out.strip().split(",")) == 12
+    assert main(["detect", str(SCENES[0]), "--calibration", "nosuch"]) == 2
+    assert "calibration/nosuch.json" in capsys.readouterr().err

@@ -297,11 +297,11 @@ def run_replay(args, folder: Path) -> int:
 
     try:
         calibration = _load_calibration(args.calibration)
+        if calibration is None and (folder / "calibration.json").is_file():
+            calibration = _load_calibration(folder / "calibration.json")
         source = open_source(frames=folder, fps=args.fps, warn=lambda m: say("warning: " + m))
     except (CalibrationError, SourceError) as exc:
         return _err(str(exc))
-    if calibration is None and (folder / "calibration.json").is_file():
-        calibration = _load_calibration(folder / "calibration.json")
     expect_path = args.expect if args.expect is not None else (folder / "moves.log" if folder.is_dir() else None)
     expected = None
     if expect_path is not None and expect_path.is_file():

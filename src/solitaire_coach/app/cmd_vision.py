@@ -11,7 +11,8 @@ from pathlib import Path
 def register(subparsers) -> None:
     p = subparsers.add_parser("detect", help="read the 12-slot snapshot from a photo of the table")
     p.add_argument("image", help="photo or frame (any format OpenCV reads)")
-    p.add_argument("--calibration", help="calibration JSON with the slot positions (optional)")
+    p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path, "
+                   "with the slot positions (optional)")
     p.add_argument("--deck", help="a deck learnt with learn-deck (name under calibration/decks)")
     p.add_argument("--json", action="store_true", help="print every card seen as JSON")
     p.add_argument("--annotate", metavar="OUT.png", help="write the frame with what was read drawn on it")
@@ -35,12 +36,17 @@ def _read(path: str):
 def cmd_detect(args: argparse.Namespace) -> int:
     from ..storage import write_atomic
     from ..vision.annotate import draw_detections
-    from ..vision.detector import CardDetector, load_calibration
+    from ..capture.calibration import CalibrationError, load_calibration
+    from ..vision.detector import CardDetector
 
     img = _read(args.image)
     if img is None:
         return 2
-    cal = load_calibration(args.calibration) if args.calibration else None
+    try:
+        cal = load_calibration(args.calibration) if args.calibration else None
+    except CalibrationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         det = CardDetector(args.model, calibration=cal, deck=args.deck)
     except FileNotFoundError as exc:

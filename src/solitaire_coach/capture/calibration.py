@@ -434,17 +434,33 @@ def save_calibration(cal: Calibration, path: str | os.PathLike) -> Path:
 
 
 def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> dict:
-    """Read a calibration file as a dict (checked: slots and card size, when present, are sane)."""
+    """Read a calibration file as a dict: ``NAME`` (``FOLDER/NAME.json``) or a .json path.
+
+    The one loader of every command that takes ``--calibration``. Checked: the file exists
+    and is a JSON object holding a table (``slots``) or a lens (``camera``), and slots, card
+    size and lens, when present, are sane; anything else raises CalibrationError naming the
+    file and what is wrong."""
     path = calibration_path(name_or_path, folder)
     if not path.is_file():
         raise CalibrationError(f"calibration {str(name_or_path)!r}: no file {str(path)!r} "
                                f"(make one with: solitaire-coach calibrate --camera 0 --name {Path(str(name_or_path)).stem})")
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{path}: not a calibration file (binary, not JSON text)") from None
+    except OSError as exc:
+        raise CalibrationError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if not text.strip():
+        raise CalibrationError(f"{path}: the file is empty, not a calibration")
+    try:
+        d = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CalibrationError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     if not isinstance(d, dict):
         raise CalibrationError(f"{path}: expected a JSON object at the top")
+    if "slots" not in d and "camera" not in d:
+        raise CalibrationError(f"{path}: holds neither 'slots' (the table) nor 'camera' (the lens): "
+                               "not a calibration written by solitaire-coach calibrate")
     slots = d.get("slots")
     if slots is not None:
         if not isinstance(slots, dict):

@@ -507,7 +507,3 @@ def load_deck_refs(name: str) -> np.ndarray:
     if not path.exists():
         raise FileNotFoundError(f"no learnt deck {name!r}: {path} is missing (run solitaire-coach learn-deck)")
     return np.load(path).astype(np.float32)
-
-
-def load_calibration(path) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
