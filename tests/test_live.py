@@ -871,3 +871,33 @@ def test_replay_names_a_bad_calibration_in_the_recording(tmp_path, capsys):
     (tmp_path / "calibration.json").write_text('{"slots": ')
     assert main(["replay", str(tmp_path)]) == 2
     assert f"{tmp_path / 'calibration.json'}: not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["replay", "g", "--fps", "0"], "--fps"),
+    (["demo", "--fps", "-2"], "--fps"),
+    (["record", "r", "--camera", "vid.avi", "--fps", "0"], "--fps"),
+    (["record", "r", "--fps", "-1"], "--fps"),
+    (["record", "r", "--quality", "500"], "--quality"),
+    (["record", "r", "--quality", "-5"], "--quality"),
+    (["record", "r", "--seconds", "0"], "--seconds"),
+    (["play", "--frames", "g", "--max-frames", "0"], "--max-frames"),
+    (["play", "--frames", "g", "--max-frames", "-1"], "--max-frames"),
+    (["play", "--frames", "g", "--width", "0"], "--width"),
+    (["calibrate", "--name", "x", "--images", "views", "--square-mm", "0"], "--square-mm"),
+    (["calibrate", "--print-board", "b.png", "--square-mm", "-5"], "--square-mm"),
+    (["calibrate", "--name", "x", "--camera", "0", "--views", "-2"], "--views"),
+    (["calibrate", "--name", "x", "--camera", "0", "--views", "4"], "--views"),
+])
+def test_numbers_out_of_range_are_usage_errors(argv, option, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}" in err and "not allowed" in err
+
+
+def test_jpeg_quality_and_lens_views_take_their_whole_range():
+    assert cmd_live.jpeg_quality("0") == 0 and cmd_live.jpeg_quality("100") == 100
+    assert cmd_live.lens_views("5") == 5

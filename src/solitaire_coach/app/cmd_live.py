@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
-from .argtypes import strategy_name
+from .argtypes import non_negative_int, positive_float, positive_int, strategy_name
 
 DEMO_GAME = "game1"
+
+
+def jpeg_quality(text: str) -> int:
+    """A JPEG quality, 0 to 100."""
+    value = non_negative_int(text)
+    if value > 100:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: JPEG quality goes from 0 to 100")
+    return value
+
+
+def lens_views(text: str) -> int:
+    """How many board views to capture: at least as many as a lens calibration needs."""
+    from ..capture.calibration import MIN_LENS_VIEWS
+
+    value = positive_int(text)
+    if value < MIN_LENS_VIEWS:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: the lens calibration needs at least "
+                                         f"{MIN_LENS_VIEWS} views")
+    return value
 
 
 def _strategy_help() -> str:
@@ -32,13 +52,13 @@ def register(sub) -> None:
     src.add_argument("--frames", type=Path, help="a folder of recorded frames (or a video file) instead of a camera")
     p.add_argument("--serial", metavar="PORT", help="a serial port (or pyserial URL) whose SNAP lines trigger a read; "
                    "the advice is sent back as one line")
-    p.add_argument("--baud", type=int, default=9600)
+    p.add_argument("--baud", type=positive_int, default=9600)
     p.add_argument("--auto", action="store_true", help="with --serial: also read whenever the table is still "
                    "(default: only when triggered)")
     p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path")
     p.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
-    p.add_argument("--width", type=int, default=1280)
-    p.add_argument("--height", type=int, default=720)
+    p.add_argument("--width", type=positive_int, default=1280)
+    p.add_argument("--height", type=positive_int, default=720)
     p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
     p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR")
     p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
@@ -47,18 +67,18 @@ def register(sub) -> None:
     p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
     p.add_argument("--exit-when-done", action="store_true")
-    p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (tests, benchmarks)")
+    p.add_argument("--max-frames", type=positive_int, default=None, help="stop after this many frames (tests, benchmarks)")
     _rules_args(p)
     p.set_defaults(func=cmd_play)
 
     r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay")
     r.add_argument("dir", type=Path)
     r.add_argument("--camera", default="0")
-    r.add_argument("--width", type=int, default=1280)
-    r.add_argument("--height", type=int, default=720)
-    r.add_argument("--fps", type=float, default=5.0, help="frames saved per second (default 5)")
-    r.add_argument("--quality", type=int, default=85, help="JPEG quality (default 85)")
-    r.add_argument("--seconds", type=float, default=None, help="stop after this long (default: q or Ctrl-C)")
+    r.add_argument("--width", type=positive_int, default=1280)
+    r.add_argument("--height", type=positive_int, default=720)
+    r.add_argument("--fps", type=positive_float, default=5.0, help="frames saved per second (default 5)")
+    r.add_argument("--quality", type=jpeg_quality, default=85, help="JPEG quality, 0 to 100 (default 85)")
+    r.add_argument("--seconds", type=positive_float, default=None, help="stop after this long (default: q or Ctrl-C)")
     r.add_argument("--no-window", action="store_true")
     r.add_argument("--no-dedupe", action="store_true", help="write every frame even when the picture did not change")
     r.set_defaults(func=cmd_record)
@@ -80,10 +100,10 @@ def register(sub) -> None:
     c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration)")
     c.add_argument("--print-board", type=Path, metavar="PNG", help="write the chessboard to print, then stop")
     c.add_argument("--board", default="9x6", help="inner corners of the board, COLSxROWS (default 9x6)")
-    c.add_argument("--square-mm", type=float, default=25.0, help="printed square size in mm (default 25)")
-    c.add_argument("--views", type=int, default=12, help="board views to capture live (default 12)")
-    c.add_argument("--width", type=int, default=1280)
-    c.add_argument("--height", type=int, default=720)
+    c.add_argument("--square-mm", type=positive_float, default=25.0, help="printed square size in mm (default 25)")
+    c.add_argument("--views", type=lens_views, default=12, help="board views to capture live (default 12, at least 5)")
+    c.add_argument("--width", type=positive_int, default=1280)
+    c.add_argument("--height", type=positive_int, default=720)
     c.add_argument("--no-window", action="store_true")
     c.add_argument("--folder", type=Path, default=Path("calibration"), help="where calibration files go")
     c.set_defaults(func=cmd_calibrate)
@@ -98,7 +118,7 @@ def _replay_args(y) -> None:
     y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write the annotated frames read into DIR")
     y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
                    "(default: moves.log in the folder, if there)")
-    y.add_argument("--fps", type=float, default=5.0, help="frame rate of a folder without frames.jsonl")
+    y.add_argument("--fps", type=positive_float, default=5.0, help="frame rate of a folder without frames.jsonl")
     _rules_args(y)
 
 

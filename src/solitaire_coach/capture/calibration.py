@@ -37,6 +37,7 @@ CARD_MM = (63.0, 88.0)            # a poker-size card
 SLOT_KEYS = ("stock", "waste") + tuple(f"foundation {i}" for i in range(1, 5)) + tuple(
     f"column {i}" for i in range(1, 8))
 CALIBRATION_VERSION = 1
+MIN_LENS_VIEWS = 5                # board views a lens calibration needs at least
 
 
 class CalibrationError(ValueError):
@@ -124,7 +125,7 @@ class LensCalibration:
 
 
 def calibrate_lens(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[int, int] = DEFAULT_PATTERN,
-                   square_mm: float = DEFAULT_SQUARE_MM, min_views: int = 5) -> LensCalibration:
+                   square_mm: float = DEFAULT_SQUARE_MM, min_views: int = MIN_LENS_VIEWS) -> LensCalibration:
     """Intrinsics and distortion from named views of the board.
 
     Views where the board is not fully found, or whose size differs from the first
