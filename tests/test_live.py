@@ -901,3 +901,49 @@ def test_numbers_out_of_range_are_usage_errors(argv, option, capsys, tmp_path, m
 def test_jpeg_quality_and_lens_views_take_their_whole_range():
     assert cmd_live.jpeg_quality("0") == 0 and cmd_live.jpeg_quality("100") == 100
     assert cmd_live.lens_views("5") == 5
+
+
+def _unusable_output_cases(tmp_path):
+    """A recording of one picture, an ordinary file, a chessboard views folder and a video."""
+    rec = tmp_path / "g"
+    rec.mkdir()
+    cv2.imwrite(str(rec / "frame_1.png"), np.zeros((36, 64, 3), np.uint8))
+    plain = tmp_path / "FILE"
+    plain.write_text("not a folder")
+    views = tmp_path / "views"
+    views.mkdir()
+    video = _video(tmp_path / "vid.avi", [np.zeros((48, 64, 3), np.uint8)], repeat=3)
+    return rec, plain, views, video
+
+
+@pytest.mark.parametrize("case", ["save-overlay", "record-file", "record-under-file", "journal-folder",
+                                  "record-command", "calibrate-folder", "print-board-ext", "print-board-under-file"])
+def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeypatch, capsys):
+    rec, plain, views, video = _unusable_output_cases(tmp_path)
+    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: TableDouble())
+    argv, option, why = {
+        "save-overlay": (["replay", str(rec), "--save-overlay", str(plain)], "--save-overlay", "is a file, not a folder"),
+        "record-file": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
+                         "--record", str(plain)], "--record", "is a file, not a folder"),
+        "record-under-file": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
+                               "--record", str(plain / "sub")], "--record", f"{str(plain)!r} is a file, not a folder"),
+        "journal-folder": (["play", "--frames", str(rec), "--no-window", "--journal", str(views)], "--journal",
+                           "is a folder, not a file"),
+        "record-command": (["record", str(plain), "--camera", str(video), "--no-window", "--seconds", "1"], "record",
+                           "is a file, not a folder"),
+        "calibrate-folder": (["calibrate", "--name", "d", "--images", str(views), "--folder", str(plain)], "--folder",
+                             "is a file, not a folder"),
+        "print-board-ext": (["calibrate", "--print-board", str(tmp_path / "b.xyz")], "--print-board",
+                            "cannot write '.xyz' images"),
+        "print-board-under-file": (["calibrate", "--print-board", str(plain / "b.png")], "--print-board",
+                                   "is a file, not a folder"),
+    }[case]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"solitaire-coach: {option} ") and why in err
+    assert plain.read_text() == "not a folder" and list(views.iterdir()) == []
+
+
+def test_print_board_makes_its_folder(tmp_path, capsys):
+    assert main(["calibrate", "--print-board", str(tmp_path / "new" / "board.jpg")]) == 0
+    assert cv2.imread(str(tmp_path / "new" / "board.jpg")) is not None

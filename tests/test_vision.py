@@ -261,3 +261,14 @@ def test_cli_detect_takes_a_calibration_name_as_play_does(monkeypatch, capsys):
     assert len(capsys.readouterr().out.strip().split(",")) == 12
     assert main(["detect", str(SCENES[0]), "--calibration", "nosuch"]) == 2
     assert "calibration/nosuch.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where, why", [("FILE/o.png", "'FILE' is a file, not a folder"),
+                                        ("out.xyz", "OpenCV cannot write '.xyz' images")])
+def test_cli_detect_names_an_annotation_path_it_cannot_write(tmp_path, monkeypatch, capsys, where, why):
+    monkeypatch.chdir(tmp_path)
+    Path("FILE").write_text("a file")
+    assert main(["detect", str(SCENES[0]), "--annotate", where]) == 2
+    err = capsys.readouterr().err
+    assert f"--annotate {where!r}" in err and why in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["FILE"]

@@ -128,6 +128,57 @@ def _err(message: str) -> int:
     return 2
 
 
+def output_problem(path, option: str, *, folder: bool = False, image: bool = False) -> str | None:
+    """Why ``path``, given as ``option``, cannot be written, or None if it can.
+
+    The one check of every output path of the command line, made before any work is done
+    so that a bad path is a clear usage error naming the option, not a traceback at the
+    end. ``path`` is a file (with ``image``, one whose suffix OpenCV can encode; no suffix
+    means PNG) or, with ``folder``, a folder; missing folders on the way are made when it is
+    written, so only an ordinary file on the way, a file where a folder is wanted (or the
+    other way round) and a folder that cannot be written into are problems."""
+    path = Path(path)
+    where = f"{option} {str(path)!r}"
+    if path.exists():
+        if folder and not path.is_dir():
+            return f"{where} is a file, not a folder"
+        if not folder and path.is_dir():
+            return f"{where} is a folder, not a file"
+    base = path if folder and path.is_dir() else path.parent
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        return f"{where}: {str(base)!r} is a file, not a folder"
+    if not os.access(base, os.W_OK | os.X_OK):
+        return f"{where}: the folder {str(base)!r} cannot be written into"
+    if image:
+        import cv2
+
+        if not cv2.haveImageWriter(str(path if path.suffix else path.with_suffix(".png"))):
+            return f"{where}: OpenCV cannot write {path.suffix!r} images (use .png or .jpg)"
+    return None
+
+
+def write_image(path, image, option: str) -> str | None:
+    """Encode ``image`` by ``path``'s suffix (PNG without one) and write it atomically,
+    making missing folders; returns why it could not be written, or None."""
+    import cv2
+
+    from ..storage import write_atomic
+
+    problem = output_problem(path, option, image=True)
+    if problem:
+        return problem
+    ok, buf = cv2.imencode(Path(path).suffix or ".png", image)
+    if not ok:
+        return f"{option} {str(path)!r}: the picture could not be encoded"
+    try:
+        write_atomic(path, buf.tobytes())
+    except OSError as exc:
+        return f"{option} {str(path)!r}: cannot be written ({exc.strerror or exc})"
+    return None
+
+
 def _load_calibration(name):
     if not name:
         return None
@@ -198,6 +249,10 @@ def cmd_play(args) -> int:
     def say(line: str) -> None:
         print(line, file=text_out, flush=True)
 
+    problem = output_problem(args.journal, "--journal") or (
+        output_problem(args.record, "--record", folder=True) if args.record else None)
+    if problem:
+        return _err(problem)
     try:
         calibration = _load_calibration(args.calibration)
     except CalibrationError as exc:
@@ -251,6 +306,9 @@ def cmd_record(args) -> int:
     def say(line: str) -> None:
         print(line, flush=True)
 
+    problem = output_problem(args.dir, "record", folder=True)
+    if problem:
+        return _err(problem)
     try:
         cam = CameraSource(args.camera, width=args.width, height=args.height, warn=lambda m: say("warning: " + m))
     except SourceError as exc:
@@ -315,6 +373,10 @@ def run_replay(args, folder: Path) -> int:
     def say(line: str) -> None:
         print(line, file=text_out, flush=True)
 
+    if args.save_overlay:
+        problem = output_problem(args.save_overlay, "--save-overlay", folder=True)
+        if problem:
+            return _err(problem)
     try:
         calibration = _load_calibration(args.calibration)
         if calibration is None and (folder / "calibration.json").is_file():
@@ -438,9 +500,9 @@ def cmd_calibrate(args) -> int:
 
     pattern = _parse_board(args.board)
     if args.print_board:
-        board = make_board_image(pattern, square_px=200)
-        if not cv2.imwrite(str(args.print_board), board):
-            return _err(f"could not write {args.print_board} (is it a .png path in an existing folder?)")
+        problem = write_image(args.print_board, make_board_image(pattern, square_px=200), "--print-board")
+        if problem:
+            return _err(problem)
         print(f"wrote {args.print_board}: a {pattern[0]}x{pattern[1]}-corner chessboard; print it flat, "
               f"measure one square (default {args.square_mm:g} mm) and pass --square-mm")
         return 0
@@ -450,6 +512,9 @@ def cmd_calibrate(args) -> int:
         out_path = calibration_path(args.name, args.folder)
     except CalibrationError as exc:
         return _err(str(exc))
+    problem = output_problem(args.folder, "--folder", folder=True) or output_problem(out_path, "--name")
+    if problem:
+        return _err(problem)
     if (args.camera is None) == (args.images is None):
         return _err("give either --camera N (live) or --images DIR (offline)")
     lens = table = None

@@ -33,39 +33,41 @@ def _read(path: str):
     return img
 
 
-def cmd_detect(args: argparse.Namespace) -> int:
-    from ..storage import write_atomic
-    from ..vision.annotate import draw_detections
-    from ..capture.calibration import CalibrationError, load_calibration
-    from ..vision.detector import CardDetector
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
 
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    from ..capture.calibration import CalibrationError, load_calibration
+    from ..vision.annotate import draw_detections
+    from ..vision.detector import CardDetector
+    from .cmd_live import output_problem, write_image
+
+    if args.annotate:
+        problem = output_problem(args.annotate, "--annotate", image=True)
+        if problem:
+            return _fail(problem)
     img = _read(args.image)
     if img is None:
         return 2
     try:
         cal = load_calibration(args.calibration) if args.calibration else None
     except CalibrationError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     try:
         det = CardDetector(args.model, calibration=cal, deck=args.deck)
     except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     res = det.detect(img)
     if args.json:
         print(json.dumps(res.to_json()))
     else:
         print(res.snapshot.line())
     if args.annotate:
-        import cv2
-
-        ext = Path(args.annotate).suffix or ".png"
-        ok, buf = cv2.imencode(ext, draw_detections(img, res))
-        if not ok:
-            print(f"error: cannot encode {args.annotate!r}", file=sys.stderr)
-            return 2
-        write_atomic(args.annotate, buf.tobytes())
+        problem = write_image(args.annotate, draw_detections(img, res), "--annotate")
+        if problem:
+            return _fail(problem)
     return 0
 
 
