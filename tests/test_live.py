@@ -947,3 +947,20 @@ def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeyp
 def test_print_board_makes_its_folder(tmp_path, capsys):
     assert main(["calibrate", "--print-board", str(tmp_path / "new" / "board.jpg")]) == 0
     assert cv2.imread(str(tmp_path / "new" / "board.jpg")) is not None
+
+
+@pytest.mark.parametrize("kind, message", [("missing", "does not exist"), ("garbage", "not an ONNX model")])
+def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_path, capsys):
+    rec = tmp_path / "g"
+    rec.mkdir()
+    cv2.imwrite(str(rec / "frame_1.png"), np.zeros((36, 64, 3), np.uint8))
+    model = tmp_path / "model"
+    if kind == "garbage":
+        model.mkdir()
+        for name in ("card_locator.onnx", "card_reader.onnx"):
+            (model / name).write_bytes(b"\x00garbage")
+    assert main(["replay", str(rec), "--model", str(model)]) == 2
+    assert message in capsys.readouterr().err
+    assert main(["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
+                 "--model", str(model)]) == 2
+    assert message in capsys.readouterr().err

@@ -272,3 +272,38 @@ def test_cli_detect_names_an_annotation_path_it_cannot_write(tmp_path, monkeypat
     err = capsys.readouterr().err
     assert f"--annotate {where!r}" in err and why in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["FILE"]
+
+
+def _model_folder(tmp_path, kind):
+    """A model folder that cannot be used: missing, half, garbage or swapped files."""
+    models = FIX.parents[1] / "models"
+    d = tmp_path / kind
+    if kind == "missing":
+        return d
+    d.mkdir()
+    if kind == "half":
+        (d / "card_locator.onnx").write_bytes((models / "card_locator.onnx").read_bytes())
+    elif kind == "garbage":
+        (d / "card_locator.onnx").write_bytes(b"not a model at all")
+        (d / "card_reader.onnx").write_bytes(b"not a model at all")
+    elif kind == "swapped":
+        (d / "card_locator.onnx").write_bytes((models / "card_reader.onnx").read_bytes())
+        (d / "card_reader.onnx").write_bytes((models / "card_locator.onnx").read_bytes())
+    return d
+
+
+MODEL_CASES = [("missing", "model folder '{d}'"), ("half", "{d}/card_reader.onnx: missing"),
+               ("garbage", "{d}/card_locator.onnx: not an ONNX model"),
+               ("swapped", "{d}/card_locator.onnx: not the expected model: its inputs are ['patch']")]
+
+
+@pytest.mark.parametrize("kind, message", MODEL_CASES)
+def test_cli_detect_names_a_model_folder_it_cannot_use(tmp_path, monkeypatch, capsys, kind, message):
+    d = _model_folder(tmp_path, kind)
+    assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
+    assert message.format(d=d) in capsys.readouterr().err
+    monkeypatch.setenv("SOLITAIRE_MODELS", str(d))
+    assert main(["detect", str(SCENES[0])]) == 2
+    assert message.format(d=d) in capsys.readouterr().err
+    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "x"]) == 2
+    assert message.format(d=d) in capsys.readouterr().err

@@ -198,7 +198,8 @@ def _try_detector():
 
 
 def make_detector(model: Path | None, calibration: dict | None):
-    """The vision card detector (imported here so the other commands work without it)."""
+    """The vision card detector (imported here so the other commands work without it);
+    a model folder that cannot be used raises ModelError (from vision.detector)."""
     try:
         from ..vision.detector import CardDetector
     except ImportError as exc:
@@ -242,6 +243,7 @@ def cmd_play(args) -> int:
     from ..capture.gate import ReadGate
     from ..capture.serial_trigger import SerialTrigger
     from ..capture.sources import FrameRecorder, SourceError, open_source
+    from ..vision.detector import ModelError
     from .live import KeyReader, LiveCoach, json_line, run_loop
 
     text_out = sys.stderr if args.json else sys.stdout
@@ -255,7 +257,8 @@ def cmd_play(args) -> int:
         return _err(problem)
     try:
         calibration = _load_calibration(args.calibration)
-    except CalibrationError as exc:
+        detector = make_detector(args.model, calibration)
+    except (CalibrationError, ModelError) as exc:
         return _err(str(exc))
     trigger = None
     if args.serial:
@@ -271,7 +274,6 @@ def cmd_play(args) -> int:
                                  height=args.height, warn=lambda m: say("warning: " + m))
     except SourceError as exc:
         return _err(str(exc))
-    detector = make_detector(args.model, calibration)
     session = _session(args, args.journal, say, resume=not args.new)
     if args.new and args.journal.exists():
         say(f"starting a new game (the old journal {args.journal} is replaced at the first accepted read)")
@@ -366,6 +368,7 @@ def run_replay(args, folder: Path) -> int:
     from ..capture.sources import SourceError, open_source
     from ..core.notation import LogParseError, parse_log
     from ..core.state import GameState, first_difference
+    from ..vision.detector import ModelError
     from .live import LiveCoach, draw_overlay, json_line
 
     text_out = sys.stderr if args.json else sys.stdout
@@ -384,6 +387,11 @@ def run_replay(args, folder: Path) -> int:
         source = open_source(frames=folder, fps=args.fps, warn=lambda m: say("warning: " + m))
     except (CalibrationError, SourceError) as exc:
         return _err(str(exc))
+    try:
+        detector = make_detector(args.model, calibration)
+    except ModelError as exc:
+        source.close()
+        return _err(str(exc))
     expect_path = args.expect if args.expect is not None else (folder / "moves.log" if folder.is_dir() else None)
     expected = None
     if expect_path is not None and expect_path.is_file():
@@ -394,7 +402,6 @@ def run_replay(args, folder: Path) -> int:
         expected = [m.text for m in expected_log.moves]
     elif args.expect is not None:
         return _err(f"expected move log {str(args.expect)!r} does not exist")
-    detector = make_detector(args.model, calibration)
     session = _session(args, None, say, resume=False)
     coach = LiveCoach(session, detector, ReadGate(), say=say)
     if args.window and not _has_display():

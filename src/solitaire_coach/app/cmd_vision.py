@@ -41,7 +41,7 @@ def _fail(message: str) -> int:
 def cmd_detect(args: argparse.Namespace) -> int:
     from ..capture.calibration import CalibrationError, load_calibration
     from ..vision.annotate import draw_detections
-    from ..vision.detector import CardDetector
+    from ..vision.detector import CardDetector, ModelError
     from .cmd_live import output_problem, write_image
 
     if args.annotate:
@@ -57,7 +57,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     try:
         det = CardDetector(args.model, calibration=cal, deck=args.deck)
-    except FileNotFoundError as exc:
+    except (ModelError, FileNotFoundError) as exc:
         return _fail(str(exc))
     res = det.detect(img)
     if args.json:
@@ -72,6 +72,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_learn_deck(args: argparse.Namespace) -> int:
+    from ..vision.detector import ModelError
     from ..vision.learn import DeckLayoutError, learn_deck
 
     img = _read(args.image)
@@ -80,6 +81,8 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
     name = args.name or Path(args.image).stem
     try:
         info = learn_deck(img, name)
+    except ModelError as exc:
+        return _fail(str(exc))
     except DeckLayoutError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -97,6 +97,50 @@ class _Mark:
     strip: bool = False  # covered by another mark: read at one corner only
 
 
+class ModelError(RuntimeError):
+    """A model folder that cannot be used; the message names the file and what is wrong
+    (missing, not an ONNX model, not the expected model, a bad ``vision.json``)."""
+
+
+# model file -> (what it is, the one input it takes)
+MODEL_FILES = {"card_locator.onnx": ("card locator", "image"), "card_reader.onnx": ("card reader", "patch")}
+_NUMBER_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure", "ref_temp", "zoom",
+                    "model_pow", "read_thresh_learnt", "read_thresh_strip_learnt")
+
+
+def _load_model(path: Path, threads: int):
+    """The onnxruntime session of ``path``, checked to be the model its name says."""
+    what, want = MODEL_FILES[path.name]
+    if not path.is_file():
+        raise ModelError(f"{path}: missing (a model folder holds {' and '.join(MODEL_FILES)})")
+    try:
+        session = _session(path, threads)
+    except Exception as exc:  # onnxruntime's own types: InvalidProtobuf, InvalidGraph, Fail, ...
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"{path}: not an ONNX model that can be loaded ({detail})") from None
+    got = [i.name for i in session.get_inputs()]
+    if got != [want]:
+        raise ModelError(f"{path}: not the expected model: its inputs are {got}, the {what} takes [{want!r}] "
+                         "(are the two model files swapped?)")
+    return session
+
+
+def _model_config(path: Path) -> dict:
+    """``vision.json`` of a model folder ({} without one), its number settings checked."""
+    if not path.exists():
+        return {}
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{path}: not a readable JSON file ({exc})") from None
+    if not isinstance(cfg, dict):
+        raise ModelError(f"{path}: expected a JSON object at the top")
+    for key in _NUMBER_SETTINGS:
+        if key in cfg and (isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, float))):
+            raise ModelError(f"{path}: {key} must be a number, not {cfg[key]!r}")
+    return cfg
+
+
 def _session(path: Path, threads: int):
     import onnxruntime as ort
 
@@ -114,7 +158,8 @@ class CardDetector:
     """Reads a Klondike layout from camera frames. Create once, call :meth:`detect` per frame.
 
     ``model_path``: a folder holding ``card_locator.onnx`` and ``card_reader.onnx`` (default
-    the shipped ``models/``). ``calibration``: optional dict with ``slots`` (slot name ->
+    the shipped ``models/``, or ``SOLITAIRE_MODELS``); a folder that cannot be used raises
+    :class:`ModelError` naming the file and what is wrong. ``calibration``: optional dict with ``slots`` (slot name ->
     [x, y] image px, the centre of the card in that slot) and ``card_size_px``. ``deck``: the
     name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``).
     """
@@ -124,11 +169,12 @@ class CardDetector:
         d = Path(model_path) if model_path is not None else default_model_dir()
         if d.is_file():
             d = d.parent
-        self.locator = _session(d / "card_locator.onnx", threads)
-        self.reader = _session(d / "card_reader.onnx", threads)
-        cfg = {}
-        if (d / "vision.json").exists():
-            cfg = json.loads((d / "vision.json").read_text(encoding="utf-8"))
+        if not d.is_dir():
+            where = " (SOLITAIRE_MODELS)" if model_path is None and os.environ.get("SOLITAIRE_MODELS") else ""
+            raise ModelError(f"model folder {str(d)!r}{where} does not exist")
+        self.locator = _load_model(d / "card_locator.onnx", threads)
+        self.reader = _load_model(d / "card_reader.onnx", threads)
+        cfg = _model_config(d / "vision.json")
         self.peak_thresh = float(cfg.get("peak_thresh", 0.3))
         self.read_thresh = float(cfg.get("read_thresh", 0.9))
         # a card covered by the next one of its pile shows one corner only (its strip): its own threshold
@@ -140,7 +186,10 @@ class CardDetector:
         self.conf_mode = str(cfg.get("conf_mode", "prob"))
         self.model_pow = float(cfg.get("model_pow", 0.5))
         self.combine = str(cfg.get("combine", "product"))  # how the two corner reads of a whole card combine
-        self.geom = F.PatchGeom.from_config(cfg.get("patch"))
+        try:
+            self.geom = F.PatchGeom.from_config(cfg.get("patch"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{d / 'vision.json'}: patch must hold read_h, read_w, x and y ({exc!r})") from None
         self.calibration = calibration
         self.deck = deck
         self.refs = None
