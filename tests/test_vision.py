@@ -307,3 +307,43 @@ def test_cli_detect_names_a_model_folder_it_cannot_use(tmp_path, monkeypatch, ca
     assert message.format(d=d) in capsys.readouterr().err
     assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "x"]) == 2
     assert message.format(d=d) in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def learnt_deck(tmp_path_factory):
+    """A deck learnt once from the grid fixture, to be copied and damaged by the tests."""
+    base = tmp_path_factory.mktemp("decks")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SOLITAIRE_DECK_REFS", str(base))
+    try:
+        assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "good"]) == 0
+    finally:
+        mp.undo()
+    return base / "good"
+
+
+@pytest.mark.parametrize("file, content, message", [
+    ("deck.json", b'{"name": ', "deck.json is not what learn-deck writes"),
+    ("deck.json", b"[]", "deck.json is not what learn-deck writes (a JSON list"),
+    ("refs.npy", b"garbage garbage!", "refs.npy is not what learn-deck writes (not a NumPy file)"),
+    ("head.npz", b"garbage garbage!", "head.npz is not what learn-deck writes (not a NumPy file)"),
+    ("head.npz", None, "head.npz missing"),
+    ("refs.npy", "short", "refs.npy is not what learn-deck writes (float32 array of shape (51, 128)"),
+], ids=["truncated-json", "list-json", "garbage-refs", "garbage-head", "no-head", "51-refs"])
+def test_cli_detect_names_a_broken_learnt_deck(tmp_path, monkeypatch, capsys, learnt_deck, file, content, message):
+    import shutil
+
+    shutil.copytree(learnt_deck, tmp_path / "mine")
+    target = tmp_path / "mine" / file
+    if content is None:
+        target.unlink()
+    elif content == "short":
+        np.save(target, np.load(target)[:51])
+    else:
+        target.write_bytes(content)
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
+    assert main(["detect", str(SCENES[0]), "--deck", "mine"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(tmp_path / "mine") in err and "Traceback" not in err
+    with pytest.raises(D.DeckError, match="no folder"):
+        D.CardDetector(deck="other")

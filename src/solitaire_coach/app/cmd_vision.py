@@ -41,7 +41,7 @@ def _fail(message: str) -> int:
 def cmd_detect(args: argparse.Namespace) -> int:
     from ..capture.calibration import CalibrationError, load_calibration
     from ..vision.annotate import draw_detections
-    from ..vision.detector import CardDetector, ModelError
+    from ..vision.detector import CardDetector, DeckError, ModelError
     from .cmd_live import output_problem, write_image
 
     if args.annotate:
@@ -57,7 +57,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     try:
         det = CardDetector(args.model, calibration=cal, deck=args.deck)
-    except (ModelError, FileNotFoundError) as exc:
+    except (ModelError, DeckError) as exc:
         return _fail(str(exc))
     res = det.detect(img)
     if args.json:
