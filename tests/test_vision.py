@@ -347,3 +347,25 @@ def test_cli_detect_names_a_broken_learnt_deck(tmp_path, monkeypatch, capsys, le
     assert message in err and str(tmp_path / "mine") in err and "Traceback" not in err
     with pytest.raises(D.DeckError, match="no folder"):
         D.CardDetector(deck="other")
+
+
+@pytest.mark.parametrize("name", ["../escaped", "ABSOLUTE", "a/b", "", "my deck"])
+def test_learn_deck_names_stay_inside_the_decks_folder(tmp_path, monkeypatch, capsys, name):
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "decks"))
+    monkeypatch.chdir(tmp_path)
+    if name == "ABSOLUTE":
+        name = str(tmp_path / "abs" / "path")
+    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", name]) == 2
+    assert f"--name {name!r}: use letters, digits, - and _ only" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    assert main(["detect", str(SCENES[0]), "--deck", name]) == 2
+    assert f"--deck {name!r}: use letters" in capsys.readouterr().err
+
+
+def test_learn_deck_names_a_photo_whose_name_is_no_deck_name(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "decks"))
+    photo = tmp_path / "my grid.v2.jpg"
+    photo.write_bytes((FIX / "grid_drawn-11.jpg").read_bytes())
+    assert main(["learn-deck", str(photo)]) == 2
+    assert "deck name (the photo's file name; give --name) 'my grid.v2'" in capsys.readouterr().err
+    assert not (tmp_path / "decks").exists()

@@ -13,14 +13,15 @@ def register(subparsers) -> None:
     p.add_argument("image", help="photo or frame (any format OpenCV reads)")
     p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path, "
                    "with the slot positions (optional)")
-    p.add_argument("--deck", help="a deck learnt with learn-deck (name under calibration/decks)")
+    p.add_argument("--deck", help="a deck learnt with learn-deck (its NAME under calibration/decks)")
     p.add_argument("--json", action="store_true", help="print every card seen as JSON")
     p.add_argument("--annotate", metavar="OUT.png", help="write the frame with what was read drawn on it")
     p.add_argument("--model", help="folder with card_locator.onnx and card_reader.onnx (default: shipped)")
     p.set_defaults(func=cmd_detect)
     q = subparsers.add_parser("learn-deck", help="learn a deck from a photo of its 52 cards in a 4x13 grid")
     q.add_argument("image", help="photo: rows C D H S top to bottom, ace to king left to right, face up")
-    q.add_argument("--name", help="deck name (default: the photo's file name without extension)")
+    q.add_argument("--name", help="deck name: letters, digits, - and _ (default: the photo's file name "
+                   "without extension); written to calibration/decks/NAME")
     q.set_defaults(func=cmd_learn_deck)
 
 
@@ -39,7 +40,7 @@ def _fail(message: str) -> int:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    from ..capture.calibration import CalibrationError, load_calibration
+    from ..capture.calibration import CalibrationError, check_name, load_calibration
     from ..vision.annotate import draw_detections
     from ..vision.detector import CardDetector, DeckError, ModelError
     from .cmd_live import output_problem, write_image
@@ -53,6 +54,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
         return 2
     try:
         cal = load_calibration(args.calibration) if args.calibration else None
+        if args.deck is not None:
+            check_name(args.deck, "--deck")
     except CalibrationError as exc:
         return _fail(str(exc))
     try:
@@ -72,13 +75,22 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_learn_deck(args: argparse.Namespace) -> int:
-    from ..vision.detector import ModelError
+    from ..capture.calibration import CalibrationError, check_name
+    from ..vision.detector import ModelError, deck_dir
     from ..vision.learn import DeckLayoutError, learn_deck
+    from .cmd_live import output_problem
 
+    name = args.name if args.name is not None else Path(args.image).stem
+    try:
+        check_name(name, "--name" if args.name is not None else "deck name (the photo's file name; give --name)")
+    except CalibrationError as exc:
+        return _fail(str(exc))
+    problem = output_problem(deck_dir(name), "--name", folder=True)
+    if problem:
+        return _fail(problem)
     img = _read(args.image)
     if img is None:
         return 2
-    name = args.name or Path(args.image).stem
     try:
         info = learn_deck(img, name)
     except ModelError as exc:

@@ -418,14 +418,20 @@ class Calibration:
         return self.to_dict()
 
 
+def check_name(name: str, what: str = "calibration name") -> str:
+    """``name`` if it is a plain name (letters, digits, - and _) that stays inside the folder
+    of calibrations (or decks); else CalibrationError naming it (``what``: which name)."""
+    if not str(name).replace("-", "").replace("_", "").isalnum():
+        raise CalibrationError(f"{what} {str(name)!r}: use letters, digits, - and _ only")
+    return str(name)
+
+
 def calibration_path(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> Path:
     """``NAME`` -> ``calibration/NAME.json``; a path ending in .json is used as it is."""
     p = Path(name_or_path)
     if p.suffix.lower() == ".json":
         return p
-    if not str(name_or_path).replace("-", "").replace("_", "").isalnum():
-        raise CalibrationError(f"calibration name {str(name_or_path)!r}: use letters, digits, - and _ only")
-    return Path(folder) / f"{name_or_path}.json"
+    return Path(folder) / f"{check_name(str(name_or_path))}.json"
 
 
 def save_calibration(cal: Calibration, path: str | os.PathLike) -> Path:
