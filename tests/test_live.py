@@ -964,3 +964,84 @@ def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_
     assert main(["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
                  "--model", str(model)]) == 2
     assert message in capsys.readouterr().err
+
+
+class _Deadline:
+    """Fails a command that would run for ever (a loop that never ends) instead of hanging."""
+
+    def __init__(self, seconds: int):
+        self.seconds = seconds
+
+    def __enter__(self):
+        import signal
+
+        def fail(*_):
+            raise TimeoutError(f"still running after {self.seconds} s")
+
+        self.old = signal.signal(signal.SIGALRM, fail)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *exc):
+        import signal
+
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, self.old)
+
+
+def test_record_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
+    double = TableDouble()
+    video = _video(tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())],
+                   repeat=6)
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    (rec / "frames.jsonl").write_text('{"file": "frame_000001.jpg", "t": 0.0}\n')
+    assert main(["record", str(rec), "--camera", str(video), "--no-window", "--seconds", "1"]) == 2
+    assert "is not empty (it holds a recording): give a new or empty folder" in capsys.readouterr().err
+    assert (rec / "frames.jsonl").read_text() == '{"file": "frame_000001.jpg", "t": 0.0}\n'
+    (tmp_path / "empty").mkdir()
+    with _Deadline(30):
+        assert main(["record", str(tmp_path / "empty"), "--camera", str(video), "--no-window", "--fps", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "the video file ended" in out and "recorded " in out
+    assert (tmp_path / "empty" / "frames.jsonl").read_text().count("\n") >= 3
+
+
+def test_record_says_the_recording_is_kept_when_the_camera_drops(tmp_path, capsys, monkeypatch):
+    from solitaire_coach.capture import sources
+
+    picture = np.full((36, 64, 3), 90, np.uint8)
+    reads = [0]
+
+    class Flaky:
+        """A camera that gives three pictures, then none once (unplugged), then pictures again."""
+
+        def __init__(self, dev):
+            pass
+
+        def isOpened(self):
+            return True
+
+        def set(self, *args):
+            return True
+
+        def read(self):
+            reads[0] += 1
+            return (reads[0] != 4), (picture if reads[0] != 4 else None)
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", Flaky)
+    assert main(["record", str(tmp_path / "rec"), "--camera", "0", "--no-window", "--seconds", "1.5"]) == 0
+    out = capsys.readouterr().out
+    assert "retrying every few seconds, the recording is kept" in out
+    assert "back again; the recording continues" in out and "game" not in out
+
+
+def test_calibrate_from_a_video_that_ends_says_so(tmp_path, capsys):
+    video = _video(tmp_path / "camera.avi", [np.full((480, 640, 3), 120, np.uint8)], repeat=8)
+    with _Deadline(30):
+        assert main(["calibrate", "--camera", str(video), "--name", "cam", "--views", "5", "--no-window",
+                     "--folder", str(tmp_path / "cal")]) == 2
+    assert "the video file ended after 0 of the 5 board views" in capsys.readouterr().err
+    assert not (tmp_path / "cal").exists()

@@ -72,8 +72,10 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_play)
 
     r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay")
-    r.add_argument("dir", type=Path)
-    r.add_argument("--camera", default="0")
+    r.add_argument("dir", type=Path, help="a new or empty folder: a folder that holds anything (say an earlier "
+                   "recording) is refused, so that one folder is one recording")
+    r.add_argument("--camera", default="0", help="camera index or device path (default 0), or a video file "
+                   "played as a camera: recording stops when it ends")
     r.add_argument("--width", type=positive_int, default=1280)
     r.add_argument("--height", type=positive_int, default=720)
     r.add_argument("--fps", type=positive_float, default=5.0, help="frames saved per second (default 5)")
@@ -95,7 +97,8 @@ def register(sub) -> None:
 
     c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)")
     c.add_argument("--name", help="calibration name: writes calibration/NAME.json")
-    c.add_argument("--camera", help="camera index or device path: capture the views live")
+    c.add_argument("--camera", help="camera index or device path: capture the views live (a video file "
+                   "plays as a camera, once)")
     c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
     c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration)")
     c.add_argument("--print-board", type=Path, metavar="PNG", help="write the chessboard to print, then stop")
@@ -311,8 +314,13 @@ def cmd_record(args) -> int:
     problem = output_problem(args.dir, "record", folder=True)
     if problem:
         return _err(problem)
+    if args.dir.is_dir() and any(args.dir.iterdir()):
+        return _err(f"record {str(args.dir)!r} is not empty"
+                    + (" (it holds a recording)" if (args.dir / "frames.jsonl").exists() else "")
+                    + ": give a new or empty folder")
     try:
-        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=lambda m: say("warning: " + m))
+        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=lambda m: say("warning: " + m),
+                           purpose="the recording")
     except SourceError as exc:
         return _err(str(exc))
     recorder = FrameRecorder(args.dir, quality=args.quality, dedupe=not args.no_dedupe)
@@ -329,6 +337,9 @@ def cmd_record(args) -> int:
                 break
             frame = cam.read()
             if frame is None:
+                if cam.ended:
+                    say(f"{cam.name}: the video file ended")
+                    break
                 time.sleep(0.05)
                 continue
             if frame.timestamp >= next_t:
@@ -563,7 +574,7 @@ def _calibrate_live(args, pattern):
     from .live import KeyReader
 
     try:
-        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=print)
+        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=print, purpose="the calibration")
     except SourceError as exc:
         raise CalibrationError(str(exc)) from None
     keys = KeyReader(sys.stdin)
@@ -578,6 +589,9 @@ def _calibrate_live(args, pattern):
                 raise CalibrationError("stopped before enough board views were taken")
             frame = cam.read()
             if frame is None:
+                if cam.ended:
+                    raise CalibrationError(f"{cam.name}: the video file ended after {len(views)} of the "
+                                           f"{args.views} board views (--views)")
                 time.sleep(0.05)
                 continue
             still = meter.measure(frame.image) < 1.5
@@ -610,6 +624,9 @@ def _calibrate_live(args, pattern):
                 break
             frame = cam.read()
             if frame is None:
+                if cam.ended:
+                    print(f"table not calibrated (the video file ended{': ' + last_error if last_error else ''})")
+                    break
                 time.sleep(0.05)
                 continue
             if meter.measure(frame.image) < 1.0:
