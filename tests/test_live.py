@@ -1045,3 +1045,14 @@ def test_calibrate_from_a_video_that_ends_says_so(tmp_path, capsys):
                      "--folder", str(tmp_path / "cal")]) == 2
     assert "the video file ended after 0 of the 5 board views" in capsys.readouterr().err
     assert not (tmp_path / "cal").exists()
+
+
+def test_play_ends_when_a_video_file_given_as_the_camera_ends(tmp_path, monkeypatch, capsys):
+    double = TableDouble()
+    video = _video(tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())],
+                   repeat=10)
+    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: double)
+    with _Deadline(30):
+        assert main(["play", "--camera", str(video), "--no-window", "--journal", str(tmp_path / "j.json"),
+                     "--strategy", "baseline"]) == 0
+    assert "watching camera" in capsys.readouterr().out and double.calls > 0
