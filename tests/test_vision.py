@@ -369,3 +369,28 @@ def test_learn_deck_names_a_photo_whose_name_is_no_deck_name(tmp_path, monkeypat
     assert main(["learn-deck", str(photo)]) == 2
     assert "deck name (the photo's file name; give --name) 'my grid.v2'" in capsys.readouterr().err
     assert not (tmp_path / "decks").exists()
+
+
+@pytest.mark.parametrize("command", ["detect", "learn-deck"])
+def test_an_image_that_is_not_there_or_no_image_is_named(tmp_path, monkeypatch, capfd, command):
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "decks"))
+    extra = ["--name", "x"] if command == "learn-deck" else []
+    assert main([command, str(tmp_path / "missing.jpg")] + extra) == 2
+    err = capfd.readouterr().err
+    assert f"no such file {str(tmp_path / 'missing.jpg')!r}" in err and "WARN" not in err
+    (tmp_path / "fake.png").write_bytes(b"not a picture")
+    assert main([command, str(tmp_path / "fake.png")] + extra) == 2
+    assert "'fake.png' is not an image OpenCV can decode" in capfd.readouterr().err.replace(str(tmp_path) + "/", "")
+    assert main([command, str(tmp_path)] + extra) == 2
+    assert "is a folder, not an image" in capfd.readouterr().err
+
+
+def test_a_jpeg_cut_short_is_read_as_far_as_it_goes_with_a_warning(tmp_path, capfd):
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(SCENES[0].read_bytes()[:3000])
+    assert main(["detect", str(cut)]) == 0
+    out, err = capfd.readouterr()
+    assert len(out.strip().split(",")) == 12
+    assert f"warning: {str(cut)!r} is a JPEG cut short (no end marker)" in err
+    assert main(["detect", str(SCENES[0])]) == 0
+    assert "cut short" not in capfd.readouterr().err

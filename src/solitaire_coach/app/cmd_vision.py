@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -26,11 +27,30 @@ def register(subparsers) -> None:
 
 
 def _read(path: str):
+    """The image at ``path`` (BGR), or None after saying why not: no such file, a folder,
+    not readable, or not an image OpenCV can decode. A JPEG cut short (no end marker) is
+    decoded as far as it goes, with a warning naming it."""
     import cv2
 
-    img = cv2.imread(path, cv2.IMREAD_COLOR)
-    if img is None:
-        print(f"error: cannot read image {path!r}", file=sys.stderr)
+    p = Path(path)
+    why = None
+    if not p.exists():
+        why = f"no such file {path!r}"
+    elif p.is_dir():
+        why = f"{path!r} is a folder, not an image"
+    elif not os.access(p, os.R_OK):
+        why = f"{path!r} cannot be read (permission denied)"
+    img = cv2.imread(path, cv2.IMREAD_COLOR) if why is None else None
+    if why is None and img is None:
+        why = f"{path!r} is not an image OpenCV can decode (empty, damaged or not a picture)"
+    if why is not None:
+        print(f"error: {why}", file=sys.stderr)
+        return None
+    if p.suffix.lower() in (".jpg", ".jpeg"):
+        with open(p, "rb") as fh:
+            if b"\xff\xd9" not in fh.read():
+                print(f"warning: {path!r} is a JPEG cut short (no end marker): only the part decoded is read",
+                      file=sys.stderr)
     return img
 
 
