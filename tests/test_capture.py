@@ -607,3 +607,16 @@ def test_a_video_file_as_the_camera_plays_once_at_its_frame_rate(tmp_path):
         assert cam.read() is None
         time.sleep(0.02)
     assert cam.ended
+
+
+def test_folder_source_binary_manifest_and_missing_frame_are_named(tmp_path, capfd):
+    cv2.imwrite(str(tmp_path / "frame_000001.jpg"), _table(1))
+    (tmp_path / "frames.jsonl").write_bytes(b"\x00\xff\xfe\x89PNG garbage\x80")
+    with pytest.raises(SourceError, match="frames.jsonl: not a frames list"):
+        FolderSource(tmp_path)
+    (tmp_path / "frames.jsonl").write_text('{"file": "frame_000001.jpg", "t": 0}\n{"file": "frame_000002.jpg", "t": 1}\n')
+    warnings = []
+    src = FolderSource(tmp_path, warn=warnings.append)
+    assert [f.name for f in iter_frames(src)] == ["frame_000001.jpg"]
+    assert warnings == [f"{tmp_path / 'frame_000002.jpg'}: no such file, skipped"]
+    assert "WARN" not in capfd.readouterr().err

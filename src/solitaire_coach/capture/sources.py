@@ -98,7 +98,13 @@ class FolderSource:
 
     def _read_manifest(self, manifest: Path) -> list[dict]:
         entries = []
-        for n, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            text = manifest.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise SourceError(f"{manifest}: not a frames list (binary, not JSON lines text)") from None
+        except OSError as exc:
+            raise SourceError(f"{manifest}: cannot be read ({exc.strerror or exc})") from None
+        for n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
@@ -126,6 +132,9 @@ class FolderSource:
             if self._cache is not None and self._cache[0] == entry["file"]:
                 image = self._cache[1].copy()
             else:
+                if not path.is_file():   # checked first: OpenCV would print its own warning
+                    self._warn(f"{path}: no such file, skipped")
+                    continue
                 image = cv2.imread(str(path), cv2.IMREAD_COLOR)
                 if image is None:
                     self._warn(f"{path}: not a readable image, skipped")
