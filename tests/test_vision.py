@@ -394,3 +394,10 @@ def test_a_jpeg_cut_short_is_read_as_far_as_it_goes_with_a_warning(tmp_path, cap
     assert f"warning: {str(cut)!r} is a JPEG cut short (no end marker)" in err
     assert main(["detect", str(SCENES[0])]) == 0
     assert "cut short" not in capfd.readouterr().err
+
+
+def test_learn_deck_names_a_decks_folder_it_cannot_write(tmp_path, monkeypatch, capsys):
+    (tmp_path / "FILE").write_text("a file")
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "FILE"))
+    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "mine"]) == 2
+    assert f"deck folder {str(tmp_path / 'FILE' / 'mine')!r}: {str(tmp_path / 'FILE')!r} is a file" in capsys.readouterr().err

@@ -100,17 +100,17 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
     from ..vision.learn import DeckLayoutError, learn_deck
     from .cmd_live import output_problem
 
+    img = _read(args.image)
+    if img is None:
+        return 2
     name = args.name if args.name is not None else Path(args.image).stem
     try:
         check_name(name, "--name" if args.name is not None else "deck name (the photo's file name; give --name)")
     except CalibrationError as exc:
         return _fail(str(exc))
-    problem = output_problem(deck_dir(name), "--name", folder=True)
+    problem = output_problem(deck_dir(name), "deck folder", folder=True)
     if problem:
         return _fail(problem)
-    img = _read(args.image)
-    if img is None:
-        return 2
     try:
         info = learn_deck(img, name)
     except ModelError as exc:
