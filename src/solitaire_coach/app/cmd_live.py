@@ -67,7 +67,8 @@ def register(sub) -> None:
     p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
     p.add_argument("--exit-when-done", action="store_true")
-    p.add_argument("--max-frames", type=positive_int, default=None, help="stop after this many frames (tests, benchmarks)")
+    p.add_argument("--max-frames", type=positive_int, default=None,
+                   help="stop after this many frames (tests, benchmarks)")
     _rules_args(p)
     p.set_defaults(func=cmd_play)
 
