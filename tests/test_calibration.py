@@ -145,3 +145,18 @@ def test_table_calibration_on_rendered_deals_with_the_card_detector():
             assert np.linalg.norm(np.array(table.slots[slot]) - centre) < 0.25 * table.card_size_px[0], slot
         done += 1
     assert done == 3
+
+
+def test_calibration_files_that_are_not_calibrations(tmp_path):
+    (tmp_path / "bin.json").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(CalibrationError, match="binary"):
+        load_calibration("bin", tmp_path)
+    (tmp_path / "empty.json").write_text("\n")
+    with pytest.raises(CalibrationError, match="empty"):
+        load_calibration("empty", tmp_path)
+    (tmp_path / "nothing.json").write_text("{}")
+    with pytest.raises(CalibrationError, match="neither 'slots'"):
+        load_calibration("nothing", tmp_path)
+    (tmp_path / "lens.json").write_text(json.dumps({"camera": {"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                                                               "dist_coeffs": [0] * 5, "image_size": [640, 480]}}))
+    assert "camera" in load_calibration("lens", tmp_path)     # a lens alone is a calibration

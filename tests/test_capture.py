@@ -569,3 +569,54 @@ def test_gate_is_not_stuck_behind_a_hand_it_took_for_table():
     assert read(sleeve) == "accepted"          # the person said the table is clear
     assert read(table) == "accepted"           # the sleeve left: not an object
     assert read(sleeve) == "object"            # ... and coming back, it is
+
+
+def test_camera_warnings_name_what_is_kept():
+    rig = {"plugged": True}
+    now = [0.0]
+    warnings = []
+    cam = CameraSource(0, opener=lambda dev: FakeCapture(rig), clock=lambda: now[0], warn=warnings.append,
+                       retry_s=0.5, purpose="the recording")
+    assert cam.read() is not None
+    rig["plugged"] = False
+    now[0] += 0.3
+    assert cam.read() is None
+    rig["plugged"] = True
+    for _ in range(10):
+        now[0] += 0.3
+        if cam.read() is not None:
+            break
+    assert any("the recording is kept" in w for w in warnings)
+    assert any("back again; the recording continues" in w for w in warnings)
+    assert not any("game" in w for w in warnings)
+
+
+def test_a_video_file_as_the_camera_plays_once_at_its_frame_rate(tmp_path):
+    path = tmp_path / "cam.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 20, (64, 48))
+    for i in range(6):
+        writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
+    writer.release()
+    cam = CameraSource(str(path), retry_s=0.05)
+    start = time.monotonic()
+    frames = [cam.read() for _ in range(6)]
+    assert all(f is not None for f in frames) and time.monotonic() - start >= 5 / 20 * 0.9
+    assert not cam.ended
+    deadline = time.monotonic() + 0.6
+    while time.monotonic() < deadline:          # long past the retry time: never opened again
+        assert cam.read() is None
+        time.sleep(0.02)
+    assert cam.ended
+
+
+def test_folder_source_binary_manifest_and_missing_frame_are_named(tmp_path, capfd):
+    cv2.imwrite(str(tmp_path / "frame_000001.jpg"), _table(1))
+    (tmp_path / "frames.jsonl").write_bytes(b"\x00\xff\xfe\x89PNG garbage\x80")
+    with pytest.raises(SourceError, match="frames.jsonl: not a frames list"):
+        FolderSource(tmp_path)
+    (tmp_path / "frames.jsonl").write_text('{"file": "frame_000001.jpg", "t": 0}\n{"file": "frame_000002.jpg", "t": 1}\n')
+    warnings = []
+    src = FolderSource(tmp_path, warn=warnings.append)
+    assert [f.name for f in iter_frames(src)] == ["frame_000001.jpg"]
+    assert warnings == [f"{tmp_path / 'frame_000002.jpg'}: no such file, skipped"]
+    assert "WARN" not in capfd.readouterr().err

@@ -856,3 +856,203 @@ def test_slot_grid_places_the_last_column_by_the_foundations_not_a_stray_back():
     by_card = {c.card.code: c.slot for c in placed if c.card is not None}
     assert by_card["KS"] == "column 5"
     assert [by_card[c] for c in ("KC", "KD", "KH", "QS")] == [f"foundation {i}" for i in range(1, 5)]
+
+
+@pytest.mark.parametrize("command", [["play", "--frames", "."], ["replay", "."], ["demo"]])
+def test_an_unknown_strategy_is_a_usage_error(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(command + ["--strategy", "nope"])
+    assert exc.value.code == 2
+    assert "--strategy: unknown strategy 'nope'" in capsys.readouterr().err
+
+
+def test_replay_names_a_bad_calibration_in_the_recording(tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "frame_1.png"), np.zeros((8, 8, 3), np.uint8))
+    (tmp_path / "calibration.json").write_text('{"slots": ')
+    assert main(["replay", str(tmp_path)]) == 2
+    assert f"{tmp_path / 'calibration.json'}: not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["replay", "g", "--fps", "0"], "--fps"),
+    (["demo", "--fps", "-2"], "--fps"),
+    (["record", "r", "--camera", "vid.avi", "--fps", "0"], "--fps"),
+    (["record", "r", "--fps", "-1"], "--fps"),
+    (["record", "r", "--quality", "500"], "--quality"),
+    (["record", "r", "--quality", "-5"], "--quality"),
+    (["record", "r", "--seconds", "0"], "--seconds"),
+    (["play", "--frames", "g", "--max-frames", "0"], "--max-frames"),
+    (["play", "--frames", "g", "--max-frames", "-1"], "--max-frames"),
+    (["play", "--frames", "g", "--width", "0"], "--width"),
+    (["calibrate", "--name", "x", "--images", "views", "--square-mm", "0"], "--square-mm"),
+    (["calibrate", "--print-board", "b.png", "--square-mm", "-5"], "--square-mm"),
+    (["calibrate", "--name", "x", "--camera", "0", "--views", "-2"], "--views"),
+    (["calibrate", "--name", "x", "--camera", "0", "--views", "4"], "--views"),
+])
+def test_numbers_out_of_range_are_usage_errors(argv, option, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}" in err and "not allowed" in err
+
+
+def test_jpeg_quality_and_lens_views_take_their_whole_range():
+    assert cmd_live.jpeg_quality("0") == 0 and cmd_live.jpeg_quality("100") == 100
+    assert cmd_live.lens_views("5") == 5
+
+
+def _unusable_output_cases(tmp_path):
+    """A recording of one picture, an ordinary file, a chessboard views folder and a video."""
+    rec = tmp_path / "g"
+    rec.mkdir()
+    cv2.imwrite(str(rec / "frame_1.png"), np.zeros((36, 64, 3), np.uint8))
+    plain = tmp_path / "FILE"
+    plain.write_text("not a folder")
+    views = tmp_path / "views"
+    views.mkdir()
+    video = _video(tmp_path / "vid.avi", [np.zeros((48, 64, 3), np.uint8)], repeat=3)
+    return rec, plain, views, video
+
+
+@pytest.mark.parametrize("case", ["save-overlay", "record-file", "record-under-file", "journal-folder",
+                                  "record-command", "calibrate-folder", "print-board-ext", "print-board-under-file"])
+def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeypatch, capsys):
+    rec, plain, views, video = _unusable_output_cases(tmp_path)
+    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: TableDouble())
+    argv, option, why = {
+        "save-overlay": (["replay", str(rec), "--save-overlay", str(plain)], "--save-overlay", "is a file, not a folder"),
+        "record-file": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
+                         "--record", str(plain)], "--record", "is a file, not a folder"),
+        "record-under-file": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
+                               "--record", str(plain / "sub")], "--record", f"{str(plain)!r} is a file, not a folder"),
+        "journal-folder": (["play", "--frames", str(rec), "--no-window", "--journal", str(views)], "--journal",
+                           "is a folder, not a file"),
+        "record-command": (["record", str(plain), "--camera", str(video), "--no-window", "--seconds", "1"], "record",
+                           "is a file, not a folder"),
+        "calibrate-folder": (["calibrate", "--name", "d", "--images", str(views), "--folder", str(plain)], "--folder",
+                             "is a file, not a folder"),
+        "print-board-ext": (["calibrate", "--print-board", str(tmp_path / "b.xyz")], "--print-board",
+                            "cannot write '.xyz' images"),
+        "print-board-under-file": (["calibrate", "--print-board", str(plain / "b.png")], "--print-board",
+                                   "is a file, not a folder"),
+    }[case]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"solitaire-coach: {option} ") and why in err
+    assert plain.read_text() == "not a folder" and list(views.iterdir()) == []
+
+
+def test_print_board_makes_its_folder(tmp_path, capsys):
+    assert main(["calibrate", "--print-board", str(tmp_path / "new" / "board.jpg")]) == 0
+    assert cv2.imread(str(tmp_path / "new" / "board.jpg")) is not None
+
+
+@pytest.mark.parametrize("kind, message", [("missing", "does not exist"), ("garbage", "not an ONNX model")])
+def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_path, capsys):
+    rec = tmp_path / "g"
+    rec.mkdir()
+    cv2.imwrite(str(rec / "frame_1.png"), np.zeros((36, 64, 3), np.uint8))
+    model = tmp_path / "model"
+    if kind == "garbage":
+        model.mkdir()
+        for name in ("card_locator.onnx", "card_reader.onnx"):
+            (model / name).write_bytes(b"\x00garbage")
+    assert main(["replay", str(rec), "--model", str(model)]) == 2
+    assert message in capsys.readouterr().err
+    assert main(["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
+                 "--model", str(model)]) == 2
+    assert message in capsys.readouterr().err
+
+
+class _Deadline:
+    """Fails a command that would run for ever (a loop that never ends) instead of hanging."""
+
+    def __init__(self, seconds: int):
+        self.seconds = seconds
+
+    def __enter__(self):
+        import signal
+
+        def fail(*_):
+            raise TimeoutError(f"still running after {self.seconds} s")
+
+        self.old = signal.signal(signal.SIGALRM, fail)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *exc):
+        import signal
+
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, self.old)
+
+
+def test_record_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
+    double = TableDouble()
+    video = _video(tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())],
+                   repeat=6)
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    (rec / "frames.jsonl").write_text('{"file": "frame_000001.jpg", "t": 0.0}\n')
+    assert main(["record", str(rec), "--camera", str(video), "--no-window", "--seconds", "1"]) == 2
+    assert "is not empty (it holds a recording): give a new or empty folder" in capsys.readouterr().err
+    assert (rec / "frames.jsonl").read_text() == '{"file": "frame_000001.jpg", "t": 0.0}\n'
+    (tmp_path / "empty").mkdir()
+    with _Deadline(30):
+        assert main(["record", str(tmp_path / "empty"), "--camera", str(video), "--no-window", "--fps", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "the video file ended" in out and "recorded " in out
+    assert (tmp_path / "empty" / "frames.jsonl").read_text().count("\n") >= 3
+
+
+def test_record_says_the_recording_is_kept_when_the_camera_drops(tmp_path, capsys, monkeypatch):
+    from solitaire_coach.capture import sources
+
+    picture = np.full((36, 64, 3), 90, np.uint8)
+    reads = [0]
+
+    class Flaky:
+        """A camera that gives three pictures, then none once (unplugged), then pictures again."""
+
+        def __init__(self, dev):
+            pass
+
+        def isOpened(self):
+            return True
+
+        def set(self, *args):
+            return True
+
+        def read(self):
+            reads[0] += 1
+            return (reads[0] != 4), (picture if reads[0] != 4 else None)
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", Flaky)
+    assert main(["record", str(tmp_path / "rec"), "--camera", "0", "--no-window", "--seconds", "1.5"]) == 0
+    out = capsys.readouterr().out
+    assert "retrying every few seconds, the recording is kept" in out
+    assert "back again; the recording continues" in out and "game" not in out
+
+
+def test_calibrate_from_a_video_that_ends_says_so(tmp_path, capsys):
+    video = _video(tmp_path / "camera.avi", [np.full((480, 640, 3), 120, np.uint8)], repeat=8)
+    with _Deadline(30):
+        assert main(["calibrate", "--camera", str(video), "--name", "cam", "--views", "5", "--no-window",
+                     "--folder", str(tmp_path / "cal")]) == 2
+    assert "the video file ended after 0 of the 5 board views" in capsys.readouterr().err
+    assert not (tmp_path / "cal").exists()
+
+
+def test_play_ends_when_a_video_file_given_as_the_camera_ends(tmp_path, monkeypatch, capsys):
+    double = TableDouble()
+    video = _video(tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())],
+                   repeat=10)
+    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: double)
+    with _Deadline(30):
+        assert main(["play", "--camera", str(video), "--no-window", "--journal", str(tmp_path / "j.json"),
+                     "--strategy", "baseline"]) == 0
+    assert "watching camera" in capsys.readouterr().out and double.calls > 0

@@ -236,3 +236,168 @@ def test_steady_camera_keeps_untouched_cards_and_the_table_where_they_were():
     assert kept and 0 < changed < 0.03                 # the new card's place, little else
     kept, changed = cards_and_change()
     assert not kept and changed > 0.03
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no file"),
+    (b"\x89PNG\r\n\x1a\n\xff\xfe garbage", "binary, not JSON"),
+    (b"", "empty"),
+    (b'{"slots": ', "not valid JSON"),
+    (b"[]", "JSON object"),
+    (b"{}", "neither 'slots'"),
+], ids=["missing", "binary", "empty", "truncated", "list", "empty-object"])
+def test_cli_detect_refuses_a_bad_calibration_by_name(tmp_path, capsys, content, message):
+    path = tmp_path / "cal.json"
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["detect", str(SCENES[0]), "--calibration", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(path) in err and "Traceback" not in err
+
+
+def test_cli_detect_takes_a_calibration_name_as_play_does(monkeypatch, capsys):
+    monkeypatch.chdir(FIX.parents[1])          # calibration/example.json of the repository
+    assert main(["detect", str(SCENES[0]), "--calibration", "example"]) == 0
+    assert len(capsys.readouterr().out.strip().split(",")) == 12
+    assert main(["detect", str(SCENES[0]), "--calibration", "nosuch"]) == 2
+    assert "calibration/nosuch.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where, why", [("FILE/o.png", "'FILE' is a file, not a folder"),
+                                        ("out.xyz", "OpenCV cannot write '.xyz' images")])
+def test_cli_detect_names_an_annotation_path_it_cannot_write(tmp_path, monkeypatch, capsys, where, why):
+    monkeypatch.chdir(tmp_path)
+    Path("FILE").write_text("a file")
+    assert main(["detect", str(SCENES[0]), "--annotate", where]) == 2
+    err = capsys.readouterr().err
+    assert f"--annotate {where!r}" in err and why in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["FILE"]
+
+
+def _model_folder(tmp_path, kind):
+    """A model folder that cannot be used: missing, half, garbage or swapped files."""
+    models = FIX.parents[1] / "models"
+    d = tmp_path / kind
+    if kind == "missing":
+        return d
+    d.mkdir()
+    if kind == "half":
+        (d / "card_locator.onnx").write_bytes((models / "card_locator.onnx").read_bytes())
+    elif kind == "garbage":
+        (d / "card_locator.onnx").write_bytes(b"not a model at all")
+        (d / "card_reader.onnx").write_bytes(b"not a model at all")
+    elif kind == "swapped":
+        (d / "card_locator.onnx").write_bytes((models / "card_reader.onnx").read_bytes())
+        (d / "card_reader.onnx").write_bytes((models / "card_locator.onnx").read_bytes())
+    return d
+
+
+MODEL_CASES = [("missing", "model folder '{d}'"), ("half", "{d}/card_reader.onnx: missing"),
+               ("garbage", "{d}/card_locator.onnx: not an ONNX model"),
+               ("swapped", "{d}/card_locator.onnx: not the expected model: its inputs are ['patch']")]
+
+
+@pytest.mark.parametrize("kind, message", MODEL_CASES)
+def test_cli_detect_names_a_model_folder_it_cannot_use(tmp_path, monkeypatch, capsys, kind, message):
+    d = _model_folder(tmp_path, kind)
+    assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
+    assert message.format(d=d) in capsys.readouterr().err
+    monkeypatch.setenv("SOLITAIRE_MODELS", str(d))
+    assert main(["detect", str(SCENES[0])]) == 2
+    assert message.format(d=d) in capsys.readouterr().err
+    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "x"]) == 2
+    assert message.format(d=d) in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def learnt_deck(tmp_path_factory):
+    """A deck learnt once from the grid fixture, to be copied and damaged by the tests."""
+    base = tmp_path_factory.mktemp("decks")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SOLITAIRE_DECK_REFS", str(base))
+    try:
+        assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "good"]) == 0
+    finally:
+        mp.undo()
+    return base / "good"
+
+
+@pytest.mark.parametrize("file, content, message", [
+    ("deck.json", b'{"name": ', "deck.json is not what learn-deck writes"),
+    ("deck.json", b"[]", "deck.json is not what learn-deck writes (a JSON list"),
+    ("refs.npy", b"garbage garbage!", "refs.npy is not what learn-deck writes (not a NumPy file)"),
+    ("head.npz", b"garbage garbage!", "head.npz is not what learn-deck writes (not a NumPy file)"),
+    ("head.npz", None, "head.npz missing"),
+    ("refs.npy", "short", "refs.npy is not what learn-deck writes (float32 array of shape (51, 128)"),
+], ids=["truncated-json", "list-json", "garbage-refs", "garbage-head", "no-head", "51-refs"])
+def test_cli_detect_names_a_broken_learnt_deck(tmp_path, monkeypatch, capsys, learnt_deck, file, content, message):
+    import shutil
+
+    shutil.copytree(learnt_deck, tmp_path / "mine")
+    target = tmp_path / "mine" / file
+    if content is None:
+        target.unlink()
+    elif content == "short":
+        np.save(target, np.load(target)[:51])
+    else:
+        target.write_bytes(content)
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
+    assert main(["detect", str(SCENES[0]), "--deck", "mine"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(tmp_path / "mine") in err and "Traceback" not in err
+    with pytest.raises(D.DeckError, match="no folder"):
+        D.CardDetector(deck="other")
+
+
+@pytest.mark.parametrize("name", ["../escaped", "ABSOLUTE", "a/b", "", "my deck"])
+def test_learn_deck_names_stay_inside_the_decks_folder(tmp_path, monkeypatch, capsys, name):
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "decks"))
+    monkeypatch.chdir(tmp_path)
+    if name == "ABSOLUTE":
+        name = str(tmp_path / "abs" / "path")
+    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", name]) == 2
+    assert f"--name {name!r}: use letters, digits, - and _ only" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    assert main(["detect", str(SCENES[0]), "--deck", name]) == 2
+    assert f"--deck {name!r}: use letters" in capsys.readouterr().err
+
+
+def test_learn_deck_names_a_photo_whose_name_is_no_deck_name(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "decks"))
+    photo = tmp_path / "my grid.v2.jpg"
+    photo.write_bytes((FIX / "grid_drawn-11.jpg").read_bytes())
+    assert main(["learn-deck", str(photo)]) == 2
+    assert "deck name (the photo's file name; give --name) 'my grid.v2'" in capsys.readouterr().err
+    assert not (tmp_path / "decks").exists()
+
+
+@pytest.mark.parametrize("command", ["detect", "learn-deck"])
+def test_an_image_that_is_not_there_or_no_image_is_named(tmp_path, monkeypatch, capfd, command):
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "decks"))
+    extra = ["--name", "x"] if command == "learn-deck" else []
+    assert main([command, str(tmp_path / "missing.jpg")] + extra) == 2
+    err = capfd.readouterr().err
+    assert f"no such file {str(tmp_path / 'missing.jpg')!r}" in err and "WARN" not in err
+    (tmp_path / "fake.png").write_bytes(b"not a picture")
+    assert main([command, str(tmp_path / "fake.png")] + extra) == 2
+    assert "'fake.png' is not an image OpenCV can decode" in capfd.readouterr().err.replace(str(tmp_path) + "/", "")
+    assert main([command, str(tmp_path)] + extra) == 2
+    assert "is a folder, not an image" in capfd.readouterr().err
+
+
+def test_a_jpeg_cut_short_is_read_as_far_as_it_goes_with_a_warning(tmp_path, capfd):
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(SCENES[0].read_bytes()[:3000])
+    assert main(["detect", str(cut)]) == 0
+    out, err = capfd.readouterr()
+    assert len(out.strip().split(",")) == 12
+    assert f"warning: {str(cut)!r} is a JPEG cut short (no end marker)" in err
+    assert main(["detect", str(SCENES[0])]) == 0
+    assert "cut short" not in capfd.readouterr().err
+
+
+def test_learn_deck_names_a_decks_folder_it_cannot_write(tmp_path, monkeypatch, capsys):
+    (tmp_path / "FILE").write_text("a file")
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "FILE"))
+    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "mine"]) == 2
+    assert f"deck folder {str(tmp_path / 'FILE' / 'mine')!r}: {str(tmp_path / 'FILE')!r} is a file" in capsys.readouterr().err

@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
+from .argtypes import non_negative_int, positive_float, positive_int, strategy_name
+
 DEMO_GAME = "game1"
+
+
+def jpeg_quality(text: str) -> int:
+    """A JPEG quality, 0 to 100."""
+    value = non_negative_int(text)
+    if value > 100:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: JPEG quality goes from 0 to 100")
+    return value
+
+
+def lens_views(text: str) -> int:
+    """How many board views to capture: at least as many as a lens calibration needs."""
+    from ..capture.calibration import MIN_LENS_VIEWS
+
+    value = positive_int(text)
+    if value < MIN_LENS_VIEWS:
+        raise argparse.ArgumentTypeError(f"{value} is not allowed: the lens calibration needs at least "
+                                         f"{MIN_LENS_VIEWS} views")
+    return value
+
+
+def _strategy_help() -> str:
+    from .cmd_core import default_strategy
+
+    return f"advisor strategy (default {default_strategy()})"
 
 
 def _rules_args(p) -> None:
@@ -24,33 +52,36 @@ def register(sub) -> None:
     src.add_argument("--frames", type=Path, help="a folder of recorded frames (or a video file) instead of a camera")
     p.add_argument("--serial", metavar="PORT", help="a serial port (or pyserial URL) whose SNAP lines trigger a read; "
                    "the advice is sent back as one line")
-    p.add_argument("--baud", type=int, default=9600)
+    p.add_argument("--baud", type=positive_int, default=9600)
     p.add_argument("--auto", action="store_true", help="with --serial: also read whenever the table is still "
                    "(default: only when triggered)")
     p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path")
     p.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
-    p.add_argument("--width", type=int, default=1280)
-    p.add_argument("--height", type=int, default=720)
+    p.add_argument("--width", type=positive_int, default=1280)
+    p.add_argument("--height", type=positive_int, default=720)
     p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
     p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR")
     p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
                    help="the game journal (default ./solitaire-coach-game.journal.json): a restart resumes the game")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
-    p.add_argument("--strategy", default=None)
+    p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
     p.add_argument("--exit-when-done", action="store_true")
-    p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames (tests, benchmarks)")
+    p.add_argument("--max-frames", type=positive_int, default=None,
+                   help="stop after this many frames (tests, benchmarks)")
     _rules_args(p)
     p.set_defaults(func=cmd_play)
 
     r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay")
-    r.add_argument("dir", type=Path)
-    r.add_argument("--camera", default="0")
-    r.add_argument("--width", type=int, default=1280)
-    r.add_argument("--height", type=int, default=720)
-    r.add_argument("--fps", type=float, default=5.0, help="frames saved per second (default 5)")
-    r.add_argument("--quality", type=int, default=85, help="JPEG quality (default 85)")
-    r.add_argument("--seconds", type=float, default=None, help="stop after this long (default: q or Ctrl-C)")
+    r.add_argument("dir", type=Path, help="a new or empty folder: a folder that holds anything (say an earlier "
+                   "recording) is refused, so that one folder is one recording")
+    r.add_argument("--camera", default="0", help="camera index or device path (default 0), or a video file "
+                   "played as a camera: recording stops when it ends")
+    r.add_argument("--width", type=positive_int, default=1280)
+    r.add_argument("--height", type=positive_int, default=720)
+    r.add_argument("--fps", type=positive_float, default=5.0, help="frames saved per second (default 5)")
+    r.add_argument("--quality", type=jpeg_quality, default=85, help="JPEG quality, 0 to 100 (default 85)")
+    r.add_argument("--seconds", type=positive_float, default=None, help="stop after this long (default: q or Ctrl-C)")
     r.add_argument("--no-window", action="store_true")
     r.add_argument("--no-dedupe", action="store_true", help="write every frame even when the picture did not change")
     r.set_defaults(func=cmd_record)
@@ -67,15 +98,16 @@ def register(sub) -> None:
 
     c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)")
     c.add_argument("--name", help="calibration name: writes calibration/NAME.json")
-    c.add_argument("--camera", help="camera index or device path: capture the views live")
+    c.add_argument("--camera", help="camera index or device path: capture the views live (a video file "
+                   "plays as a camera, once)")
     c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
     c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration)")
     c.add_argument("--print-board", type=Path, metavar="PNG", help="write the chessboard to print, then stop")
     c.add_argument("--board", default="9x6", help="inner corners of the board, COLSxROWS (default 9x6)")
-    c.add_argument("--square-mm", type=float, default=25.0, help="printed square size in mm (default 25)")
-    c.add_argument("--views", type=int, default=12, help="board views to capture live (default 12)")
-    c.add_argument("--width", type=int, default=1280)
-    c.add_argument("--height", type=int, default=720)
+    c.add_argument("--square-mm", type=positive_float, default=25.0, help="printed square size in mm (default 25)")
+    c.add_argument("--views", type=lens_views, default=12, help="board views to capture live (default 12, at least 5)")
+    c.add_argument("--width", type=positive_int, default=1280)
+    c.add_argument("--height", type=positive_int, default=720)
     c.add_argument("--no-window", action="store_true")
     c.add_argument("--folder", type=Path, default=Path("calibration"), help="where calibration files go")
     c.set_defaults(func=cmd_calibrate)
@@ -85,12 +117,12 @@ def _replay_args(y) -> None:
     y.add_argument("--json", action="store_true", help="one JSON line per frame on stdout (text goes to stderr)")
     y.add_argument("--calibration", help="calibration NAME or .json path")
     y.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
-    y.add_argument("--strategy", default=None)
+    y.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     y.add_argument("--window", action="store_true", help="show the frames with the advice drawn, as play does")
     y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write the annotated frames read into DIR")
     y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
                    "(default: moves.log in the folder, if there)")
-    y.add_argument("--fps", type=float, default=5.0, help="frame rate of a folder without frames.jsonl")
+    y.add_argument("--fps", type=positive_float, default=5.0, help="frame rate of a folder without frames.jsonl")
     _rules_args(y)
 
 
@@ -98,6 +130,57 @@ def _replay_args(y) -> None:
 def _err(message: str) -> int:
     print(f"solitaire-coach: {message}", file=sys.stderr)
     return 2
+
+
+def output_problem(path, option: str, *, folder: bool = False, image: bool = False) -> str | None:
+    """Why ``path``, given as ``option``, cannot be written, or None if it can.
+
+    The one check of every output path of the command line, made before any work is done
+    so that a bad path is a clear usage error naming the option, not a traceback at the
+    end. ``path`` is a file (with ``image``, one whose suffix OpenCV can encode; no suffix
+    means PNG) or, with ``folder``, a folder; missing folders on the way are made when it is
+    written, so only an ordinary file on the way, a file where a folder is wanted (or the
+    other way round) and a folder that cannot be written into are problems."""
+    path = Path(path)
+    where = f"{option} {str(path)!r}"
+    if path.exists():
+        if folder and not path.is_dir():
+            return f"{where} is a file, not a folder"
+        if not folder and path.is_dir():
+            return f"{where} is a folder, not a file"
+    base = path if folder and path.is_dir() else path.parent
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        return f"{where}: {str(base)!r} is a file, not a folder"
+    if not os.access(base, os.W_OK | os.X_OK):
+        return f"{where}: the folder {str(base)!r} cannot be written into"
+    if image:
+        import cv2
+
+        if not cv2.haveImageWriter(str(path if path.suffix else path.with_suffix(".png"))):
+            return f"{where}: OpenCV cannot write {path.suffix!r} images (use .png or .jpg)"
+    return None
+
+
+def write_image(path, image, option: str) -> str | None:
+    """Encode ``image`` by ``path``'s suffix (PNG without one) and write it atomically,
+    making missing folders; returns why it could not be written, or None."""
+    import cv2
+
+    from ..storage import write_atomic
+
+    problem = output_problem(path, option, image=True)
+    if problem:
+        return problem
+    ok, buf = cv2.imencode(Path(path).suffix or ".png", image)
+    if not ok:
+        return f"{option} {str(path)!r}: the picture could not be encoded"
+    try:
+        write_atomic(path, buf.tobytes())
+    except OSError as exc:
+        return f"{option} {str(path)!r}: cannot be written ({exc.strerror or exc})"
+    return None
 
 
 def _load_calibration(name):
@@ -119,7 +202,8 @@ def _try_detector():
 
 
 def make_detector(model: Path | None, calibration: dict | None):
-    """The vision card detector (imported here so the other commands work without it)."""
+    """The vision card detector (imported here so the other commands work without it);
+    a model folder that cannot be used raises ModelError (from vision.detector)."""
     try:
         from ..vision.detector import CardDetector
     except ImportError as exc:
@@ -163,6 +247,7 @@ def cmd_play(args) -> int:
     from ..capture.gate import ReadGate
     from ..capture.serial_trigger import SerialTrigger
     from ..capture.sources import FrameRecorder, SourceError, open_source
+    from ..vision.detector import ModelError
     from .live import KeyReader, LiveCoach, json_line, run_loop
 
     text_out = sys.stderr if args.json else sys.stdout
@@ -170,9 +255,14 @@ def cmd_play(args) -> int:
     def say(line: str) -> None:
         print(line, file=text_out, flush=True)
 
+    problem = output_problem(args.journal, "--journal") or (
+        output_problem(args.record, "--record", folder=True) if args.record else None)
+    if problem:
+        return _err(problem)
     try:
         calibration = _load_calibration(args.calibration)
-    except CalibrationError as exc:
+        detector = make_detector(args.model, calibration)
+    except (CalibrationError, ModelError) as exc:
         return _err(str(exc))
     trigger = None
     if args.serial:
@@ -188,7 +278,6 @@ def cmd_play(args) -> int:
                                  height=args.height, warn=lambda m: say("warning: " + m))
     except SourceError as exc:
         return _err(str(exc))
-    detector = make_detector(args.model, calibration)
     session = _session(args, args.journal, say, resume=not args.new)
     if args.new and args.journal.exists():
         say(f"starting a new game (the old journal {args.journal} is replaced at the first accepted read)")
@@ -223,8 +312,16 @@ def cmd_record(args) -> int:
     def say(line: str) -> None:
         print(line, flush=True)
 
+    problem = output_problem(args.dir, "record", folder=True)
+    if problem:
+        return _err(problem)
+    if args.dir.is_dir() and any(args.dir.iterdir()):
+        return _err(f"record {str(args.dir)!r} is not empty"
+                    + (" (it holds a recording)" if (args.dir / "frames.jsonl").exists() else "")
+                    + ": give a new or empty folder")
     try:
-        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=lambda m: say("warning: " + m))
+        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=lambda m: say("warning: " + m),
+                           purpose="the recording")
     except SourceError as exc:
         return _err(str(exc))
     recorder = FrameRecorder(args.dir, quality=args.quality, dedupe=not args.no_dedupe)
@@ -241,6 +338,9 @@ def cmd_record(args) -> int:
                 break
             frame = cam.read()
             if frame is None:
+                if cam.ended:
+                    say(f"{cam.name}: the video file ended")
+                    break
                 time.sleep(0.05)
                 continue
             if frame.timestamp >= next_t:
@@ -280,6 +380,7 @@ def run_replay(args, folder: Path) -> int:
     from ..capture.sources import SourceError, open_source
     from ..core.notation import LogParseError, parse_log
     from ..core.state import GameState, first_difference
+    from ..vision.detector import ModelError
     from .live import LiveCoach, draw_overlay, json_line
 
     text_out = sys.stderr if args.json else sys.stdout
@@ -287,13 +388,22 @@ def run_replay(args, folder: Path) -> int:
     def say(line: str) -> None:
         print(line, file=text_out, flush=True)
 
+    if args.save_overlay:
+        problem = output_problem(args.save_overlay, "--save-overlay", folder=True)
+        if problem:
+            return _err(problem)
     try:
         calibration = _load_calibration(args.calibration)
+        if calibration is None and (folder / "calibration.json").is_file():
+            calibration = _load_calibration(folder / "calibration.json")
         source = open_source(frames=folder, fps=args.fps, warn=lambda m: say("warning: " + m))
     except (CalibrationError, SourceError) as exc:
         return _err(str(exc))
-    if calibration is None and (folder / "calibration.json").is_file():
-        calibration = _load_calibration(folder / "calibration.json")
+    try:
+        detector = make_detector(args.model, calibration)
+    except ModelError as exc:
+        source.close()
+        return _err(str(exc))
     expect_path = args.expect if args.expect is not None else (folder / "moves.log" if folder.is_dir() else None)
     expected = None
     if expect_path is not None and expect_path.is_file():
@@ -304,7 +414,6 @@ def run_replay(args, folder: Path) -> int:
         expected = [m.text for m in expected_log.moves]
     elif args.expect is not None:
         return _err(f"expected move log {str(args.expect)!r} does not exist")
-    detector = make_detector(args.model, calibration)
     session = _session(args, None, say, resume=False)
     coach = LiveCoach(session, detector, ReadGate(), say=say)
     if args.window and not _has_display():
@@ -410,9 +519,9 @@ def cmd_calibrate(args) -> int:
 
     pattern = _parse_board(args.board)
     if args.print_board:
-        board = make_board_image(pattern, square_px=200)
-        if not cv2.imwrite(str(args.print_board), board):
-            return _err(f"could not write {args.print_board} (is it a .png path in an existing folder?)")
+        problem = write_image(args.print_board, make_board_image(pattern, square_px=200), "--print-board")
+        if problem:
+            return _err(problem)
         print(f"wrote {args.print_board}: a {pattern[0]}x{pattern[1]}-corner chessboard; print it flat, "
               f"measure one square (default {args.square_mm:g} mm) and pass --square-mm")
         return 0
@@ -422,6 +531,9 @@ def cmd_calibrate(args) -> int:
         out_path = calibration_path(args.name, args.folder)
     except CalibrationError as exc:
         return _err(str(exc))
+    problem = output_problem(args.folder, "--folder", folder=True) or output_problem(out_path, "--name")
+    if problem:
+        return _err(problem)
     if (args.camera is None) == (args.images is None):
         return _err("give either --camera N (live) or --images DIR (offline)")
     lens = table = None
@@ -463,7 +575,7 @@ def _calibrate_live(args, pattern):
     from .live import KeyReader
 
     try:
-        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=print)
+        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=print, purpose="the calibration")
     except SourceError as exc:
         raise CalibrationError(str(exc)) from None
     keys = KeyReader(sys.stdin)
@@ -478,6 +590,9 @@ def _calibrate_live(args, pattern):
                 raise CalibrationError("stopped before enough board views were taken")
             frame = cam.read()
             if frame is None:
+                if cam.ended:
+                    raise CalibrationError(f"{cam.name}: the video file ended after {len(views)} of the "
+                                           f"{args.views} board views (--views)")
                 time.sleep(0.05)
                 continue
             still = meter.measure(frame.image) < 1.5
@@ -510,6 +625,9 @@ def _calibrate_live(args, pattern):
                 break
             frame = cam.read()
             if frame is None:
+                if cam.ended:
+                    print(f"table not calibrated (the video file ended{': ' + last_error if last_error else ''})")
+                    break
                 time.sleep(0.05)
                 continue
             if meter.measure(frame.image) < 1.0:

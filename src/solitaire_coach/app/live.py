@@ -758,7 +758,7 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
                     pending_trigger += n
             frame = source.read()
             if frame is None:
-                if not source.live:
+                if not source.live or getattr(source, "ended", False):   # a file, or a video file as the camera
                     return 0
                 if window and shown and (cv2.waitKey(50) & 0xFF) in (ord("q"), 27):
                     return 0

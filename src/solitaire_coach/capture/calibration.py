@@ -37,6 +37,7 @@ CARD_MM = (63.0, 88.0)            # a poker-size card
 SLOT_KEYS = ("stock", "waste") + tuple(f"foundation {i}" for i in range(1, 5)) + tuple(
     f"column {i}" for i in range(1, 8))
 CALIBRATION_VERSION = 1
+MIN_LENS_VIEWS = 5                # board views a lens calibration needs at least
 
 
 class CalibrationError(ValueError):
@@ -124,7 +125,7 @@ class LensCalibration:
 
 
 def calibrate_lens(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[int, int] = DEFAULT_PATTERN,
-                   square_mm: float = DEFAULT_SQUARE_MM, min_views: int = 5) -> LensCalibration:
+                   square_mm: float = DEFAULT_SQUARE_MM, min_views: int = MIN_LENS_VIEWS) -> LensCalibration:
     """Intrinsics and distortion from named views of the board.
 
     Views where the board is not fully found, or whose size differs from the first
@@ -417,14 +418,20 @@ class Calibration:
         return self.to_dict()
 
 
+def check_name(name: str, what: str = "calibration name") -> str:
+    """``name`` if it is a plain name (letters, digits, - and _) that stays inside the folder
+    of calibrations (or decks); else CalibrationError naming it (``what``: which name)."""
+    if not str(name).replace("-", "").replace("_", "").isalnum():
+        raise CalibrationError(f"{what} {str(name)!r}: use letters, digits, - and _ only")
+    return str(name)
+
+
 def calibration_path(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> Path:
     """``NAME`` -> ``calibration/NAME.json``; a path ending in .json is used as it is."""
     p = Path(name_or_path)
     if p.suffix.lower() == ".json":
         return p
-    if not str(name_or_path).replace("-", "").replace("_", "").isalnum():
-        raise CalibrationError(f"calibration name {str(name_or_path)!r}: use letters, digits, - and _ only")
-    return Path(folder) / f"{name_or_path}.json"
+    return Path(folder) / f"{check_name(str(name_or_path))}.json"
 
 
 def save_calibration(cal: Calibration, path: str | os.PathLike) -> Path:
@@ -434,17 +441,33 @@ def save_calibration(cal: Calibration, path: str | os.PathLike) -> Path:
 
 
 def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> dict:
-    """Read a calibration file as a dict (checked: slots and card size, when present, are sane)."""
+    """Read a calibration file as a dict: ``NAME`` (``FOLDER/NAME.json``) or a .json path.
+
+    The one loader of every command that takes ``--calibration``. Checked: the file exists
+    and is a JSON object holding a table (``slots``) or a lens (``camera``), and slots, card
+    size and lens, when present, are sane; anything else raises CalibrationError naming the
+    file and what is wrong."""
     path = calibration_path(name_or_path, folder)
     if not path.is_file():
         raise CalibrationError(f"calibration {str(name_or_path)!r}: no file {str(path)!r} "
                                f"(make one with: solitaire-coach calibrate --camera 0 --name {Path(str(name_or_path)).stem})")
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{path}: not a calibration file (binary, not JSON text)") from None
+    except OSError as exc:
+        raise CalibrationError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if not text.strip():
+        raise CalibrationError(f"{path}: the file is empty, not a calibration")
+    try:
+        d = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CalibrationError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     if not isinstance(d, dict):
         raise CalibrationError(f"{path}: expected a JSON object at the top")
+    if "slots" not in d and "camera" not in d:
+        raise CalibrationError(f"{path}: holds neither 'slots' (the table) nor 'camera' (the lens): "
+                               "not a calibration written by solitaire-coach calibrate")
     slots = d.get("slots")
     if slots is not None:
         if not isinstance(slots, dict):

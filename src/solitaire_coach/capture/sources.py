@@ -98,7 +98,13 @@ class FolderSource:
 
     def _read_manifest(self, manifest: Path) -> list[dict]:
         entries = []
-        for n, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            text = manifest.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise SourceError(f"{manifest}: not a frames list (binary, not JSON lines text)") from None
+        except OSError as exc:
+            raise SourceError(f"{manifest}: cannot be read ({exc.strerror or exc})") from None
+        for n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
@@ -126,6 +132,9 @@ class FolderSource:
             if self._cache is not None and self._cache[0] == entry["file"]:
                 image = self._cache[1].copy()
             else:
+                if not path.is_file():   # checked first: OpenCV would print its own warning
+                    self._warn(f"{path}: no such file, skipped")
+                    continue
                 image = cv2.imread(str(path), cv2.IMREAD_COLOR)
                 if image is None:
                     self._warn(f"{path}: not a readable image, skipped")
@@ -252,8 +261,13 @@ class CameraSource:
     ``read`` returns ``None`` (and warns once per outage through ``warn``) while the camera
     gives no picture; it then reopens the camera after ``retry_s`` seconds, doubling up to
     ``max_retry_s``. Nothing is raised after the first successful open, so unplugging the
-    camera mid-game never ends the game. ``opener`` builds the capture object; tests pass a
-    fake, the default is ``cv2.VideoCapture``.
+    camera mid-game never ends the game. ``purpose`` names what is kept meanwhile in those
+    warnings (``the game``, ``the recording``). ``opener`` builds the capture object; tests
+    pass a fake, the default is ``cv2.VideoCapture``.
+
+    A video file given as the camera stands in for one: its frames come at the file's
+    frame rate, and once it has ended ``read`` returns ``None`` with ``ended`` True (it is
+    not reopened: that would play it again from the start, for ever).
     """
 
     live = True
@@ -261,8 +275,13 @@ class CameraSource:
     def __init__(self, camera: str | int = 0, *, width: int = 1280, height: int = 720,
                  warn: Callable[[str], None] | None = None, retry_s: float = 0.5, max_retry_s: float = 5.0,
                  opener: Callable[[int | str], object] | None = None, clock: Callable[[], float] = time.monotonic,
-                 require_open: bool = True) -> None:
+                 require_open: bool = True, purpose: str = "the game") -> None:
         self.device = parse_camera(camera)
+        self.file = isinstance(self.device, str) and Path(self.device).is_file()
+        self.ended = False
+        self.purpose = purpose
+        self._fps = 30.0
+        self._start: float | None = None
         self.width, self.height = int(width), int(height)
         self.name = f"camera {self.device}"
         self._warn = warn or (lambda msg: None)
@@ -293,6 +312,9 @@ class CameraSource:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
             cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+            if self.file:
+                fps = float(cap.get(cv2.CAP_PROP_FPS))
+                self._fps = fps if 0 < fps < 1000 else 30.0
         except Exception:
             pass
         self._cap = cap
@@ -307,6 +329,8 @@ class CameraSource:
         self._cap = None
 
     def read(self) -> Frame | None:
+        if self.ended:
+            return None
         now = self._clock()
         if self._cap is None:
             if now < self._next_try:
@@ -316,16 +340,20 @@ class CameraSource:
                 self._delay = min(self._delay * 2, self.max_retry_s)
                 return None
             if self._down:
-                self._warn(f"{self.name}: back again; the game continues")
+                self._warn(f"{self.name}: back again; {self.purpose} continues")
                 self.reconnects += 1
         try:
             ok, image = self._cap.read()
         except Exception as exc:
             ok, image = False, None
             self._warn(f"{self.name}: read failed ({exc})")
+        if (not ok or image is None or image.size == 0) and self.file:
+            self.ended = True
+            self._drop()
+            return None
         if not ok or image is None or image.size == 0:
             if not self._down:
-                self._warn(f"{self.name}: no picture (unplugged?); retrying every few seconds, the game is kept")
+                self._warn(f"{self.name}: no picture (unplugged?); retrying every few seconds, {self.purpose} is kept")
             self._down = True
             self._drop()
             self._next_try = now + self._delay
@@ -336,6 +364,11 @@ class CameraSource:
             self._delay = self.retry_s
         i = self._index
         self._index += 1
+        if self.file:   # a file stands in for a camera: its frames come at its frame rate
+            if self._start is None:
+                self._start = time.monotonic()
+            time.sleep(max(0.0, self._start + i / self._fps - time.monotonic()))
+            now = self._clock()
         return Frame(image, i, now, f"{self.name} #{i}")
 
     @property

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,6 +98,50 @@ class _Mark:
     strip: bool = False  # covered by another mark: read at one corner only
 
 
+class ModelError(RuntimeError):
+    """A model folder that cannot be used; the message names the file and what is wrong
+    (missing, not an ONNX model, not the expected model, a bad ``vision.json``)."""
+
+
+# model file -> (what it is, the one input it takes)
+MODEL_FILES = {"card_locator.onnx": ("card locator", "image"), "card_reader.onnx": ("card reader", "patch")}
+_NUMBER_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure", "ref_temp", "zoom",
+                    "model_pow", "read_thresh_learnt", "read_thresh_strip_learnt")
+
+
+def _load_model(path: Path, threads: int):
+    """The onnxruntime session of ``path``, checked to be the model its name says."""
+    what, want = MODEL_FILES[path.name]
+    if not path.is_file():
+        raise ModelError(f"{path}: missing (a model folder holds {' and '.join(MODEL_FILES)})")
+    try:
+        session = _session(path, threads)
+    except Exception as exc:  # onnxruntime's own types: InvalidProtobuf, InvalidGraph, Fail, ...
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelError(f"{path}: not an ONNX model that can be loaded ({detail})") from None
+    got = [i.name for i in session.get_inputs()]
+    if got != [want]:
+        raise ModelError(f"{path}: not the expected model: its inputs are {got}, the {what} takes [{want!r}] "
+                         "(are the two model files swapped?)")
+    return session
+
+
+def _model_config(path: Path) -> dict:
+    """``vision.json`` of a model folder ({} without one), its number settings checked."""
+    if not path.exists():
+        return {}
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{path}: not a readable JSON file ({exc})") from None
+    if not isinstance(cfg, dict):
+        raise ModelError(f"{path}: expected a JSON object at the top")
+    for key in _NUMBER_SETTINGS:
+        if key in cfg and (isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, float))):
+            raise ModelError(f"{path}: {key} must be a number, not {cfg[key]!r}")
+    return cfg
+
+
 def _session(path: Path, threads: int):
     import onnxruntime as ort
 
@@ -114,9 +159,11 @@ class CardDetector:
     """Reads a Klondike layout from camera frames. Create once, call :meth:`detect` per frame.
 
     ``model_path``: a folder holding ``card_locator.onnx`` and ``card_reader.onnx`` (default
-    the shipped ``models/``). ``calibration``: optional dict with ``slots`` (slot name ->
+    the shipped ``models/``, or ``SOLITAIRE_MODELS``); a folder that cannot be used raises
+    :class:`ModelError` naming the file and what is wrong. ``calibration``: optional dict with ``slots`` (slot name ->
     [x, y] image px, the centre of the card in that slot) and ``card_size_px``. ``deck``: the
-    name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``).
+    name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``); one that cannot
+    be used raises :class:`DeckError` (see :func:`load_learnt_deck`).
     """
 
     def __init__(self, model_path=None, calibration: dict | None = None, deck: str | None = None,
@@ -124,11 +171,12 @@ class CardDetector:
         d = Path(model_path) if model_path is not None else default_model_dir()
         if d.is_file():
             d = d.parent
-        self.locator = _session(d / "card_locator.onnx", threads)
-        self.reader = _session(d / "card_reader.onnx", threads)
-        cfg = {}
-        if (d / "vision.json").exists():
-            cfg = json.loads((d / "vision.json").read_text(encoding="utf-8"))
+        if not d.is_dir():
+            where = " (SOLITAIRE_MODELS)" if model_path is None and os.environ.get("SOLITAIRE_MODELS") else ""
+            raise ModelError(f"model folder {str(d)!r}{where} does not exist")
+        self.locator = _load_model(d / "card_locator.onnx", threads)
+        self.reader = _load_model(d / "card_reader.onnx", threads)
+        cfg = _model_config(d / "vision.json")
         self.peak_thresh = float(cfg.get("peak_thresh", 0.3))
         self.read_thresh = float(cfg.get("read_thresh", 0.9))
         # a card covered by the next one of its pile shows one corner only (its strip): its own threshold
@@ -140,7 +188,10 @@ class CardDetector:
         self.conf_mode = str(cfg.get("conf_mode", "prob"))
         self.model_pow = float(cfg.get("model_pow", 0.5))
         self.combine = str(cfg.get("combine", "product"))  # how the two corner reads of a whole card combine
-        self.geom = F.PatchGeom.from_config(cfg.get("patch"))
+        try:
+            self.geom = F.PatchGeom.from_config(cfg.get("patch"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{d / 'vision.json'}: patch must hold read_h, read_w, x and y ({exc!r})") from None
         self.calibration = calibration
         self.deck = deck
         self.refs = None
@@ -149,16 +200,12 @@ class CardDetector:
         if deck:
             self.read_thresh = float(cfg.get("read_thresh_learnt", self.read_thresh))
             self.strip_thresh = float(cfg.get("read_thresh_strip_learnt", max(self.read_thresh, self.strip_thresh)))
-            self.refs = load_deck_refs(deck)
-            meta = deck_dir(deck) / "deck.json"
-            if meta.exists():  # the deck's own thresholds, picked by learn-deck on its cards
-                own = json.loads(meta.read_text(encoding="utf-8"))
-                self.read_thresh = float(own.get("read_thresh", self.read_thresh))
-                self.strip_thresh = float(own.get("read_thresh_strip", self.strip_thresh))
-            hp = deck_dir(deck) / "head.npz"
-            if hp.exists():
-                with np.load(hp) as z:
-                    self.head = (z["W"], z["b"])
+            dim = self.reader.get_outputs()[-1].shape[-1]
+            learnt = load_learnt_deck(deck, dim if isinstance(dim, int) else None)
+            self.refs, self.head = learnt.refs, learnt.head
+            # the deck's own thresholds, picked by learn-deck on its cards
+            self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
+            self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
 
     # ------------------------------------------------------------------ networks
     def locate(self, frame_bgr: np.ndarray) -> list[_Mark]:
@@ -501,13 +548,66 @@ def model_card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- learnt decks
-def load_deck_refs(name: str) -> np.ndarray:
-    """The 52 x D reference embeddings stored by ``learn-deck`` (rows in Card.index order)."""
-    path = deck_dir(name) / "refs.npy"
-    if not path.exists():
-        raise FileNotFoundError(f"no learnt deck {name!r}: {path} is missing (run solitaire-coach learn-deck)")
-    return np.load(path).astype(np.float32)
+class DeckError(ValueError):
+    """A learnt deck that cannot be used; the message names its folder or file and what is wrong."""
 
 
-def load_calibration(path) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+@dataclass(frozen=True)
+class LearntDeck:
+    refs: np.ndarray                      # 52 x D reference embeddings, rows in Card.index order
+    head: tuple[np.ndarray, np.ndarray]   # the per-deck classifier (W: D x 52, b: 52)
+    meta: dict                            # deck.json: the deck's own read thresholds, ...
+
+
+DECK_FILES = ("refs.npy", "head.npz", "deck.json")
+
+
+def load_learnt_deck(name: str, dim: int | None = None) -> LearntDeck:
+    """The deck ``name`` as ``learn-deck`` stored it in :func:`deck_dir`: ``refs.npy``,
+    ``head.npz`` and ``deck.json``, each checked (``dim``: the reader's embedding size).
+
+    A deck is asked for by name (``detect --deck NAME``), so a deck that cannot be used is
+    an error, never skipped: reading on without it would quietly read the cards it was
+    learnt for worse. Its folder missing, any of the three files missing (learn-deck writes
+    all three), or one that is not what learn-deck wrote raises :class:`DeckError` naming
+    the folder or file; nothing is unpickled."""
+    folder = deck_dir(name)
+    if not folder.is_dir():
+        raise DeckError(f"no learnt deck {name!r}: no folder {str(folder)!r} (run solitaire-coach learn-deck)")
+    missing = [f for f in DECK_FILES if not (folder / f).is_file()]
+    if missing:
+        raise DeckError(f"learnt deck {name!r} in {folder}: {', '.join(missing)} missing "
+                        "(learn the deck again with solitaire-coach learn-deck)")
+
+    def broken(file: str, why) -> DeckError:
+        if isinstance(why, ValueError) and "pickled" in str(why):   # numpy's word for any non-NumPy file
+            why = "not a NumPy file"
+        return DeckError(f"learnt deck {name!r}: {folder / file} is not what learn-deck writes ({why})")
+
+    try:
+        refs = np.load(folder / "refs.npy", allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise broken("refs.npy", exc) from None
+    if refs.ndim != 2 or refs.shape[0] != 52 or (dim is not None and refs.shape[1] != dim) \
+            or not np.issubdtype(refs.dtype, np.floating):
+        raise broken("refs.npy", f"{refs.dtype} array of shape {refs.shape}, not 52 x {dim or 'D'} numbers")
+    d = refs.shape[1]
+    try:
+        with np.load(folder / "head.npz", allow_pickle=False) as z:
+            W, b = z["W"], z["b"]
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        raise broken("head.npz", exc) from None
+    if W.shape != (d, 52) or b.shape != (52,) or not (np.issubdtype(W.dtype, np.floating)
+                                                       and np.issubdtype(b.dtype, np.floating)):
+        raise broken("head.npz", f"W {W.shape} and b {b.shape}, not {d} x 52 and 52 numbers")
+    try:
+        meta = json.loads((folder / "deck.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise broken("deck.json", exc) from None
+    if not isinstance(meta, dict):
+        raise broken("deck.json", f"a JSON {type(meta).__name__}, not an object")
+    for key in ("read_thresh", "read_thresh_strip"):
+        v = meta.get(key, 0.5)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+            raise broken("deck.json", f"{key} must be a number from 0 to 1, not {v!r}")
+    return LearntDeck(refs.astype(np.float32), (W.astype(np.float32), b.astype(np.float32)), meta)
