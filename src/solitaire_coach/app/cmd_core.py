@@ -11,6 +11,7 @@ from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log
 from ..core.rules import Rules
 from ..core.state import GameState, deal_for_seed
+from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .journal import Journal
 
@@ -42,15 +43,15 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--deals", type=Path, help="file of deal lines")
     src.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
-    p.add_argument("--count", type=int, default=100, help="number of seeded deals (default 100)")
-    p.add_argument("--strategy", default=None, help=f"advisor strategy (default {default_strategy()})")
-    p.add_argument("--think-time", type=float, default=None, help="seconds per decision for searching strategies")
+    p.add_argument("--count", type=positive_int, default=100, help="number of seeded deals (default 100)")
+    p.add_argument("--strategy", type=strategy_name, default=None, help=f"advisor strategy (default {default_strategy()})")
+    p.add_argument("--think-time", type=positive_float, default=None, help="seconds per decision for searching strategies")
     add_rules_arguments(p)
     p.add_argument("--logs", type=Path, help="write one game log per deal into this folder")
     p.add_argument("--json", action="store_true", help="print JSON lines instead of text")
-    p.add_argument("--workers", type=int, default=1, help="processes to spread deals over")
+    p.add_argument("--workers", type=positive_int, default=1, help="processes to spread deals over")
     p.add_argument("--ceiling", action="store_true", help="also solve each deal with full information (the ceiling)")
-    p.add_argument("--solver-time", type=float, default=5.0, help="seconds per deal for --ceiling (default 5)")
+    p.add_argument("--solver-time", type=positive_float, default=5.0, help="seconds per deal for --ceiling (default 5)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=cmd_simulate)
 
@@ -58,8 +59,8 @@ def register(sub) -> None:
     c.add_argument("--snapshot-file", type=Path, required=True, help="the 12-slot snapshot file to watch")
     c.add_argument("--journal", type=Path, help="journal file (default: beside the snapshot file)")
     c.add_argument("--new", action="store_true", help="start a new game even if a journal exists")
-    c.add_argument("--strategy", default=None, help=f"advisor strategy (default {default_strategy()})")
-    c.add_argument("--think-time", type=float, default=None)
+    c.add_argument("--strategy", type=strategy_name, default=None, help=f"advisor strategy (default {default_strategy()})")
+    c.add_argument("--think-time", type=positive_float, default=None, help="seconds per decision for searching strategies")
     c.add_argument("--exit-when-done", action="store_true", help="quit when the game is won or lost")
     add_rules_arguments(c)
     c.set_defaults(func=cmd_coach)

@@ -1,0 +1,36 @@
+"""Bad input on the command line: a clear message naming what was wrong and where, exit
+status 2 for usage errors, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from solitaire_coach.app.cli import main
+
+
+def usage_error(capsys, *argv: str) -> str:
+    """Run the command line, expect argparse's usage error (exit 2); return stderr."""
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    assert exc.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["simulate", "--count", "1"], ["coach", "--snapshot-file", "snap.txt"]])
+def test_unknown_strategy_is_a_usage_error(capsys, command):
+    err = usage_error(capsys, *command, "--strategy", "nope")
+    assert "--strategy" in err and "unknown strategy 'nope'" in err and "baseline" in err
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+@pytest.mark.parametrize("command", [["simulate", "--count", "1"], ["coach", "--snapshot-file", "snap.txt"]])
+def test_think_time_must_be_a_number_above_0(capsys, command, value):
+    err = usage_error(capsys, *command, "--think-time", value)
+    assert "--think-time" in err and (repr(value) in err or f"{value} is not allowed" in err)
+
+
+@pytest.mark.parametrize("option,value", [("--count", "-3"), ("--count", "0"), ("--workers", "0"),
+                                          ("--workers", "-1"), ("--solver-time", "-1"), ("--solver-time", "0")])
+def test_simulate_counts_and_times_must_be_positive(capsys, option, value):
+    err = usage_error(capsys, "simulate", "--count", "1", "--strategy", "baseline", "--ceiling", option, value)
+    assert option in err and value in err
