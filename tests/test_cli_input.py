@@ -34,3 +34,20 @@ def test_think_time_must_be_a_number_above_0(capsys, command, value):
 def test_simulate_counts_and_times_must_be_positive(capsys, option, value):
     err = usage_error(capsys, "simulate", "--count", "1", "--strategy", "baseline", "--ceiling", option, value)
     assert option in err and value in err
+
+
+@pytest.mark.parametrize("option,value", [("--time-limit", "-1"), ("--time-limit", "nan"), ("--node-limit", "0"),
+                                          ("--node-limit", "-1"), ("--memory-mb", "-5"), ("--memory-mb", "0"),
+                                          ("--samples", "-1")])
+def test_solve_limits_are_checked(capsys, option, value):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    err = usage_error(capsys, "solve", format_deal(deal_for_seed(3)), "--quiet", option, value)
+    assert option in err and value in err
+
+
+def test_solve_time_limit_0_means_none(capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    assert main(["solve", format_deal(deal_for_seed(3)), "--quiet", "--time-limit", "0"]) == 0
+    assert "deal: won" in capsys.readouterr().out

@@ -24,6 +24,7 @@ from ..core.notation import DealParseError, LogParseError, format_log, parse_dea
 from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
+from .argtypes import non_negative_float, non_negative_int, positive_float, positive_int
 from .cmd_core import add_rules_arguments, rules_from_args
 
 
@@ -31,10 +32,10 @@ def register(sub) -> None:
     p = sub.add_parser("solve", help="solve a deal or position with every card known (won/lost/unknown)")
     p.add_argument("source", nargs="+", help="a deal line (52 codes), or a deal file, game log or journal")
     add_rules_arguments(p)
-    p.add_argument("--node-limit", type=int, default=None, help="positions to search at most per deal")
-    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per deal (default 30; 0 for none)")
-    p.add_argument("--memory-mb", type=float, default=1024, help="transposition table size in MB (default 1024)")
-    p.add_argument("--samples", type=int, default=0,
+    p.add_argument("--node-limit", type=positive_int, default=None, help="positions to search at most per deal")
+    p.add_argument("--time-limit", type=non_negative_float, default=30.0, help="seconds per deal (default 30; 0 for none)")
+    p.add_argument("--memory-mb", type=positive_float, default=1024, help="transposition table size in MB (default 1024)")
+    p.add_argument("--samples", type=non_negative_int, default=0,
                    help="for a position with unknown cards: solve this many random layouts of them")
     p.add_argument("--seed", type=int, default=0, help="random seed for --samples (default 0)")
     p.add_argument("--log", action="store_true", help="print each winning line as a full game log")
