@@ -51,3 +51,22 @@ def test_solve_time_limit_0_means_none(capsys):
 
     assert main(["solve", format_deal(deal_for_seed(3)), "--quiet", "--time-limit", "0"]) == 0
     assert "deal: won" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value", ["-2", "-1", "inf", "none", "3.5", "lots"])
+@pytest.mark.parametrize("command", [["simulate", "--count", "1", "--strategy", "baseline"], ["check-log", "x.log"],
+                                     ["solve", "x.txt"]])
+def test_redeals_is_a_whole_number_or_unlimited(capsys, command, value):
+    err = usage_error(capsys, *command, "--redeals", value)
+    assert "--redeals" in err and value in err and "'unlimited'" in err
+
+
+@pytest.mark.parametrize("value,limit", [("0", 0), ("5", 5), (" 2 ", 2), ("unlimited", None), ("Unlimited", None),
+                                         ("UNLIMITED", None)])
+def test_redeals_values_taken(value, limit):
+    from solitaire_coach.app.cli import build_parser
+    from solitaire_coach.app.cmd_core import rules_from_args
+
+    args = build_parser().parse_args(["simulate", "--redeals", value])
+    assert rules_from_args(args).redeal_limit == limit
+    assert rules_from_args(build_parser().parse_args(["simulate"])).redeal_limit == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -20,21 +21,44 @@ def default_strategy() -> str:
     return "best" if "best" in STRATEGY_FACTORIES else "baseline"
 
 
+def redeal_limit(text) -> int | None:
+    """The redeal limit ``--redeals`` names: a whole number of 0 or more, or ``unlimited``
+    (any case) for None. Anything else (-1, 'inf', 'none' included) raises ValueError
+    saying what is taken."""
+    t = str(text).strip()
+    if t.lower() == "unlimited":
+        return None
+    try:
+        value = int(t)
+    except ValueError:
+        raise ValueError(f"{text!r} is neither a whole number nor 'unlimited'") from None
+    if value < 0:
+        raise ValueError(f"{value} is not allowed: give a whole number of 0 or more, or 'unlimited'")
+    return value
+
+
+def _redeals_argument(text: str) -> str:
+    try:
+        limit = redeal_limit(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return "unlimited" if limit is None else str(limit)
+
+
 def add_rules_arguments(p) -> None:
     p.add_argument("--draw", type=int, choices=(1, 3), default=1, help="cards turned from the stock at a time (default 1)")
-    p.add_argument("--redeals", default="3", help="times the waste may be turned over: a number or 'unlimited' (default 3)")
+    p.add_argument("--redeals", type=_redeals_argument, default="3",
+                   help="times the waste may be turned over: a whole number of 0 or more, or 'unlimited' "
+                        "(default 3; -1, inf and none are refused)")
     p.add_argument("--foundation-return", action="store_true", help="cards may come back from the foundations")
 
 
 def rules_from_args(args) -> Rules:
-    text = str(args.redeals).strip().lower()
-    if text in ("unlimited", "inf", "none", "-1"):
-        limit = None
-    else:
-        try:
-            limit = int(text)
-        except ValueError:
-            raise SystemExit(f"--redeals: {args.redeals!r} is not a number or 'unlimited'")
+    try:
+        limit = redeal_limit(args.redeals)
+    except ValueError as exc:  # only where args did not come from add_rules_arguments' parser
+        print(f"error: --redeals: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     return Rules(draw_count=args.draw, redeal_limit=limit, foundation_return=args.foundation_return)
 
 
