@@ -70,3 +70,59 @@ def test_redeals_values_taken(value, limit):
     args = build_parser().parse_args(["simulate", "--redeals", value])
     assert rules_from_args(args).redeal_limit == limit
     assert rules_from_args(build_parser().parse_args(["simulate"])).redeal_limit == 3
+
+
+BINARY = bytes(range(256)) * 2  # not UTF-8 (0x80.. alone)
+
+
+def good_log(tmp_path, name="good.log"):
+    from solitaire_coach.app.simulate import play_game
+    from solitaire_coach.core import deal_for_seed
+
+    path = tmp_path / name
+    path.write_text(play_game(deal_for_seed(1), "baseline").log_text())
+    return path
+
+
+def test_simulate_deal_file_not_text(tmp_path, capsys):
+    bad = tmp_path / "garbage.bin"
+    bad.write_bytes(BINARY)
+    assert main(["simulate", "--deals", str(bad), "--strategy", "baseline"]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "not a text file (UTF-8)" in err
+
+
+def test_check_log_reports_a_file_not_text_and_goes_on(tmp_path, capsys):
+    bad = tmp_path / "garbage.bin"
+    bad.write_bytes(BINARY)
+    zeros = tmp_path / "zeros.bin"
+    zeros.write_bytes(b"\0" * 100)
+    good = good_log(tmp_path)
+    assert main(["check-log", str(bad), str(zeros), str(good)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{bad}: not a text file (UTF-8)")
+    assert out[1].startswith(f"{zeros}: not a text file (UTF-8)")
+    assert out[2].startswith(f"{good}: ok, ")
+
+
+def test_solve_file_not_text(tmp_path, capsys):
+    bad = tmp_path / "garbage.bin"
+    bad.write_bytes(BINARY)
+    assert main(["solve", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "not a text file (UTF-8)" in err
+
+
+def test_files_with_a_byte_order_mark_are_read(tmp_path, capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    deals = tmp_path / "deals.txt"
+    deals.write_bytes(b"\xef\xbb\xbf" + (format_deal(deal_for_seed(3)) + "\r\n").encode())
+    assert main(["simulate", "--deals", str(deals), "--strategy", "baseline", "--quiet"]) == 0
+    assert "games 1," in capsys.readouterr().out
+    assert main(["solve", str(deals), "--quiet"]) == 0
+    assert "deals.txt deal 1: won" in capsys.readouterr().out
+    log = good_log(tmp_path)
+    log.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
+    assert main(["check-log", str(log)]) == 0
+    assert ": ok, " in capsys.readouterr().out

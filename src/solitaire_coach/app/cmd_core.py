@@ -21,6 +21,25 @@ def default_strategy() -> str:
     return "best" if "best" in STRATEGY_FACTORIES else "baseline"
 
 
+class NotTextError(ValueError):
+    """A file given as text (a deal file, a game log) that is not UTF-8 text."""
+
+
+def read_text_file(path) -> str:
+    """The text of a file the user gave: UTF-8, a leading byte-order mark (as Windows
+    Notepad writes) dropped. Raises OSError as reading does, and NotTextError (whose
+    message does not repeat the file name) when the bytes are not UTF-8 text."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise NotTextError(f"not a text file (UTF-8): byte {data[exc.start]:#04x} at offset {exc.start} "
+                           f"is not UTF-8") from None
+    if "\0" in text:
+        raise NotTextError(f"not a text file (UTF-8): it holds a NUL byte at offset {data.index(0)}")
+    return text
+
+
 def redeal_limit(text) -> int | None:
     """The redeal limit ``--redeals`` names: a whole number of 0 or more, or ``unlimited``
     (any case) for None. Anything else (-1, 'inf', 'none' included) raises ValueError
@@ -107,8 +126,8 @@ def cmd_simulate(args) -> int:
     make_strategy(strategy)  # fail early on an unknown name
     if args.deals:
         try:
-            deals = parse_deals(args.deals.read_text(encoding="utf-8"))
-        except (OSError, DealParseError) as exc:
+            deals = parse_deals(read_text_file(args.deals))
+        except (OSError, NotTextError, DealParseError) as exc:
             print(f"error: {args.deals}: {exc}", file=sys.stderr)
             return 2
         labelled = [(f"deal-{i + 1:04d}", d) for i, d in enumerate(deals)]
@@ -175,7 +194,7 @@ def cmd_check_log(args) -> int:
     bad = 0
     for path in args.logs:
         try:
-            log = parse_log(path.read_text(encoding="utf-8"))
+            log = parse_log(read_text_file(path))
             state = GameState.from_deal(log.deal, rules)
             for n, (move, card) in enumerate(zip(log.moves, log.cards), start=1):
                 try:
@@ -188,7 +207,7 @@ def cmd_check_log(args) -> int:
             if log.result == "won" and not state.is_won():
                 raise IllegalMoveError("the log says won but the foundations are not complete")
             print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")
-        except (OSError, LogParseError, IllegalMoveError) as exc:
+        except (OSError, NotTextError, LogParseError, IllegalMoveError) as exc:
             bad += 1
             print(f"{path}: {exc}")
     return 1 if bad else 0

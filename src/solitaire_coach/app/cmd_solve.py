@@ -25,7 +25,7 @@ from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
 from .argtypes import non_negative_float, non_negative_int, positive_float, positive_int
-from .cmd_core import add_rules_arguments, rules_from_args
+from .cmd_core import NotTextError, add_rules_arguments, read_text_file, rules_from_args
 
 
 def register(sub) -> None:
@@ -47,7 +47,10 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
     """(label, position, deal or ()) for each thing to solve; raises ValueError saying why."""
     if len(args.source) == 1 and Path(args.source[0]).is_file():
         path = Path(args.source[0])
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = read_text_file(path)
+        except NotTextError as exc:
+            raise ValueError(f"{path}: {exc}") from None
         if path.name.endswith(".json"):
             from .journal import Journal
             tracker = Journal(path).load()
