@@ -126,3 +126,14 @@ def test_files_with_a_byte_order_mark_are_read(tmp_path, capsys):
     log.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
     assert main(["check-log", str(log)]) == 0
     assert ": ok, " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("under", ["", "sub/dir"])
+def test_simulate_logs_folder_that_is_a_file(tmp_path, capsys, under):
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    logs = afile / under if under else afile
+    assert main(["simulate", "--count", "1", "--strategy", "baseline", "--logs", str(logs)]) == 2
+    err = capsys.readouterr().err
+    assert f"--logs {logs}" in err and f"{afile} is a file, not a folder" in err
+    assert afile.read_text() == "mine\n"

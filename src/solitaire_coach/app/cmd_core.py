@@ -40,6 +40,15 @@ def read_text_file(path) -> str:
     return text
 
 
+def file_in_the_way(path: Path) -> Path | None:
+    """The file (not a folder) that is ``path`` or one of the folders above it, so that
+    ``path`` cannot be a folder or lie in one; None if there is none."""
+    for p in (path, *path.parents):
+        if p.exists():
+            return None if p.is_dir() else p
+    return None
+
+
 def redeal_limit(text) -> int | None:
     """The redeal limit ``--redeals`` names: a whole number of 0 or more, or ``unlimited``
     (any case) for None. Anything else (-1, 'inf', 'none' included) raises ValueError
@@ -133,13 +142,27 @@ def cmd_simulate(args) -> int:
         labelled = [(f"deal-{i + 1:04d}", d) for i, d in enumerate(deals)]
     else:
         labelled = [(f"seed-{s}", deal_for_seed(s)) for s in range(args.seed, args.seed + args.count)]
+    if args.logs:
+        blocker = file_in_the_way(args.logs)
+        if blocker is not None:
+            print(f"error: --logs {args.logs}: {blocker} is a file, not a folder", file=sys.stderr)
+            return 2
+        try:
+            args.logs.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"error: --logs {args.logs}: cannot make the folder: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     if not args.json and not args.quiet:
         print(f"simulate: {len(labelled)} deals, strategy {strategy}, {rules.describe()}, {args.workers} worker(s)")
     records = []
     for rec in run_games(labelled, strategy, rules, workers=args.workers, strategy_options=_strategy_options(args)):
         records.append(rec)
         if args.logs:
-            write_log(args.logs, rec)
+            try:
+                write_log(args.logs, rec)
+            except OSError as exc:
+                print(f"error: --logs {args.logs}: cannot write the log of {rec.label}: {exc}", file=sys.stderr)
+                return 1
         if args.json:
             print(json.dumps({"deal": rec.label, "result": rec.result, "moves": len(rec.moves),
                               "seconds": round(rec.seconds, 4)}), flush=True)
