@@ -137,3 +137,12 @@ def test_simulate_logs_folder_that_is_a_file(tmp_path, capsys, under):
     err = capsys.readouterr().err
     assert f"--logs {logs}" in err and f"{afile} is a file, not a folder" in err
     assert afile.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", "# only a comment\n"])
+def test_simulate_deal_file_with_no_deal(tmp_path, capsys, content):
+    deals = tmp_path / "deals.txt"
+    deals.write_text(content)
+    assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
+    captured = capsys.readouterr()
+    assert f"{deals}: holds no deal lines" in captured.err and "games" not in captured.out

@@ -139,6 +139,9 @@ def cmd_simulate(args) -> int:
         except (OSError, NotTextError, DealParseError) as exc:
             print(f"error: {args.deals}: {exc}", file=sys.stderr)
             return 2
+        if not deals:
+            print(f"error: {args.deals}: holds no deal lines (only blank lines and # comments)", file=sys.stderr)
+            return 2
         labelled = [(f"deal-{i + 1:04d}", d) for i, d in enumerate(deals)]
     else:
         labelled = [(f"seed-{s}", deal_for_seed(s)) for s in range(args.seed, args.seed + args.count)]
