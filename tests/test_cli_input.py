@@ -146,3 +146,57 @@ def test_simulate_deal_file_with_no_deal(tmp_path, capsys, content):
     assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
     captured = capsys.readouterr()
     assert f"{deals}: holds no deal lines" in captured.err and "games" not in captured.out
+
+
+@pytest.mark.parametrize("content", ["", "\n", "# nothing yet\n\n"])
+def test_solve_file_with_nothing_to_solve(tmp_path, capsys, content):
+    empty = tmp_path / "empty.txt"
+    empty.write_text(content)
+    assert main(["solve", str(empty)]) == 2
+    assert f"{empty}: holds no deal, position or game" in capsys.readouterr().err
+
+
+def test_solve_several_files(tmp_path, capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    deals = tmp_path / "deals.txt"
+    deals.write_text(format_deal(deal_for_seed(3)) + "\n" + format_deal(deal_for_seed(4)) + "\n")
+    log = good_log(tmp_path, "game.log")
+    assert main(["solve", str(deals), str(log), format_deal(deal_for_seed(3)), "--quiet", "--node-limit", "200000"]) in (0, 3)
+    out = capsys.readouterr().out
+    assert "deals.txt deal 1: won" in out and "deals.txt deal 2: won" in out
+    assert "game.log after " in out and "deal (argument 3): won" in out
+    assert "total: 4 deals" in out
+
+
+def test_solve_names_the_file_and_line_of_a_bad_deal(tmp_path, capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    deals = tmp_path / "deals.txt"
+    line = format_deal(deal_for_seed(3)).split()
+    line[5] = line[6]
+    deals.write_text("# deals\n" + " ".join(line) + "\n")
+    assert main(["solve", str(deals)]) == 2
+    err = capsys.readouterr().err
+    assert f"{deals}: line 2: deal: " in err and "duplicated" in err
+
+
+def test_solve_names_the_file_of_a_bad_log(tmp_path, capsys):
+    log = good_log(tmp_path, "game.log")
+    lines = log.read_text().splitlines()
+    lines[3] = "9-9"
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["solve", str(log)]) == 2
+    assert f"{log}: line 4: " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sources,named", [(["deals.txt", "missing.txt"], "'missing.txt' is neither a file"),
+                                           (["a.txt", "b.txt"], "'a.txt' is neither a file nor a card code"),
+                                           (["."], "'.' is a folder")])
+def test_solve_sources_that_are_no_file(tmp_path, capsys, monkeypatch, sources, named):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "deals.txt").write_text(format_deal(deal_for_seed(3)) + "\n")
+    assert main(["solve", *sources]) == 2
+    assert named in capsys.readouterr().err
