@@ -200,3 +200,51 @@ def test_solve_sources_that_are_no_file(tmp_path, capsys, monkeypatch, sources, 
     (tmp_path / "deals.txt").write_text(format_deal(deal_for_seed(3)) + "\n")
     assert main(["solve", *sources]) == 2
     assert named in capsys.readouterr().err
+
+
+def test_check_log_names_the_line_of_an_illegal_move(tmp_path, capsys):
+    log = good_log(tmp_path, "game.log")
+    lines = log.read_text().splitlines()
+    lines[1:1] = ["# a comment", "", "1-f"]  # file line 4 holds move 1, illegal
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["check-log", str(log)]) == 1
+    assert f"{log}: line 4, move 1 (1-f): " in capsys.readouterr().out
+
+
+def test_check_log_names_the_line_of_a_wrong_card_and_a_false_won(tmp_path, capsys):
+    from solitaire_coach.core import Card
+
+    log = good_log(tmp_path, "game.log")
+    lines = log.read_text().splitlines()
+    move, card = lines[1].split()
+    other = next(c.code for c in map(Card.parse, lines[0].split()) if c.code != card)
+    lines[1] = f"{move} {other}"
+    lines.insert(1, "# comment")
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["check-log", str(log)]) == 1
+    assert f"line 3, move 1 ({move}) moves {Card.parse(card).symbol}" in capsys.readouterr().out
+
+    lines = log.read_text().splitlines()[:3]
+    lines[2] = f"{move} {card}"
+    log.write_text("\n".join(lines + ["", "won"]) + "\n")
+    assert main(["check-log", str(log)]) == 1
+    assert "line 5: the log says won but" in capsys.readouterr().out
+
+
+def test_solve_names_the_line_of_an_illegal_move(tmp_path, capsys):
+    log = good_log(tmp_path, "game.log")
+    lines = log.read_text().splitlines()
+    lines[1:1] = ["# a comment", "1-f"]
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["solve", str(log)]) == 2
+    assert f"{log}: line 3, move 1 (1-f) is illegal: " in capsys.readouterr().err
+
+
+def test_parse_log_lines_numbers_the_deal_moves_and_result():
+    from solitaire_coach.core import deal_for_seed, format_deal
+    from solitaire_coach.core.notation import parse_log, parse_log_lines
+
+    text = "# a game\n\n" + format_deal(deal_for_seed(1)) + "\ndraw\n# note\n1-2\n\nlost\n"
+    log, where = parse_log_lines(text)
+    assert log == parse_log(text)
+    assert (where.deal, where.moves, where.result) == (3, (4, 6), 8)

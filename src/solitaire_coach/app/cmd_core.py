@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..core.advisor import STRATEGY_FACTORIES, make_strategy
 from ..core.moves import IllegalMoveError
-from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log
+from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
 from ..core.rules import Rules
 from ..core.state import GameState, deal_for_seed
 from .argtypes import positive_float, positive_int, strategy_name
@@ -220,18 +220,19 @@ def cmd_check_log(args) -> int:
     bad = 0
     for path in args.logs:
         try:
-            log = parse_log(read_text_file(path))
+            log, where = parse_log_lines(read_text_file(path))
             state = GameState.from_deal(log.deal, rules)
-            for n, (move, card) in enumerate(zip(log.moves, log.cards), start=1):
+            for n, (move, card, line) in enumerate(zip(log.moves, log.cards, where.moves), start=1):
                 try:
                     moved = state.moving_cards(move)
                     state = state.play(move)
                 except IllegalMoveError as exc:
-                    raise IllegalMoveError(f"move {n} ({move.text}): {exc}") from None
+                    raise IllegalMoveError(f"line {line}, move {n} ({move.text}): {exc}") from None
                 if card is not None and moved and moved[0] is not card:
-                    raise IllegalMoveError(f"move {n} ({move.text}) moves {moved[0].symbol}, the log says {card.symbol}")
+                    raise IllegalMoveError(f"line {line}, move {n} ({move.text}) moves {moved[0].symbol}, "
+                                           f"the log says {card.symbol}")
             if log.result == "won" and not state.is_won():
-                raise IllegalMoveError("the log says won but the foundations are not complete")
+                raise IllegalMoveError(f"line {where.result}: the log says won but the foundations are not complete")
             print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")
         except (OSError, NotTextError, LogParseError, IllegalMoveError) as exc:
             bad += 1

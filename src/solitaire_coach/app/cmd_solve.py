@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from ..core.cards import Card, CardParseError
-from ..core.notation import DealParseError, LogParseError, format_log, parse_deal, parse_deals, parse_log
+from ..core.notation import DealParseError, LogParseError, format_log, parse_deal, parse_deals, parse_log_lines
 from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
@@ -93,13 +93,13 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
         return [(path.name, tracker.state, ())]
     try:
         if len(lines) > 1 and len(lines[1].split()) < 10:  # a game log: deal, then moves
-            log = parse_log(text)
+            log, where = parse_log_lines(text)
             state = GameState.from_deal(log.deal, rules)
-            for n, move in enumerate(log.moves, start=1):
+            for n, (move, line) in enumerate(zip(log.moves, where.moves), start=1):
                 try:
                     state = state.play(move)
                 except IllegalMoveError as exc:
-                    raise ValueError(f"{path}: move {n} ({move}) is illegal: {exc}") from None
+                    raise ValueError(f"{path}: line {line}, move {n} ({move}) is illegal: {exc}") from None
             return [(f"{path.name} after {len(log.moves)} moves", state, ())]
         return [(f"{path.name} deal {i}", GameState.from_deal(d, rules), tuple(d))
                 for i, d in enumerate(parse_deals(text), start=1)]
