@@ -248,3 +248,41 @@ def test_parse_log_lines_numbers_the_deal_moves_and_result():
     log, where = parse_log_lines(text)
     assert log == parse_log(text)
     assert (where.deal, where.moves, where.result) == (3, (4, 6), 8)
+
+
+def run_coach(*argv: str):
+    """``coach`` in a process that reads 'q' at once (so a check that is missing cannot hang)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "solitaire_coach.app.cli", "coach", "--strategy", "baseline", *argv],
+                          input="q\n", capture_output=True, text=True, timeout=60)
+
+
+def test_coach_refuses_the_snapshot_file_as_its_journal(tmp_path):
+    from solitaire_coach.core import deal_for_seed
+    from solitaire_coach.core.virtual_table import VirtualTable
+
+    snap = tmp_path / "snap.txt"
+    text = VirtualTable.from_deal(deal_for_seed(1)).snapshot().text()
+    snap.write_text(text)
+    for journal in (snap, tmp_path / "." / "snap.txt"):
+        out = run_coach("--snapshot-file", str(snap), "--journal", str(journal))
+        assert out.returncode == 2 and "Traceback" not in out.stderr
+        assert "--journal" in out.stderr and "is the snapshot file" in out.stderr
+        assert snap.read_text() == text and not list(tmp_path.glob("*.bad-*"))
+
+
+def test_coach_paths_under_a_file_or_a_folder(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    out = run_coach("--snapshot-file", str(afile / "x.txt"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"--snapshot-file {afile / 'x.txt'}: {afile} is a file, not a folder" in out.stderr
+    out = run_coach("--snapshot-file", str(tmp_path))
+    assert out.returncode == 2 and f"--snapshot-file {tmp_path}: is a folder, not a file" in out.stderr
+    out = run_coach("--snapshot-file", str(tmp_path / "snap.txt"), "--journal", str(afile / "j.json"))
+    assert out.returncode == 2 and f"--journal {afile / 'j.json'}: {afile} is a file, not a folder" in out.stderr
+    out = run_coach("--snapshot-file", str(tmp_path / "snap.txt"), "--journal", str(tmp_path))
+    assert out.returncode == 2 and f"--journal {tmp_path}: is a folder, not a file" in out.stderr
+    assert afile.read_text() == "mine\n"

@@ -207,10 +207,33 @@ def _ceiling(deals, rules: Rules, wins: int, seconds: float, quiet: bool = False
             "ratio_to_ceiling": wins / won if won else 0.0}
 
 
+def _coach_paths_problem(snapshot: Path, journal: Path, journal_option: str) -> str:
+    """Why the snapshot file and the journal cannot be used ('' if they can)."""
+    for option, path in (("--snapshot-file", snapshot), (journal_option, journal)):
+        if path.is_dir():
+            return f"{option} {path}: is a folder, not a file"
+        blocker = file_in_the_way(path.parent)
+        if blocker is not None:
+            return f"{option} {path}: {blocker} is a file, not a folder"
+    try:
+        same = snapshot.resolve() == journal.resolve() or (
+            snapshot.exists() and journal.exists() and snapshot.samefile(journal))
+    except OSError:
+        same = False
+    if same:
+        return (f"{journal_option} {journal} is the snapshot file itself: the journal must be another file "
+                f"(default: {Journal.beside(snapshot).path})")
+    return ""
+
+
 def cmd_coach(args) -> int:
     rules = rules_from_args(args)
-    strategy = make_strategy(args.strategy or default_strategy(), **_strategy_options(args))
     journal = Journal(args.journal) if args.journal else Journal.beside(args.snapshot_file)
+    problem = _coach_paths_problem(args.snapshot_file, journal.path, "--journal" if args.journal else "the journal")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    strategy = make_strategy(args.strategy or default_strategy(), **_strategy_options(args))
     session = CoachSession(rules, strategy, journal, say=lambda s: print(s, flush=True), resume=not args.new)
     return run_file_loop(session, args.snapshot_file, exit_when_done=args.exit_when_done)
 
