@@ -49,3 +49,11 @@ def strategy_name(text: str) -> str:
     if text not in strategy_names():
         raise argparse.ArgumentTypeError(f"unknown strategy {text!r}; known: {', '.join(strategy_names())}")
     return text
+
+
+def non_negative_float(text: str) -> float:
+    """A number of 0 or more (not NaN or infinite)."""
+    value = _number(text, float, "a number")
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not allowed: it must be a number of 0 or more")
+    return value

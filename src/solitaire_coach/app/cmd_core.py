@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 
 from ..core.advisor import STRATEGY_FACTORIES, make_strategy
 from ..core.moves import IllegalMoveError
-from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log
+from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
 from ..core.rules import Rules
 from ..core.state import GameState, deal_for_seed
+from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .journal import Journal
 
@@ -19,21 +21,72 @@ def default_strategy() -> str:
     return "best" if "best" in STRATEGY_FACTORIES else "baseline"
 
 
+class NotTextError(ValueError):
+    """A file given as text (a deal file, a game log) that is not UTF-8 text."""
+
+
+def read_text_file(path) -> str:
+    """The text of a file the user gave: UTF-8, a leading byte-order mark (as Windows
+    Notepad writes) dropped. Raises OSError as reading does, and NotTextError (whose
+    message does not repeat the file name) when the bytes are not UTF-8 text."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise NotTextError(f"not a text file (UTF-8): byte {data[exc.start]:#04x} at offset {exc.start} "
+                           f"is not UTF-8") from None
+    if "\0" in text:
+        raise NotTextError(f"not a text file (UTF-8): it holds a NUL byte at offset {data.index(0)}")
+    return text
+
+
+def file_in_the_way(path: Path) -> Path | None:
+    """The file (not a folder) that is ``path`` or one of the folders above it, so that
+    ``path`` cannot be a folder or lie in one; None if there is none."""
+    for p in (path, *path.parents):
+        if p.exists():
+            return None if p.is_dir() else p
+    return None
+
+
+def redeal_limit(text) -> int | None:
+    """The redeal limit ``--redeals`` names: a whole number of 0 or more, or ``unlimited``
+    (any case) for None. Anything else (-1, 'inf', 'none' included) raises ValueError
+    saying what is taken."""
+    t = str(text).strip()
+    if t.lower() == "unlimited":
+        return None
+    try:
+        value = int(t)
+    except ValueError:
+        raise ValueError(f"{text!r} is neither a whole number nor 'unlimited'") from None
+    if value < 0:
+        raise ValueError(f"{value} is not allowed: give a whole number of 0 or more, or 'unlimited'")
+    return value
+
+
+def _redeals_argument(text: str) -> str:
+    try:
+        limit = redeal_limit(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return "unlimited" if limit is None else str(limit)
+
+
 def add_rules_arguments(p) -> None:
     p.add_argument("--draw", type=int, choices=(1, 3), default=1, help="cards turned from the stock at a time (default 1)")
-    p.add_argument("--redeals", default="3", help="times the waste may be turned over: a number or 'unlimited' (default 3)")
+    p.add_argument("--redeals", type=_redeals_argument, default="3",
+                   help="times the waste may be turned over: a whole number of 0 or more, or 'unlimited' "
+                        "(default 3; -1, inf and none are refused)")
     p.add_argument("--foundation-return", action="store_true", help="cards may come back from the foundations")
 
 
 def rules_from_args(args) -> Rules:
-    text = str(args.redeals).strip().lower()
-    if text in ("unlimited", "inf", "none", "-1"):
-        limit = None
-    else:
-        try:
-            limit = int(text)
-        except ValueError:
-            raise SystemExit(f"--redeals: {args.redeals!r} is not a number or 'unlimited'")
+    try:
+        limit = redeal_limit(args.redeals)
+    except ValueError as exc:  # only where args did not come from add_rules_arguments' parser
+        print(f"error: --redeals: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     return Rules(draw_count=args.draw, redeal_limit=limit, foundation_return=args.foundation_return)
 
 
@@ -42,15 +95,15 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--deals", type=Path, help="file of deal lines")
     src.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
-    p.add_argument("--count", type=int, default=100, help="number of seeded deals (default 100)")
-    p.add_argument("--strategy", default=None, help=f"advisor strategy (default {default_strategy()})")
-    p.add_argument("--think-time", type=float, default=None, help="seconds per decision for searching strategies")
+    p.add_argument("--count", type=positive_int, default=100, help="number of seeded deals (default 100)")
+    p.add_argument("--strategy", type=strategy_name, default=None, help=f"advisor strategy (default {default_strategy()})")
+    p.add_argument("--think-time", type=positive_float, default=None, help="seconds per decision for searching strategies")
     add_rules_arguments(p)
     p.add_argument("--logs", type=Path, help="write one game log per deal into this folder")
     p.add_argument("--json", action="store_true", help="print JSON lines instead of text")
-    p.add_argument("--workers", type=int, default=1, help="processes to spread deals over")
+    p.add_argument("--workers", type=positive_int, default=1, help="processes to spread deals over")
     p.add_argument("--ceiling", action="store_true", help="also solve each deal with full information (the ceiling)")
-    p.add_argument("--solver-time", type=float, default=5.0, help="seconds per deal for --ceiling (default 5)")
+    p.add_argument("--solver-time", type=positive_float, default=5.0, help="seconds per deal for --ceiling (default 5)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=cmd_simulate)
 
@@ -58,8 +111,8 @@ def register(sub) -> None:
     c.add_argument("--snapshot-file", type=Path, required=True, help="the 12-slot snapshot file to watch")
     c.add_argument("--journal", type=Path, help="journal file (default: beside the snapshot file)")
     c.add_argument("--new", action="store_true", help="start a new game even if a journal exists")
-    c.add_argument("--strategy", default=None, help=f"advisor strategy (default {default_strategy()})")
-    c.add_argument("--think-time", type=float, default=None)
+    c.add_argument("--strategy", type=strategy_name, default=None, help=f"advisor strategy (default {default_strategy()})")
+    c.add_argument("--think-time", type=positive_float, default=None, help="seconds per decision for searching strategies")
     c.add_argument("--exit-when-done", action="store_true", help="quit when the game is won or lost")
     add_rules_arguments(c)
     c.set_defaults(func=cmd_coach)
@@ -82,20 +135,37 @@ def cmd_simulate(args) -> int:
     make_strategy(strategy)  # fail early on an unknown name
     if args.deals:
         try:
-            deals = parse_deals(args.deals.read_text(encoding="utf-8"))
-        except (OSError, DealParseError) as exc:
+            deals = parse_deals(read_text_file(args.deals))
+        except (OSError, NotTextError, DealParseError) as exc:
             print(f"error: {args.deals}: {exc}", file=sys.stderr)
+            return 2
+        if not deals:
+            print(f"error: {args.deals}: holds no deal lines (only blank lines and # comments)", file=sys.stderr)
             return 2
         labelled = [(f"deal-{i + 1:04d}", d) for i, d in enumerate(deals)]
     else:
         labelled = [(f"seed-{s}", deal_for_seed(s)) for s in range(args.seed, args.seed + args.count)]
+    if args.logs:
+        blocker = file_in_the_way(args.logs)
+        if blocker is not None:
+            print(f"error: --logs {args.logs}: {blocker} is a file, not a folder", file=sys.stderr)
+            return 2
+        try:
+            args.logs.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"error: --logs {args.logs}: cannot make the folder: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     if not args.json and not args.quiet:
         print(f"simulate: {len(labelled)} deals, strategy {strategy}, {rules.describe()}, {args.workers} worker(s)")
     records = []
     for rec in run_games(labelled, strategy, rules, workers=args.workers, strategy_options=_strategy_options(args)):
         records.append(rec)
         if args.logs:
-            write_log(args.logs, rec)
+            try:
+                write_log(args.logs, rec)
+            except OSError as exc:
+                print(f"error: --logs {args.logs}: cannot write the log of {rec.label}: {exc}", file=sys.stderr)
+                return 1
         if args.json:
             print(json.dumps({"deal": rec.label, "result": rec.result, "moves": len(rec.moves),
                               "seconds": round(rec.seconds, 4)}), flush=True)
@@ -137,10 +207,33 @@ def _ceiling(deals, rules: Rules, wins: int, seconds: float, quiet: bool = False
             "ratio_to_ceiling": wins / won if won else 0.0}
 
 
+def _coach_paths_problem(snapshot: Path, journal: Path, journal_option: str) -> str:
+    """Why the snapshot file and the journal cannot be used ('' if they can)."""
+    for option, path in (("--snapshot-file", snapshot), (journal_option, journal)):
+        if path.is_dir():
+            return f"{option} {path}: is a folder, not a file"
+        blocker = file_in_the_way(path.parent)
+        if blocker is not None:
+            return f"{option} {path}: {blocker} is a file, not a folder"
+    try:
+        same = snapshot.resolve() == journal.resolve() or (
+            snapshot.exists() and journal.exists() and snapshot.samefile(journal))
+    except OSError:
+        same = False
+    if same:
+        return (f"{journal_option} {journal} is the snapshot file itself: the journal must be another file "
+                f"(default: {Journal.beside(snapshot).path})")
+    return ""
+
+
 def cmd_coach(args) -> int:
     rules = rules_from_args(args)
-    strategy = make_strategy(args.strategy or default_strategy(), **_strategy_options(args))
     journal = Journal(args.journal) if args.journal else Journal.beside(args.snapshot_file)
+    problem = _coach_paths_problem(args.snapshot_file, journal.path, "--journal" if args.journal else "the journal")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    strategy = make_strategy(args.strategy or default_strategy(), **_strategy_options(args))
     session = CoachSession(rules, strategy, journal, say=lambda s: print(s, flush=True), resume=not args.new)
     return run_file_loop(session, args.snapshot_file, exit_when_done=args.exit_when_done)
 
@@ -150,20 +243,21 @@ def cmd_check_log(args) -> int:
     bad = 0
     for path in args.logs:
         try:
-            log = parse_log(path.read_text(encoding="utf-8"))
+            log, where = parse_log_lines(read_text_file(path))
             state = GameState.from_deal(log.deal, rules)
-            for n, (move, card) in enumerate(zip(log.moves, log.cards), start=1):
+            for n, (move, card, line) in enumerate(zip(log.moves, log.cards, where.moves), start=1):
                 try:
                     moved = state.moving_cards(move)
                     state = state.play(move)
                 except IllegalMoveError as exc:
-                    raise IllegalMoveError(f"move {n} ({move.text}): {exc}") from None
+                    raise IllegalMoveError(f"line {line}, move {n} ({move.text}): {exc}") from None
                 if card is not None and moved and moved[0] is not card:
-                    raise IllegalMoveError(f"move {n} ({move.text}) moves {moved[0].symbol}, the log says {card.symbol}")
+                    raise IllegalMoveError(f"line {line}, move {n} ({move.text}) moves {moved[0].symbol}, "
+                                           f"the log says {card.symbol}")
             if log.result == "won" and not state.is_won():
-                raise IllegalMoveError("the log says won but the foundations are not complete")
+                raise IllegalMoveError(f"line {where.result}: the log says won but the foundations are not complete")
             print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")
-        except (OSError, LogParseError, IllegalMoveError) as exc:
+        except (OSError, NotTextError, LogParseError, IllegalMoveError) as exc:
             bad += 1
             print(f"{path}: {exc}")
     return 1 if bad else 0

@@ -1,8 +1,8 @@
 """The ``solve`` subcommand: is a deal (or a position) winnable with every card known?
 
-Input, one of:
+Input, one or more of (each solved in turn):
 
-* a deal line (52 card codes, quoted or as separate arguments);
+* a deal line (52 card codes, quoted; or, alone, as separate arguments);
 * a file of deal lines (``#`` comments allowed): every deal is solved;
 * a game log (a deal line then moves): the position after the moves is solved;
 * a coach journal (``*.journal.json``): the tracker's position. It has unknown cards
@@ -20,21 +20,23 @@ import random
 import sys
 from pathlib import Path
 
-from ..core.notation import DealParseError, LogParseError, format_log, parse_deal, parse_deals, parse_log
+from ..core.cards import Card, CardParseError
+from ..core.notation import DealParseError, LogParseError, format_log, parse_deal, parse_deals, parse_log_lines
 from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
-from .cmd_core import add_rules_arguments, rules_from_args
+from .argtypes import non_negative_float, non_negative_int, positive_float, positive_int
+from .cmd_core import NotTextError, add_rules_arguments, read_text_file, rules_from_args
 
 
 def register(sub) -> None:
     p = sub.add_parser("solve", help="solve a deal or position with every card known (won/lost/unknown)")
-    p.add_argument("source", nargs="+", help="a deal line (52 codes), or a deal file, game log or journal")
+    p.add_argument("source", nargs="+", help="a deal line (52 codes), or a deal file, game log or journal; several are solved in turn")
     add_rules_arguments(p)
-    p.add_argument("--node-limit", type=int, default=None, help="positions to search at most per deal")
-    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per deal (default 30; 0 for none)")
-    p.add_argument("--memory-mb", type=float, default=1024, help="transposition table size in MB (default 1024)")
-    p.add_argument("--samples", type=int, default=0,
+    p.add_argument("--node-limit", type=positive_int, default=None, help="positions to search at most per deal")
+    p.add_argument("--time-limit", type=non_negative_float, default=30.0, help="seconds per deal (default 30; 0 for none)")
+    p.add_argument("--memory-mb", type=positive_float, default=1024, help="transposition table size in MB (default 1024)")
+    p.add_argument("--samples", type=non_negative_int, default=0,
                    help="for a position with unknown cards: solve this many random layouts of them")
     p.add_argument("--seed", type=int, default=0, help="random seed for --samples (default 0)")
     p.add_argument("--log", action="store_true", help="print each winning line as a full game log")
@@ -43,32 +45,66 @@ def register(sub) -> None:
 
 
 def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
-    """(label, position, deal or ()) for each thing to solve; raises ValueError saying why."""
-    if len(args.source) == 1 and Path(args.source[0]).is_file():
-        path = Path(args.source[0])
-        text = path.read_text(encoding="utf-8")
-        if path.name.endswith(".json"):
-            from .journal import Journal
-            tracker = Journal(path).load()
-            if tracker is None or tracker.state is None:
-                raise ValueError(f"{path}: the journal holds no game")
-            return [(path.name, tracker.state, ())]
-        lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    """(label, position, deal or ()) for each thing to solve; raises ValueError saying why.
+
+    Every source is a file (deal file, game log or journal) or a deal line of 52 codes
+    given as one argument; with no file among them, single card codes given as separate
+    arguments make one deal line."""
+    sources = args.source
+    if len(sources) > 1 and all(len(s.split()) == 1 and not Path(s).exists() for s in sources):
+        for code in sources:
+            try:
+                Card.parse(code)
+            except CardParseError:
+                raise ValueError(f"{code!r} is neither a file nor a card code (a deal given as separate "
+                                 f"arguments is 52 card codes)") from None
+        deal = parse_deal(" ".join(sources))
+        return [("deal", GameState.from_deal(deal, rules), tuple(deal))]
+    jobs = []
+    for n, source in enumerate(sources, start=1):
+        path = Path(source)
+        if path.is_file():
+            jobs += _file_positions(path, rules)
+        elif path.is_dir():
+            raise ValueError(f"{source!r} is a folder, not a deal file, game log or journal")
+        elif len(source.split()) < 52:
+            raise ValueError(f"{source!r} is neither a file nor a deal line of 52 cards")
+        else:
+            deal = parse_deal(source)
+            label = "deal" if len(sources) == 1 else f"deal (argument {n})"
+            jobs.append((label, GameState.from_deal(deal, rules), tuple(deal)))
+    return jobs
+
+
+def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
+    """The positions a deal file, game log or journal gives; errors name the file."""
+    try:
+        text = read_text_file(path)
+    except NotTextError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise ValueError(f"{path}: holds no deal, position or game (only blank lines and # comments)")
+    if path.name.endswith(".json"):
+        from .journal import Journal
+        tracker = Journal(path).load()
+        if tracker is None or tracker.state is None:
+            raise ValueError(f"{path}: the journal holds no game")
+        return [(path.name, tracker.state, ())]
+    try:
         if len(lines) > 1 and len(lines[1].split()) < 10:  # a game log: deal, then moves
-            log = parse_log(text)
+            log, where = parse_log_lines(text)
             state = GameState.from_deal(log.deal, rules)
-            for n, move in enumerate(log.moves, start=1):
+            for n, (move, line) in enumerate(zip(log.moves, where.moves), start=1):
                 try:
                     state = state.play(move)
                 except IllegalMoveError as exc:
-                    raise ValueError(f"{path}: move {n} ({move}) is illegal: {exc}") from None
+                    raise ValueError(f"{path}: line {line}, move {n} ({move}) is illegal: {exc}") from None
             return [(f"{path.name} after {len(log.moves)} moves", state, ())]
         return [(f"{path.name} deal {i}", GameState.from_deal(d, rules), tuple(d))
                 for i, d in enumerate(parse_deals(text), start=1)]
-    if len(args.source) == 1 and len(args.source[0].split()) < 52:
-        raise ValueError(f"{args.source[0]!r} is neither a file nor a deal line of 52 cards")
-    deal = parse_deal(" ".join(args.source))
-    return [("deal", GameState.from_deal(deal, rules), tuple(deal))]
+    except (DealParseError, LogParseError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def cmd_solve(args) -> int:

@@ -25,7 +25,7 @@ Game log
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence, Union
+from typing import Iterable, NamedTuple, Sequence, Union
 
 from .cards import Card, CardParseError, check_permutation
 from .moves import Move, MoveParseError
@@ -281,8 +281,22 @@ def format_log(deal: Sequence[Card], moves: Iterable[Move], cards: Iterable[Card
     return GameLog(tuple(deal), moves, cards_t, result).text()
 
 
+class LogLines(NamedTuple):
+    """Where the parts of a game log stand in its text: 1-based line numbers of the deal,
+    of each move (in order) and of the result line (None if there is none)."""
+
+    deal: int
+    moves: tuple[int, ...]
+    result: int | None
+
+
 def parse_log(text: str) -> GameLog:
     """Parse a game log; errors name the line number and the text found."""
+    return parse_log_lines(text)[0]
+
+
+def parse_log_lines(text: str) -> tuple[GameLog, LogLines]:
+    """:func:`parse_log`, and the line number of the deal, of each move and of the result."""
     lines = [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), start=1)
              if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
@@ -293,11 +307,13 @@ def parse_log(text: str) -> GameLog:
     except DealParseError as exc:
         raise LogParseError(f"line {n0}: {exc}") from None
     moves, cards, result = [], [], None
+    move_lines, result_line = [], None
     for n, line in lines[1:]:
         if result is not None:
             raise LogParseError(f"line {n}: {line!r} after the result line {result!r}")
         if line.lower() in ("won", "lost"):
             result = line.lower()
+            result_line = n
             continue
         parts = line.split()
         if len(parts) > 2:
@@ -307,4 +323,5 @@ def parse_log(text: str) -> GameLog:
             cards.append(Card.parse(parts[1]) if len(parts) == 2 else None)
         except (MoveParseError, CardParseError) as exc:
             raise LogParseError(f"line {n}: {exc}") from None
-    return GameLog(deal, tuple(moves), tuple(cards), result)
+        move_lines.append(n)
+    return GameLog(deal, tuple(moves), tuple(cards), result), LogLines(n0, tuple(move_lines), result_line)

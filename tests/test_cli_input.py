@@ -1,0 +1,288 @@
+"""Bad input on the command line: a clear message naming what was wrong and where, exit
+status 2 for usage errors, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from solitaire_coach.app.cli import main
+
+
+def usage_error(capsys, *argv: str) -> str:
+    """Run the command line, expect argparse's usage error (exit 2); return stderr."""
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    assert exc.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["simulate", "--count", "1"], ["coach", "--snapshot-file", "snap.txt"]])
+def test_unknown_strategy_is_a_usage_error(capsys, command):
+    err = usage_error(capsys, *command, "--strategy", "nope")
+    assert "--strategy" in err and "unknown strategy 'nope'" in err and "baseline" in err
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+@pytest.mark.parametrize("command", [["simulate", "--count", "1"], ["coach", "--snapshot-file", "snap.txt"]])
+def test_think_time_must_be_a_number_above_0(capsys, command, value):
+    err = usage_error(capsys, *command, "--think-time", value)
+    assert "--think-time" in err and (repr(value) in err or f"{value} is not allowed" in err)
+
+
+@pytest.mark.parametrize("option,value", [("--count", "-3"), ("--count", "0"), ("--workers", "0"),
+                                          ("--workers", "-1"), ("--solver-time", "-1"), ("--solver-time", "0")])
+def test_simulate_counts_and_times_must_be_positive(capsys, option, value):
+    err = usage_error(capsys, "simulate", "--count", "1", "--strategy", "baseline", "--ceiling", option, value)
+    assert option in err and value in err
+
+
+@pytest.mark.parametrize("option,value", [("--time-limit", "-1"), ("--time-limit", "nan"), ("--node-limit", "0"),
+                                          ("--node-limit", "-1"), ("--memory-mb", "-5"), ("--memory-mb", "0"),
+                                          ("--samples", "-1")])
+def test_solve_limits_are_checked(capsys, option, value):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    err = usage_error(capsys, "solve", format_deal(deal_for_seed(3)), "--quiet", option, value)
+    assert option in err and value in err
+
+
+def test_solve_time_limit_0_means_none(capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    assert main(["solve", format_deal(deal_for_seed(3)), "--quiet", "--time-limit", "0"]) == 0
+    assert "deal: won" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value", ["-2", "-1", "inf", "none", "3.5", "lots"])
+@pytest.mark.parametrize("command", [["simulate", "--count", "1", "--strategy", "baseline"], ["check-log", "x.log"],
+                                     ["solve", "x.txt"]])
+def test_redeals_is_a_whole_number_or_unlimited(capsys, command, value):
+    err = usage_error(capsys, *command, "--redeals", value)
+    assert "--redeals" in err and value in err and "'unlimited'" in err
+
+
+@pytest.mark.parametrize("value,limit", [("0", 0), ("5", 5), (" 2 ", 2), ("unlimited", None), ("Unlimited", None),
+                                         ("UNLIMITED", None)])
+def test_redeals_values_taken(value, limit):
+    from solitaire_coach.app.cli import build_parser
+    from solitaire_coach.app.cmd_core import rules_from_args
+
+    args = build_parser().parse_args(["simulate", "--redeals", value])
+    assert rules_from_args(args).redeal_limit == limit
+    assert rules_from_args(build_parser().parse_args(["simulate"])).redeal_limit == 3
+
+
+BINARY = bytes(range(256)) * 2  # not UTF-8 (0x80.. alone)
+
+
+def good_log(tmp_path, name="good.log"):
+    from solitaire_coach.app.simulate import play_game
+    from solitaire_coach.core import deal_for_seed
+
+    path = tmp_path / name
+    path.write_text(play_game(deal_for_seed(1), "baseline").log_text())
+    return path
+
+
+def test_simulate_deal_file_not_text(tmp_path, capsys):
+    bad = tmp_path / "garbage.bin"
+    bad.write_bytes(BINARY)
+    assert main(["simulate", "--deals", str(bad), "--strategy", "baseline"]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "not a text file (UTF-8)" in err
+
+
+def test_check_log_reports_a_file_not_text_and_goes_on(tmp_path, capsys):
+    bad = tmp_path / "garbage.bin"
+    bad.write_bytes(BINARY)
+    zeros = tmp_path / "zeros.bin"
+    zeros.write_bytes(b"\0" * 100)
+    good = good_log(tmp_path)
+    assert main(["check-log", str(bad), str(zeros), str(good)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{bad}: not a text file (UTF-8)")
+    assert out[1].startswith(f"{zeros}: not a text file (UTF-8)")
+    assert out[2].startswith(f"{good}: ok, ")
+
+
+def test_solve_file_not_text(tmp_path, capsys):
+    bad = tmp_path / "garbage.bin"
+    bad.write_bytes(BINARY)
+    assert main(["solve", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "not a text file (UTF-8)" in err
+
+
+def test_files_with_a_byte_order_mark_are_read(tmp_path, capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    deals = tmp_path / "deals.txt"
+    deals.write_bytes(b"\xef\xbb\xbf" + (format_deal(deal_for_seed(3)) + "\r\n").encode())
+    assert main(["simulate", "--deals", str(deals), "--strategy", "baseline", "--quiet"]) == 0
+    assert "games 1," in capsys.readouterr().out
+    assert main(["solve", str(deals), "--quiet"]) == 0
+    assert "deals.txt deal 1: won" in capsys.readouterr().out
+    log = good_log(tmp_path)
+    log.write_bytes(b"\xef\xbb\xbf" + log.read_bytes())
+    assert main(["check-log", str(log)]) == 0
+    assert ": ok, " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("under", ["", "sub/dir"])
+def test_simulate_logs_folder_that_is_a_file(tmp_path, capsys, under):
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    logs = afile / under if under else afile
+    assert main(["simulate", "--count", "1", "--strategy", "baseline", "--logs", str(logs)]) == 2
+    err = capsys.readouterr().err
+    assert f"--logs {logs}" in err and f"{afile} is a file, not a folder" in err
+    assert afile.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("content", ["", "\n\n", "# only a comment\n"])
+def test_simulate_deal_file_with_no_deal(tmp_path, capsys, content):
+    deals = tmp_path / "deals.txt"
+    deals.write_text(content)
+    assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
+    captured = capsys.readouterr()
+    assert f"{deals}: holds no deal lines" in captured.err and "games" not in captured.out
+
+
+@pytest.mark.parametrize("content", ["", "\n", "# nothing yet\n\n"])
+def test_solve_file_with_nothing_to_solve(tmp_path, capsys, content):
+    empty = tmp_path / "empty.txt"
+    empty.write_text(content)
+    assert main(["solve", str(empty)]) == 2
+    assert f"{empty}: holds no deal, position or game" in capsys.readouterr().err
+
+
+def test_solve_several_files(tmp_path, capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    deals = tmp_path / "deals.txt"
+    deals.write_text(format_deal(deal_for_seed(3)) + "\n" + format_deal(deal_for_seed(4)) + "\n")
+    log = good_log(tmp_path, "game.log")
+    assert main(["solve", str(deals), str(log), format_deal(deal_for_seed(3)), "--quiet", "--node-limit", "200000"]) in (0, 3)
+    out = capsys.readouterr().out
+    assert "deals.txt deal 1: won" in out and "deals.txt deal 2: won" in out
+    assert "game.log after " in out and "deal (argument 3): won" in out
+    assert "total: 4 deals" in out
+
+
+def test_solve_names_the_file_and_line_of_a_bad_deal(tmp_path, capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    deals = tmp_path / "deals.txt"
+    line = format_deal(deal_for_seed(3)).split()
+    line[5] = line[6]
+    deals.write_text("# deals\n" + " ".join(line) + "\n")
+    assert main(["solve", str(deals)]) == 2
+    err = capsys.readouterr().err
+    assert f"{deals}: line 2: deal: " in err and "duplicated" in err
+
+
+def test_solve_names_the_file_of_a_bad_log(tmp_path, capsys):
+    log = good_log(tmp_path, "game.log")
+    lines = log.read_text().splitlines()
+    lines[3] = "9-9"
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["solve", str(log)]) == 2
+    assert f"{log}: line 4: " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sources,named", [(["deals.txt", "missing.txt"], "'missing.txt' is neither a file"),
+                                           (["a.txt", "b.txt"], "'a.txt' is neither a file nor a card code"),
+                                           (["."], "'.' is a folder")])
+def test_solve_sources_that_are_no_file(tmp_path, capsys, monkeypatch, sources, named):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "deals.txt").write_text(format_deal(deal_for_seed(3)) + "\n")
+    assert main(["solve", *sources]) == 2
+    assert named in capsys.readouterr().err
+
+
+def test_check_log_names_the_line_of_an_illegal_move(tmp_path, capsys):
+    log = good_log(tmp_path, "game.log")
+    lines = log.read_text().splitlines()
+    lines[1:1] = ["# a comment", "", "1-f"]  # file line 4 holds move 1, illegal
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["check-log", str(log)]) == 1
+    assert f"{log}: line 4, move 1 (1-f): " in capsys.readouterr().out
+
+
+def test_check_log_names_the_line_of_a_wrong_card_and_a_false_won(tmp_path, capsys):
+    from solitaire_coach.core import Card
+
+    log = good_log(tmp_path, "game.log")
+    lines = log.read_text().splitlines()
+    move, card = lines[1].split()
+    other = next(c.code for c in map(Card.parse, lines[0].split()) if c.code != card)
+    lines[1] = f"{move} {other}"
+    lines.insert(1, "# comment")
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["check-log", str(log)]) == 1
+    assert f"line 3, move 1 ({move}) moves {Card.parse(card).symbol}" in capsys.readouterr().out
+
+    lines = log.read_text().splitlines()[:3]
+    lines[2] = f"{move} {card}"
+    log.write_text("\n".join(lines + ["", "won"]) + "\n")
+    assert main(["check-log", str(log)]) == 1
+    assert "line 5: the log says won but" in capsys.readouterr().out
+
+
+def test_solve_names_the_line_of_an_illegal_move(tmp_path, capsys):
+    log = good_log(tmp_path, "game.log")
+    lines = log.read_text().splitlines()
+    lines[1:1] = ["# a comment", "1-f"]
+    log.write_text("\n".join(lines) + "\n")
+    assert main(["solve", str(log)]) == 2
+    assert f"{log}: line 3, move 1 (1-f) is illegal: " in capsys.readouterr().err
+
+
+def test_parse_log_lines_numbers_the_deal_moves_and_result():
+    from solitaire_coach.core import deal_for_seed, format_deal
+    from solitaire_coach.core.notation import parse_log, parse_log_lines
+
+    text = "# a game\n\n" + format_deal(deal_for_seed(1)) + "\ndraw\n# note\n1-2\n\nlost\n"
+    log, where = parse_log_lines(text)
+    assert log == parse_log(text)
+    assert (where.deal, where.moves, where.result) == (3, (4, 6), 8)
+
+
+def run_coach(*argv: str):
+    """``coach`` in a process that reads 'q' at once (so a check that is missing cannot hang)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "solitaire_coach.app.cli", "coach", "--strategy", "baseline", *argv],
+                          input="q\n", capture_output=True, text=True, timeout=60)
+
+
+def test_coach_refuses_the_snapshot_file_as_its_journal(tmp_path):
+    from solitaire_coach.core import deal_for_seed
+    from solitaire_coach.core.virtual_table import VirtualTable
+
+    snap = tmp_path / "snap.txt"
+    text = VirtualTable.from_deal(deal_for_seed(1)).snapshot().text()
+    snap.write_text(text)
+    for journal in (snap, tmp_path / "." / "snap.txt"):
+        out = run_coach("--snapshot-file", str(snap), "--journal", str(journal))
+        assert out.returncode == 2 and "Traceback" not in out.stderr
+        assert "--journal" in out.stderr and "is the snapshot file" in out.stderr
+        assert snap.read_text() == text and not list(tmp_path.glob("*.bad-*"))
+
+
+def test_coach_paths_under_a_file_or_a_folder(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    out = run_coach("--snapshot-file", str(afile / "x.txt"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"--snapshot-file {afile / 'x.txt'}: {afile} is a file, not a folder" in out.stderr
+    out = run_coach("--snapshot-file", str(tmp_path))
+    assert out.returncode == 2 and f"--snapshot-file {tmp_path}: is a folder, not a file" in out.stderr
+    out = run_coach("--snapshot-file", str(tmp_path / "snap.txt"), "--journal", str(afile / "j.json"))
+    assert out.returncode == 2 and f"--journal {afile / 'j.json'}: {afile} is a file, not a folder" in out.stderr
+    out = run_coach("--snapshot-file", str(tmp_path / "snap.txt"), "--journal", str(tmp_path))
+    assert out.returncode == 2 and f"--journal {tmp_path}: is a folder, not a file" in out.stderr
+    assert afile.read_text() == "mine\n"
