@@ -146,7 +146,7 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
         if sig != last or force:
             last = sig
             try:
-                text = path.read_text(encoding="utf-8")
+                text = path.read_text(encoding="utf-8-sig")
             except (OSError, UnicodeDecodeError) as exc:
                 session.say(f"cannot read {path}: {exc}")
                 continue
