@@ -15,6 +15,7 @@ from ..core.state import GameState, deal_for_seed
 from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .journal import Journal
+from .paths import file_in_the_way
 
 
 def default_strategy() -> str:
@@ -38,15 +39,6 @@ def read_text_file(path) -> str:
     if "\0" in text:
         raise NotTextError(f"not a text file (UTF-8): it holds a NUL byte at offset {data.index(0)}")
     return text
-
-
-def file_in_the_way(path: Path) -> Path | None:
-    """The file (not a folder) that is ``path`` or one of the folders above it, so that
-    ``path`` cannot be a folder or lie in one; None if there is none."""
-    for p in (path, *path.parents):
-        if p.exists():
-            return None if p.is_dir() else p
-    return None
 
 
 def redeal_limit(text) -> int | None:

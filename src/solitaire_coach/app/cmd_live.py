@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from .argtypes import non_negative_int, positive_float, positive_int, strategy_name
+from .paths import output_problem
 
 DEMO_GAME = "game1"
 
@@ -130,37 +131,6 @@ def _replay_args(y) -> None:
 def _err(message: str) -> int:
     print(f"solitaire-coach: {message}", file=sys.stderr)
     return 2
-
-
-def output_problem(path, option: str, *, folder: bool = False, image: bool = False) -> str | None:
-    """Why ``path``, given as ``option``, cannot be written, or None if it can.
-
-    The one check of every output path of the command line, made before any work is done
-    so that a bad path is a clear usage error naming the option, not a traceback at the
-    end. ``path`` is a file (with ``image``, one whose suffix OpenCV can encode; no suffix
-    means PNG) or, with ``folder``, a folder; missing folders on the way are made when it is
-    written, so only an ordinary file on the way, a file where a folder is wanted (or the
-    other way round) and a folder that cannot be written into are problems."""
-    path = Path(path)
-    where = f"{option} {str(path)!r}"
-    if path.exists():
-        if folder and not path.is_dir():
-            return f"{where} is a file, not a folder"
-        if not folder and path.is_dir():
-            return f"{where} is a folder, not a file"
-    base = path if folder and path.is_dir() else path.parent
-    while not base.exists() and base != base.parent:
-        base = base.parent
-    if not base.is_dir():
-        return f"{where}: {str(base)!r} is a file, not a folder"
-    if not os.access(base, os.W_OK | os.X_OK):
-        return f"{where}: the folder {str(base)!r} cannot be written into"
-    if image:
-        import cv2
-
-        if not cv2.haveImageWriter(str(path if path.suffix else path.with_suffix(".png"))):
-            return f"{where}: OpenCV cannot write {path.suffix!r} images (use .png or .jpg)"
-    return None
 
 
 def write_image(path, image, option: str) -> str | None:

@@ -63,7 +63,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from ..capture.calibration import CalibrationError, check_name, load_calibration
     from ..vision.annotate import draw_detections
     from ..vision.detector import CardDetector, DeckError, ModelError
-    from .cmd_live import output_problem, write_image
+    from .cmd_live import write_image
+    from .paths import output_problem
 
     if args.annotate:
         problem = output_problem(args.annotate, "--annotate", image=True)
@@ -98,7 +99,7 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
     from ..capture.calibration import CalibrationError, check_name
     from ..vision.detector import ModelError, deck_dir
     from ..vision.learn import DeckLayoutError, learn_deck
-    from .cmd_live import output_problem
+    from .paths import output_problem
 
     img = _read(args.image)
     if img is None:
