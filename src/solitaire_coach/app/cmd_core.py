@@ -16,29 +16,11 @@ from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .journal import Journal
 from .paths import file_in_the_way
+from ..storage import NotTextError, read_text_file
 
 
 def default_strategy() -> str:
     return "best" if "best" in STRATEGY_FACTORIES else "baseline"
-
-
-class NotTextError(ValueError):
-    """A file given as text (a deal file, a game log) that is not UTF-8 text."""
-
-
-def read_text_file(path) -> str:
-    """The text of a file the user gave: UTF-8, a leading byte-order mark (as Windows
-    Notepad writes) dropped. Raises OSError as reading does, and NotTextError (whose
-    message does not repeat the file name) when the bytes are not UTF-8 text."""
-    data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise NotTextError(f"not a text file (UTF-8): byte {data[exc.start]:#04x} at offset {exc.start} "
-                           f"is not UTF-8") from None
-    if "\0" in text:
-        raise NotTextError(f"not a text file (UTF-8): it holds a NUL byte at offset {data.index(0)}")
-    return text
 
 
 def redeal_limit(text) -> int | None:

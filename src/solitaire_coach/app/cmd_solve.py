@@ -26,7 +26,8 @@ from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
 from .argtypes import non_negative_float, non_negative_int, positive_float, positive_int
-from .cmd_core import NotTextError, add_rules_arguments, read_text_file, rules_from_args
+from ..storage import NotTextError, read_text_file
+from .cmd_core import add_rules_arguments, rules_from_args
 
 
 def register(sub) -> None:
