@@ -286,3 +286,60 @@ def test_coach_paths_under_a_file_or_a_folder(tmp_path):
     out = run_coach("--snapshot-file", str(tmp_path / "snap.txt"), "--journal", str(tmp_path))
     assert out.returncode == 2 and f"--journal {tmp_path}: is a folder, not a file" in out.stderr
     assert afile.read_text() == "mine\n"
+
+
+def test_a_missing_file_and_a_folder_are_named_in_words(tmp_path, capsys):
+    missing = tmp_path / "missing.log"
+    assert main(["check-log", str(missing), str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{missing}: no such file", f"{tmp_path}: is a folder, not a file"]
+    for deals, words in ((missing, "no such file"), (tmp_path, "is a folder, not a file")):
+        assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
+        err = capsys.readouterr().err
+        assert f"error: {deals}: {words}" in err and "Errno" not in err
+
+
+def test_a_utf16_file_is_named_as_such(tmp_path, capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    for bom, codec in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        deals = tmp_path / "deals.txt"
+        deals.write_bytes(bom + (format_deal(deal_for_seed(3)) + "\r\n").encode(codec))
+        assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
+        assert "UTF-16 text" in capsys.readouterr().err
+        assert main(["solve", str(deals)]) == 2
+        err = capsys.readouterr().err
+        assert f"{deals}: UTF-16 text" in err and "save it as UTF-8" in err
+        assert main(["check-log", str(deals)]) == 1
+        assert f"{deals}: UTF-16 text" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
+    """A process, so that a read that blocks on the pipe fails the test instead of hanging it."""
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "pipe.log"
+    os.mkfifo(fifo)
+    for argv, stream in ((["check-log", str(fifo)], "stdout"), (["solve", str(fifo)], "stderr"),
+                         (["simulate", "--deals", str(fifo), "--strategy", "baseline"], "stderr")):
+        try:
+            out = subprocess.run([sys.executable, "-m", "solitaire_coach.app.cli", *argv],
+                                 capture_output=True, text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"{argv[0]} waited on the named pipe")
+        assert out.returncode in (1, 2) and "Traceback" not in out.stderr
+        assert f"{fifo}: not a regular file: it is a named pipe" in getattr(out, stream)
+
+
+def test_describe_os_error_says_it_in_words():
+    import errno
+
+    from solitaire_coach.storage import describe_os_error
+
+    assert describe_os_error(FileNotFoundError(errno.ENOENT, "No such file or directory", "x")) == "no such file"
+    assert describe_os_error(OSError(errno.ELOOP, "Too many levels of symbolic links", "x")).startswith("a symlink loop")
+    assert describe_os_error(RuntimeError("Symlink loop from 'x'")).startswith("a symlink loop")
+    assert describe_os_error(OSError(errno.EIO, "Input/output error", "x")) == "input/output error"

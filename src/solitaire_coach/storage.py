@@ -1,9 +1,12 @@
-"""Files written atomically (temporary file in the same folder, fsync, then rename)."""
+"""Files written atomically (temporary file in the same folder, fsync, then rename), and
+the user's text files read, with what goes wrong said in words."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -37,14 +40,69 @@ def read_text(path: str | os.PathLike) -> str:
 
 
 class NotTextError(ValueError):
-    """A file given as text (a deal file, a game log) that is not UTF-8 text."""
+    """A file given as text (a deal file, a game log, a snapshot) that cannot be read as
+    text: not a regular file (a named pipe, a device), UTF-16, or not UTF-8."""
+
+
+_ERRNO_WORDS = {
+    errno.ENOENT: "no such file",
+    errno.EISDIR: "is a folder, not a file",
+    errno.ENOTDIR: "a folder on its path is a file, not a folder",
+    errno.ELOOP: "a symlink loop (a symbolic link on its path leads back to itself)",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENAMETOOLONG: "the name is too long",
+}
+
+
+def describe_os_error(exc: BaseException) -> str:
+    """What an OSError met with a file the user gave says, in words and without the file
+    name (the caller names it): 'no such file', 'is a folder, not a file', never
+    '[Errno 2] ...'. Also takes the RuntimeError ``Path.resolve`` raises for a symlink loop."""
+    if isinstance(exc, RuntimeError):  # Path.resolve() before Python 3.13
+        return _ERRNO_WORDS[errno.ELOOP]
+    code = getattr(exc, "errno", None)
+    if code in _ERRNO_WORDS:
+        return _ERRNO_WORDS[code]
+    strerror = getattr(exc, "strerror", None)
+    if strerror:
+        return strerror[:1].lower() + strerror[1:]
+    return str(exc) or type(exc).__name__
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words ('a named pipe (FIFO)')."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def read_text_file(path) -> str:
     """The text of a file the user gave: UTF-8, a leading byte-order mark (as Windows
-    Notepad writes) dropped. Raises OSError as reading does, and NotTextError (whose
-    message does not repeat the file name) when the bytes are not UTF-8 text."""
-    data = Path(path).read_bytes()
+    Notepad writes) dropped. Raises OSError as reading does (IsADirectoryError for a
+    folder), and NotTextError (whose message does not repeat the file name) for what is not
+    a regular file (a named pipe is never waited on: it is opened without blocking and
+    refused), for UTF-16 text (as Windows PowerShell's ``>`` writes) and for bytes that are
+    not UTF-8 text."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(mode):
+            raise NotTextError(f"not a regular file: it is {file_kind(mode)}")
+        data = fh.read()
+    if data.startswith(_UTF16_BOMS):
+        raise NotTextError("UTF-16 text, not UTF-8 text (as Windows PowerShell's > writes): save it as UTF-8")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

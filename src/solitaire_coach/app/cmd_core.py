@@ -16,7 +16,7 @@ from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .journal import Journal
 from .paths import file_in_the_way
-from ..storage import NotTextError, read_text_file
+from ..storage import NotTextError, describe_os_error, read_text_file
 
 
 def default_strategy() -> str:
@@ -110,7 +110,10 @@ def cmd_simulate(args) -> int:
     if args.deals:
         try:
             deals = parse_deals(read_text_file(args.deals))
-        except (OSError, NotTextError, DealParseError) as exc:
+        except OSError as exc:
+            print(f"error: {args.deals}: {describe_os_error(exc)}", file=sys.stderr)
+            return 2
+        except (NotTextError, DealParseError) as exc:
             print(f"error: {args.deals}: {exc}", file=sys.stderr)
             return 2
         if not deals:
@@ -127,7 +130,7 @@ def cmd_simulate(args) -> int:
         try:
             args.logs.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            print(f"error: --logs {args.logs}: cannot make the folder: {exc.strerror or exc}", file=sys.stderr)
+            print(f"error: --logs {args.logs}: cannot make the folder: {describe_os_error(exc)}", file=sys.stderr)
             return 2
     if not args.json and not args.quiet:
         print(f"simulate: {len(labelled)} deals, strategy {strategy}, {rules.describe()}, {args.workers} worker(s)")
@@ -138,7 +141,7 @@ def cmd_simulate(args) -> int:
             try:
                 write_log(args.logs, rec)
             except OSError as exc:
-                print(f"error: --logs {args.logs}: cannot write the log of {rec.label}: {exc}", file=sys.stderr)
+                print(f"error: --logs {args.logs}: cannot write the log of {rec.label}: {describe_os_error(exc)}", file=sys.stderr)
                 return 1
         if args.json:
             print(json.dumps({"deal": rec.label, "result": rec.result, "moves": len(rec.moves),
@@ -231,7 +234,10 @@ def cmd_check_log(args) -> int:
             if log.result == "won" and not state.is_won():
                 raise IllegalMoveError(f"line {where.result}: the log says won but the foundations are not complete")
             print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")
-        except (OSError, NotTextError, LogParseError, IllegalMoveError) as exc:
+        except OSError as exc:
+            bad += 1
+            print(f"{path}: {describe_os_error(exc)}")
+        except (NotTextError, LogParseError, IllegalMoveError) as exc:
             bad += 1
             print(f"{path}: {exc}")
     return 1 if bad else 0

@@ -16,6 +16,7 @@ status is 0 if every deal was decided, 3 if some were not, 2 for bad input.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
 from .argtypes import non_negative_float, non_negative_int, positive_float, positive_int
-from ..storage import NotTextError, read_text_file
+from ..storage import NotTextError, describe_os_error, read_text_file
 from .cmd_core import add_rules_arguments, rules_from_args
 
 
@@ -52,7 +53,7 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
     given as one argument; with no file among them, single card codes given as separate
     arguments make one deal line."""
     sources = args.source
-    if len(sources) > 1 and all(len(s.split()) == 1 and not Path(s).exists() for s in sources):
+    if len(sources) > 1 and all(len(s.split()) == 1 and not os.path.lexists(s) for s in sources):
         for code in sources:
             try:
                 Card.parse(code)
@@ -64,10 +65,10 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
     jobs = []
     for n, source in enumerate(sources, start=1):
         path = Path(source)
-        if path.is_file():
-            jobs += _file_positions(path, rules)
-        elif path.is_dir():
+        if path.is_dir():
             raise ValueError(f"{source!r} is a folder, not a deal file, game log or journal")
+        elif os.path.lexists(source):  # a file, or something that is none (a named pipe, a link loop): said why
+            jobs += _file_positions(path, rules)
         elif len(source.split()) < 52:
             raise ValueError(f"{source!r} is neither a file nor a deal line of 52 cards")
         else:
@@ -81,6 +82,8 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
     """The positions a deal file, game log or journal gives; errors name the file."""
     try:
         text = read_text_file(path)
+    except OSError as exc:
+        raise ValueError(f"{path}: {describe_os_error(exc)}") from None
     except NotTextError as exc:
         raise ValueError(f"{path}: {exc}") from None
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
