@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from solitaire_coach.app.coach import CoachSession
+from solitaire_coach.app.coach import CoachSession, run_file_loop
 from solitaire_coach.app.journal import Journal
 from solitaire_coach.core import Rules
 from solitaire_coach.core.advisor import make_strategy
@@ -158,3 +158,132 @@ def test_simulate_refuses_a_bad_deal_file(tmp_path):
     deals.write_text("AS 2S 3S\n")
     out = subprocess.run(CLI + ["simulate", "--deals", str(deals), "--strategy", "baseline"], capture_output=True, text=True)
     assert out.returncode == 2 and "line 1" in out.stderr
+
+
+class LoopInThread:
+    """``run_file_loop`` in a thread, its stdin a pipe, what it says collected: so a test can
+    break the snapshot file's path while it watches and still press q."""
+
+    def __init__(self, path: Path) -> None:
+        import os
+
+        self.said: queue.Queue[str] = queue.Queue()
+        session = CoachSession(Rules(), make_strategy("baseline"), None, say=self.said.put)
+        rfd, self._wfd = os.pipe()
+        self._stdin = os.fdopen(rfd, "r")
+        self.result: list = []
+
+        def run():
+            try:
+                self.result.append(run_file_loop(session, path, stdin=self._stdin, poll_s=0.02))
+            except BaseException as exc:  # the failure the test reports
+                self.result.append(exc)
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def wait_for(self, words: str, timeout: float = 10.0) -> list[str]:
+        seen = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self.result:
+            try:
+                line = self.said.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            seen.append(line)
+            if words in line:
+                return seen
+        raise AssertionError(f"nothing said with {words!r}; said {seen}, loop ended with {self.result}")
+
+    def press(self, text: str) -> None:
+        import os
+
+        os.write(self._wfd, text.encode())
+
+    def quit(self) -> int:
+        self.press("q\n")
+        self.thread.join(timeout=10)
+        assert self.result, "q did not stop the loop"
+        return self.result[0]
+
+
+def _snapshot_text() -> str:
+    return VirtualTable.from_deal(deal_for_seed(1)).snapshot().text()
+
+
+def test_coach_keeps_watching_when_the_snapshot_path_breaks(tmp_path):
+    import os
+    import shutil
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    snap = folder / "s.txt"
+    snap.write_text(_snapshot_text())
+    loop = LoopInThread(snap)
+    loop.wait_for("advice:")
+    shutil.rmtree(folder)
+    folder.write_text("a file where the folder was\n")
+    lines = loop.wait_for(f"cannot read {snap}: ")
+    assert lines[-1] == f"cannot read {snap}: a folder on its path is a file, not a folder"
+    folder.unlink()
+    folder.mkdir()
+    os.symlink("s.txt", snap)  # a link to itself
+    assert loop.wait_for(f"cannot read {snap}: ")[-1] == f"cannot read {snap}: a symlink loop (a symbolic link on its path leads back to itself)"
+    loop.press("\n")  # Enter says the lasting reason again
+    assert "a symlink loop" in loop.wait_for(f"cannot read {snap}: ")[-1]
+    snap.unlink()
+    snap.write_text(_snapshot_text())
+    loop.wait_for("advice:")
+    assert loop.quit() == 0
+
+
+def test_coach_snapshot_not_utf8_or_utf16_is_named_and_the_game_goes_on(tmp_path):
+    snap = tmp_path / "s.txt"
+    snap.write_bytes(b"AD,UU,\xff\xfe")
+    loop = LoopInThread(snap)
+    said = loop.wait_for(f"cannot read {snap}: ")[-1]
+    assert said.startswith(f"cannot read {snap}: not a text file (UTF-8): byte 0xff at offset 6") and "codec" not in said
+    write_atomic(snap, _snapshot_text().encode("utf-16"))
+    assert loop.wait_for(f"cannot read {snap}: ")[-1].startswith(f"cannot read {snap}: UTF-16 text")
+    write_atomic(snap, _snapshot_text())
+    loop.wait_for("advice:")
+    assert loop.quit() == 0
+
+
+def test_coach_refuses_a_named_pipe_as_snapshot_and_q_still_quits(tmp_path):
+    import os
+
+    if not hasattr(os, "mkfifo"):
+        import pytest
+        pytest.skip("no named pipes here")
+    snap = tmp_path / "s.txt"
+    snap.write_text(_snapshot_text())
+    loop = LoopInThread(snap)
+    loop.wait_for("advice:")
+    snap.unlink()
+    os.mkfifo(snap)
+    assert loop.wait_for(f"cannot read {snap}: ")[-1] == f"cannot read {snap}: not a regular file: it is a named pipe (FIFO)"
+    try:
+        assert loop.quit() == 0
+    finally:
+        try:  # a loop blocked opening the pipe (the bug) is let go
+            os.close(os.open(snap, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+
+
+def test_coach_refuses_a_symlink_loop_or_a_named_pipe_at_start(tmp_path, capsys):
+    import os
+
+    from solitaire_coach.app.cli import main
+
+    loop = tmp_path / "s.txt"
+    os.symlink("s.txt", loop)
+    assert main(["coach", "--snapshot-file", str(loop), "--strategy", "baseline"]) == 2
+    assert capsys.readouterr().err == (f"error: --snapshot-file {loop}: cannot be read: "
+                                       f"a symlink loop (a symbolic link on its path leads back to itself)\n")
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "pipe.txt"
+        os.mkfifo(fifo)
+        assert main(["coach", "--snapshot-file", str(fifo), "--strategy", "baseline"]) == 2
+        assert capsys.readouterr().err == f"error: --snapshot-file {fifo}: is not a regular file: it is a named pipe (FIFO)\n"

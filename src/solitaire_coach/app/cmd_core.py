@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import stat
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .journal import Journal
 from .paths import file_in_the_way
-from ..storage import NotTextError, describe_os_error, read_text_file
+from ..storage import NotTextError, describe_os_error, file_kind, read_text_file
 
 
 def default_strategy() -> str:
@@ -192,10 +193,18 @@ def _coach_paths_problem(snapshot: Path, journal: Path, journal_option: str) -> 
         blocker = file_in_the_way(path.parent)
         if blocker is not None:
             return f"{option} {path}: {blocker} is a file, not a folder"
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            continue  # not written yet: the snapshot file is waited for, the journal made
+        except OSError as exc:  # a symlink loop, no permission to look
+            return f"{option} {path}: cannot be read: {describe_os_error(exc)}"
+        if not stat.S_ISREG(mode):
+            return f"{option} {path}: is not a regular file: it is {file_kind(mode)}"
     try:
         same = snapshot.resolve() == journal.resolve() or (
             snapshot.exists() and journal.exists() and snapshot.samefile(journal))
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         same = False
     if same:
         return (f"{journal_option} {journal} is the snapshot file itself: the journal must be another file "

@@ -19,6 +19,7 @@ from ..core.notation import SnapshotParseError, parse_snapshot
 from ..core.rules import Rules
 from ..core.tracker import TableTracker, TrackerReport
 from .journal import Journal, JournalError
+from ..storage import NotTextError, describe_os_error, read_text_file
 
 
 class CoachSession:
@@ -108,18 +109,32 @@ class CoachSession:
 
 
 def _file_signature(path: Path):
+    """What tells a change of the file at ``path``: None when there is none; raises OSError
+    when the path cannot be looked at (a folder on it replaced by a file, a symlink loop)."""
     try:
         st = path.stat()
     except FileNotFoundError:
         return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
 
 
 def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, poll_s: float = 0.1,
                   exit_when_done: bool = False) -> int:
-    """Watch ``path``; process it when it changes or when Enter is pressed; ``q`` quits."""
+    """Watch ``path``; process it when it changes or when Enter is pressed; ``q`` quits.
+
+    A path that cannot be read (a folder on it replaced by a file, a symlink loop, a named
+    pipe, bytes that are not UTF-8 text) is reported as ``cannot read PATH: why`` (once
+    until the reason changes, or Enter is pressed) and the watching goes on."""
     session.say(f"watching {path}: press Enter to read it now, q then Enter to quit")
     last = None
+    problem = None  # the last "cannot read" reason said, so a lasting one is said once
+
+    def cannot_read(why: str, force: bool) -> None:
+        nonlocal problem
+        if why != problem or force:
+            session.say(f"cannot read {path}: {why}")
+        problem = why
+
     interactive = stdin is not None
     while True:
         force = False
@@ -138,18 +153,28 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
                     force = True
         else:
             time.sleep(poll_s)
-        sig = _file_signature(path)
+        try:
+            sig = _file_signature(path)
+        except OSError as exc:
+            last = None
+            cannot_read(describe_os_error(exc), force)
+            continue
         if sig is None:
+            problem = None
             if force:
                 session.say(f"{path} does not exist yet")
             continue
         if sig != last or force:
             last = sig
             try:
-                text = path.read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError) as exc:
-                session.say(f"cannot read {path}: {exc}")
+                text = read_text_file(path)
+            except OSError as exc:
+                cannot_read(describe_os_error(exc), force)
                 continue
+            except NotTextError as exc:
+                cannot_read(str(exc), force)
+                continue
+            problem = None
             session.process_text(text, where=str(path))
             if exit_when_done and session.finished:
                 return 0
