@@ -343,3 +343,10 @@ def test_describe_os_error_says_it_in_words():
     assert describe_os_error(OSError(errno.ELOOP, "Too many levels of symbolic links", "x")).startswith("a symlink loop")
     assert describe_os_error(RuntimeError("Symlink loop from 'x'")).startswith("a symlink loop")
     assert describe_os_error(OSError(errno.EIO, "Input/output error", "x")) == "input/output error"
+
+
+@pytest.mark.parametrize("extra", [[], ["AS"]])
+def test_solve_a_long_argument_is_quoted_cut(capsys, extra):
+    assert main(["solve", "x" * 5000, *extra]) == 2
+    err = capsys.readouterr().err
+    assert "'" + "x" * 60 + "'… (5,000 characters) is neither a file nor a" in err and len(err) < 300

@@ -144,3 +144,49 @@ def test_atomic_write_replaces_whole_file(tmp_path):
     write_atomic(target, "AS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\n")
     assert target.read_text().startswith("AS")
     assert [p.name for p in tmp_path.iterdir()] == ["snap.txt"]
+
+
+LONG = 100_000
+GOOD_SLOTS = "KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C"
+
+
+def _long_text_cases():
+    deal = format_deal(deal_for_seed(2))
+    return [
+        (parse_snapshot, "Q" * 1_000_000, SnapshotParseError),                       # one line, one field
+        (parse_snapshot, ",".join(["KS"] * 500_000), SnapshotParseError),            # one line, too many slots
+        (parse_snapshot, "KS,UU,UU,UU,UU," + "5" * LONG + ",5H,QC,7H,8D,9D,9C", SnapshotParseError),
+        (parse_snapshot, GOOD_SLOTS + "\nwaste: " + "K" * LONG, SnapshotParseError),
+        (parse_snapshot, GOOD_SLOTS + "\nruns: " + "K" * LONG + "||||||", SnapshotParseError),
+        (parse_deal, "AS 2S " + "X" * LONG, DealParseError),
+        (parse_deals, "# deals\n" + "Z" * LONG, DealParseError),
+        (parse_log, deal + "\n" + "draw " * LONG, LogParseError),
+        (parse_log, deal + "\nwon\n" + "d" * LONG, LogParseError),
+        (parse_log, deal + "\n" + "d" * LONG, LogParseError),
+        (parse_log, deal + "\n1-" + "9" * LONG, LogParseError),
+        (parse_log, deal + "\n1-2 " + "7" * LONG, LogParseError),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_long_text_cases())))
+def test_long_bad_text_is_quoted_cut_not_whole(case):
+    parse, text, error = _long_text_cases()[case]
+    with pytest.raises(error) as caught:
+        parse(text)
+    message = str(caught.value)
+    assert len(message) < 400, message[:400]
+    assert "…" in message and " characters)" in message
+
+
+def test_short_bad_text_is_quoted_whole():
+    from solitaire_coach.core.notation import QUOTE_LIMIT, quote
+
+    assert quote("7X") == "'7X'"
+    assert quote("a" * QUOTE_LIMIT) == repr("a" * QUOTE_LIMIT)
+    assert quote("a" * 1_000_000) == repr("a" * QUOTE_LIMIT) + "… (1,000,000 characters)"
+
+
+def test_a_visible_run_holds_13_cards_at_most():
+    run = " ".join(["KS"] * 14)
+    with pytest.raises(SnapshotParseError, match="runs of column 1: 14 cards; a visible run holds 13 at most"):
+        parse_snapshot(GOOD_SLOTS.replace("5S", "KS", 1).replace("KS", "XX", 1) + f"\nruns: {run}||||||")

@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 
 from ..core.cards import Card, CardParseError
-from ..core.notation import DealParseError, LogParseError, format_log, parse_deal, parse_deals, parse_log_lines
+from ..core.notation import (DealParseError, LogParseError, format_log, parse_deal, parse_deals, parse_log_lines,
+                             quote)
 from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
@@ -58,19 +59,19 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
             try:
                 Card.parse(code)
             except CardParseError:
-                raise ValueError(f"{code!r} is neither a file nor a card code (a deal given as separate "
+                raise ValueError(f"{quote(code)} is neither a file nor a card code (a deal given as separate "
                                  f"arguments is 52 card codes)") from None
         deal = parse_deal(" ".join(sources))
         return [("deal", GameState.from_deal(deal, rules), tuple(deal))]
     jobs = []
     for n, source in enumerate(sources, start=1):
         path = Path(source)
-        if path.is_dir():
-            raise ValueError(f"{source!r} is a folder, not a deal file, game log or journal")
+        if os.path.isdir(source):  # False, not OSError, for a name too long to be a file's
+            raise ValueError(f"{quote(source)} is a folder, not a deal file, game log or journal")
         elif os.path.lexists(source):  # a file, or something that is none (a named pipe, a link loop): said why
             jobs += _file_positions(path, rules)
         elif len(source.split()) < 52:
-            raise ValueError(f"{source!r} is neither a file nor a deal line of 52 cards")
+            raise ValueError(f"{quote(source)} is neither a file nor a deal line of 52 cards")
         else:
             deal = parse_deal(source)
             label = "deal" if len(sources) == 1 else f"deal (argument {n})"

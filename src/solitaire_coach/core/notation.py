@@ -72,6 +72,48 @@ SlotValue = Union[Card, SlotMark]
 SLOT_NAMES = ("waste",) + tuple(f"foundation {i}" for i in range(1, 5)) + tuple(f"column {i}" for i in range(1, 8))
 
 
+QUOTE_LIMIT = 60
+"""The most characters of the user's text a message quotes (a line of a million characters
+is not printed whole)."""
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """The user's ``text`` as every message of this module quotes it: ``repr``, cut to
+    ``limit`` characters with ``…`` and the whole length when it is longer."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
+def _requoted(exc: Exception, *texts: str) -> str:
+    """The message of ``exc`` (from Card.parse or Move.parse, which quote the text whole)
+    with each of ``texts`` quoted by :func:`quote` instead."""
+    message = str(exc)
+    for text in texts:
+        message = message.replace(repr(text), quote(text))
+    return message
+
+
+def _card(code: str) -> Card:
+    """``Card.parse``, its error quoting the code by :func:`quote`."""
+    try:
+        return Card.parse(code)
+    except CardParseError as exc:
+        raise CardParseError(_requoted(exc, code)) from None
+
+
+def _move(text: str) -> Move:
+    """``Move.parse``, its error quoting the text (and the part of it found wrong) by :func:`quote`."""
+    try:
+        return Move.parse(text)
+    except MoveParseError as exc:
+        raise MoveParseError(_requoted(exc, text, *text.strip().lower().split("-"))) from None
+
+
+MAX_RUN = 13
+"""The most cards a column's visible run can hold (a king down to an ace)."""
+
+
 def slot_name(index: int) -> str:
     """Human name of 0-based slot ``index`` (``slot 6 (column 1)``)."""
     return f"slot {index + 1} ({SLOT_NAMES[index]})"
@@ -171,7 +213,7 @@ def parse_slot(text: str, index: int) -> SlotValue:
         return Card.parse(t)
     except CardParseError:
         raise SnapshotParseError(
-            f"{slot_name(index)}: {text.strip()!r} is not a card code, XX (empty) or UU (unreadable)") from None
+            f"{slot_name(index)}: {quote(text.strip())} is not a card code, XX (empty) or UU (unreadable)") from None
 
 
 def parse_snapshot(text: str) -> Snapshot:
@@ -183,7 +225,7 @@ def parse_snapshot(text: str) -> Snapshot:
     n0, first = lines[0]
     fields = first.split(",")
     if len(fields) != 12:
-        raise SnapshotParseError(f"line {n0}: expected 12 comma-separated slots, found {len(fields)}: {first.strip()!r}")
+        raise SnapshotParseError(f"line {n0}: expected 12 comma-separated slots, found {len(fields)}: {quote(first.strip())}")
     slots = tuple(parse_slot(f, i) for i, f in enumerate(fields))
     repeated = repeated_cards(slots)
     if repeated:
@@ -199,7 +241,7 @@ def parse_snapshot(text: str) -> Snapshot:
             cards = []
             for k, code in enumerate(codes, start=1):
                 try:
-                    cards.append(Card.parse(code))
+                    cards.append(_card(code))
                 except CardParseError as exc:
                     raise SnapshotParseError(f"line {n}: waste card {k}: {exc}") from None
             problem = _fan_problem(tuple(cards), slots[0])
@@ -213,9 +255,12 @@ def parse_snapshot(text: str) -> Snapshot:
             parsed = []
             for col, group in enumerate(groups):
                 try:
-                    parsed.append(tuple(Card.parse(t) for t in group.split()) or None)
+                    parsed.append(tuple(_card(t) for t in group.split()) or None)
                 except CardParseError as exc:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {exc}") from None
+                if len(parsed[-1] or ()) > MAX_RUN:
+                    raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {len(parsed[-1])} cards; a "
+                                             f"visible run holds {MAX_RUN} at most (a king down to an ace)")
                 problem = _run_problem(parsed[-1], slots[5 + col])
                 if problem:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1} ({slot_name(5 + col)}): {problem}")
@@ -233,7 +278,7 @@ def parse_deal(line: str) -> list[Card]:
     cards = []
     for i, code in enumerate(codes):
         try:
-            cards.append(Card.parse(code))
+            cards.append(_card(code))
         except CardParseError as exc:
             raise DealParseError(f"card {i + 1} of the deal: {exc}") from None
     try:
@@ -310,17 +355,17 @@ def parse_log_lines(text: str) -> tuple[GameLog, LogLines]:
     move_lines, result_line = [], None
     for n, line in lines[1:]:
         if result is not None:
-            raise LogParseError(f"line {n}: {line!r} after the result line {result!r}")
+            raise LogParseError(f"line {n}: {quote(line)} after the result line {result!r}")
         if line.lower() in ("won", "lost"):
             result = line.lower()
             result_line = n
             continue
         parts = line.split()
         if len(parts) > 2:
-            raise LogParseError(f"line {n}: {line!r}: expected a move and at most one card")
+            raise LogParseError(f"line {n}: {quote(line)}: expected a move and at most one card")
         try:
-            moves.append(Move.parse(parts[0]))
-            cards.append(Card.parse(parts[1]) if len(parts) == 2 else None)
+            moves.append(_move(parts[0]))
+            cards.append(_card(parts[1]) if len(parts) == 2 else None)
         except (MoveParseError, CardParseError) as exc:
             raise LogParseError(f"line {n}: {exc}") from None
         move_lines.append(n)
