@@ -350,3 +350,26 @@ def test_solve_a_long_argument_is_quoted_cut(capsys, extra):
     assert main(["solve", "x" * 5000, *extra]) == 2
     err = capsys.readouterr().err
     assert "'" + "x" * 60 + "'… (5,000 characters) is neither a file nor a" in err and len(err) < 300
+
+
+@pytest.mark.parametrize("option,value,maximum", [("--memory-mb", "1e300", "1,048,576 MB"),
+                                                  ("--memory-mb", "inf", "1,048,576 MB"),
+                                                  ("--memory-mb", "1048577", "1,048,576 MB"),
+                                                  ("--node-limit", "99999999999999999999999", "1,000,000,000,000,000,000"),
+                                                  ("--node-limit", str(2**63), "1,000,000,000,000,000,000"),
+                                                  ("--time-limit", "1e300", "86,400 seconds"),
+                                                  ("--time-limit", "86401", "86,400 seconds")])
+def test_solve_limits_have_a_maximum(capsys, option, value, maximum):
+    """Values the C solver cannot take are usage errors naming the maximum, not an OverflowError."""
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    err = usage_error(capsys, "solve", format_deal(deal_for_seed(3)), "--quiet", "--time-limit", "1", option, value)
+    assert f"argument {option}: {value} is too large: at most {maximum}" in err
+
+
+def test_solve_limits_at_their_maximum_are_taken(capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    assert main(["solve", format_deal(deal_for_seed(3)), "--quiet", "--memory-mb", "1048576",
+                 "--node-limit", str(10**18), "--time-limit", "86400"]) == 0
+    assert "deal: won" in capsys.readouterr().out

@@ -57,3 +57,26 @@ def non_negative_float(text: str) -> float:
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text} is not allowed: it must be a number of 0 or more")
     return value
+
+
+def at_most(kind, maximum, unit: str = ""):
+    """The argument type ``kind`` (one of the above) that also refuses a value above
+    ``maximum`` (infinity included), saying the maximum: for a value the code behind the
+    option cannot take (a C ``long long``, a table size), not an OverflowError later.
+
+        p.add_argument("--memory-mb", type=at_most(positive_float, 1_048_576, " MB"))
+    """
+    def parse(text: str):
+        try:
+            big = float(text) > maximum  # before kind(), which refuses inf as "not above 0"
+        except (ValueError, OverflowError):  # not a number: kind() says so
+            big = False
+        if big:
+            raise argparse.ArgumentTypeError(f"{text} is too large: at most {maximum:,}{unit}")
+        value = kind(text)
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"{text} is too large: at most {maximum:,}{unit}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse

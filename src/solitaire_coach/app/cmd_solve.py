@@ -27,18 +27,30 @@ from ..core.notation import (DealParseError, LogParseError, format_log, parse_de
 from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
-from .argtypes import non_negative_float, non_negative_int, positive_float, positive_int
+from .argtypes import at_most, non_negative_float, non_negative_int, positive_float, positive_int
 from ..storage import NotTextError, describe_os_error, read_text_file
 from .cmd_core import add_rules_arguments, rules_from_args
+
+
+MAX_NODE_LIMIT = 10**18
+"""The most --node-limit takes: the C solver counts positions in a 64-bit signed integer
+and adds to the limit (2**63 would overflow)."""
+MAX_MEMORY_MB = 1_048_576
+"""The most --memory-mb takes (a terabyte): the solver turns it into a byte count for C."""
+MAX_TIME_LIMIT = 86_400
+"""The most --time-limit takes: a day (0 means no limit)."""
 
 
 def register(sub) -> None:
     p = sub.add_parser("solve", help="solve a deal or position with every card known (won/lost/unknown)")
     p.add_argument("source", nargs="+", help="a deal line (52 codes), or a deal file, game log or journal; several are solved in turn")
     add_rules_arguments(p)
-    p.add_argument("--node-limit", type=positive_int, default=None, help="positions to search at most per deal")
-    p.add_argument("--time-limit", type=non_negative_float, default=30.0, help="seconds per deal (default 30; 0 for none)")
-    p.add_argument("--memory-mb", type=positive_float, default=1024, help="transposition table size in MB (default 1024)")
+    p.add_argument("--node-limit", type=at_most(positive_int, MAX_NODE_LIMIT), default=None,
+                   help=f"positions to search at most per deal (at most {MAX_NODE_LIMIT:,})")
+    p.add_argument("--time-limit", type=at_most(non_negative_float, MAX_TIME_LIMIT, " seconds"), default=30.0,
+                   help=f"seconds per deal (default 30; 0 for none; at most {MAX_TIME_LIMIT:,}, a day)")
+    p.add_argument("--memory-mb", type=at_most(positive_float, MAX_MEMORY_MB, " MB"), default=1024,
+                   help=f"transposition table size in MB (default 1024; at most {MAX_MEMORY_MB:,}, a terabyte)")
     p.add_argument("--samples", type=non_negative_int, default=0,
                    help="for a position with unknown cards: solve this many random layouts of them")
     p.add_argument("--seed", type=int, default=0, help="random seed for --samples (default 0)")
