@@ -42,3 +42,50 @@ def test_solve_log_output_and_rules(capsys):
 def test_solve_bad_input(capsys):
     assert main(["solve", "AH", "2H"]) == 2
     assert "not a full deck" in capsys.readouterr().err
+
+
+def _journal_text() -> str:
+    import json
+
+    from solitaire_coach.core.tracker import TableTracker
+    from solitaire_coach.core.virtual_table import VirtualTable
+
+    tracker = TableTracker()
+    assert tracker.update(VirtualTable.from_deal(deal_for_seed(3)).snapshot()).accepted
+    return json.dumps({"version": 1, "tracker": tracker.to_dict()}, indent=2)
+
+
+def test_solve_tells_a_journal_from_a_deal_file_by_content_not_name(tmp_path, capsys):
+    journal = tmp_path / "mygame.jnl"
+    journal.write_text(_journal_text())
+    assert main(["solve", str(journal)]) == 3
+    assert "mygame.jnl: 44 cards are unknown in this position" in capsys.readouterr().out
+    deal = tmp_path / "deal.json"
+    deal.write_text(format_deal(deal_for_seed(3)) + "\n")
+    assert main(["solve", str(deal), "--quiet"]) == 0
+    assert "deal.json deal 1: won" in capsys.readouterr().out
+    log = tmp_path / "game.json"
+    log.write_text(format_log(deal_for_seed(3), [GameState.from_deal(deal_for_seed(3)).legal_moves()[0]]))
+    assert main(["solve", str(log), "--quiet"]) == 0
+    assert "game.json after 1 moves: won" in capsys.readouterr().out
+
+
+def test_solve_a_bad_json_file_is_read_as_a_journal(tmp_path, capsys):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("  [1, 2]\n")
+    assert main(["solve", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: cannot read the journal: it holds a JSON " in err and "not a journal object" in err
+
+
+def test_solve_a_deal_file_with_a_short_second_line_is_read_as_deals(tmp_path, capsys):
+    """Line 2 holds cards, not a move: the deal file's own error, as simulate --deals gives."""
+    deals = tmp_path / "deals.txt"
+    deals.write_text(format_deal(deal_for_seed(3)) + "\nQC 6D 0C\n")
+    assert main(["solve", str(deals)]) == 2
+    err = capsys.readouterr().err
+    assert f"{deals}: line 2: deal: not a full deck of 52 different cards (3 cards; missing" in err
+    deals.write_text(format_deal(deal_for_seed(3)) + "\n\n# two words\nhello there\n")
+    assert main(["solve", str(deals)]) == 2
+    assert (f"{deals}: line 4: 'hello there' is neither a move (as in a game log) nor a deal line of 52 cards"
+            in capsys.readouterr().err)

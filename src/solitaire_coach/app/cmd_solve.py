@@ -5,7 +5,7 @@ Input, one or more of (each solved in turn):
 * a deal line (52 card codes, quoted; or, alone, as separate arguments);
 * a file of deal lines (``#`` comments allowed): every deal is solved;
 * a game log (a deal line then moves): the position after the moves is solved;
-* a coach journal (``*.journal.json``): the tracker's position. It has unknown cards
+* a coach journal (JSON, whatever its name): the tracker's position. It has unknown cards
   unless every card has been seen, so by default the command says so; with
   ``--samples N`` it deals the unknown cards at random N times and solves each.
 
@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 from ..core.cards import Card, CardParseError
-from ..core.notation import (DealParseError, LogParseError, format_log, parse_deal, parse_deals, parse_log_lines,
-                             quote)
+from ..core.notation import (DealParseError, LogParseError, format_log, is_log_line, parse_deal, parse_deals,
+                             parse_log_lines, quote)
 from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
@@ -92,24 +92,32 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
 
 
 def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
-    """The positions a deal file, game log or journal gives; errors name the file."""
+    """The positions a deal file, game log or journal gives; errors name the file.
+
+    Told apart by content, not by name: text that starts (after blanks) with ``{`` or ``[``
+    is JSON, a journal; text whose second line is a move (or the result) is a game log;
+    any other text is a file of deal lines."""
     try:
         text = read_text_file(path)
     except OSError as exc:
         raise ValueError(f"{path}: {describe_os_error(exc)}") from None
     except NotTextError as exc:
         raise ValueError(f"{path}: {exc}") from None
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise ValueError(f"{path}: holds no deal, position or game (only blank lines and # comments)")
-    if path.name.endswith(".json"):
-        from .journal import Journal
-        tracker = Journal(path).load()
-        if tracker is None or tracker.state is None:
+    if text.lstrip()[:1] in ("{", "["):
+        from .journal import Journal, JournalError
+        try:
+            tracker = Journal(path).parse(text)
+        except JournalError as exc:
+            raise ValueError(str(exc)) from None
+        if tracker.state is None:
             raise ValueError(f"{path}: the journal holds no game")
         return [(path.name, tracker.state, ())]
     try:
-        if len(lines) > 1 and len(lines[1].split()) < 10:  # a game log: deal, then moves
+        if len(lines) > 1 and is_log_line(lines[1][1]):  # a game log: deal, then moves
             log, where = parse_log_lines(text)
             state = GameState.from_deal(log.deal, rules)
             for n, (move, line) in enumerate(zip(log.moves, where.moves), start=1):
@@ -118,6 +126,14 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
                 except IllegalMoveError as exc:
                     raise ValueError(f"{path}: line {line}, move {n} ({move}) is illegal: {exc}") from None
             return [(f"{path.name} after {len(log.moves)} moves", state, ())]
+        if len(lines) > 1:
+            n, second = lines[1]
+            first = second.replace(",", " ").split()[0]
+            try:
+                Card.parse(first)
+            except CardParseError:
+                raise ValueError(f"{path}: line {n}: {quote(second.strip())} is neither a move (as in a game log) "
+                                 f"nor a deal line of 52 cards") from None
         return [(f"{path.name} deal {i}", GameState.from_deal(d, rules), tuple(d))
                 for i, d in enumerate(parse_deals(text), start=1)]
     except (DealParseError, LogParseError) as exc:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from ..core.tracker import TableTracker
-from ..storage import write_json_atomic
+from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
 
 JOURNAL_VERSION = 1
 
@@ -41,7 +41,18 @@ class Journal:
         if not self.path.exists():
             return None
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            text = read_text_file(self.path)
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot read the journal: {describe_os_error(exc)}") from None
+        except NotTextError as exc:
+            raise JournalError(f"{self.path}: cannot read the journal: {exc}") from None
+        return self.parse(text)
+
+    def parse(self, text: str) -> TableTracker:
+        """The tracker the journal text ``text`` (read from this journal's file) holds;
+        raises JournalError naming the file and why, as :meth:`load`."""
+        try:
+            data = json.loads(text)
             if not isinstance(data, dict):
                 raise ValueError(f"it holds a JSON {type(data).__name__}, not a journal object")
             if data.get("version") != JOURNAL_VERSION:
@@ -49,11 +60,8 @@ class Journal:
             if "tracker" not in data:
                 raise ValueError("it has no 'tracker'")
             return TableTracker.from_dict(data["tracker"])
-        except UnicodeDecodeError:
-            raise JournalError(f"{self.path}: cannot read the journal: it is not UTF-8 text") from None
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise JournalError(f"{self.path}: cannot read the journal: {reason}") from None
+        except ValueError as exc:
+            raise JournalError(f"{self.path}: cannot read the journal: {exc}") from None
 
     def save(self, tracker: TableTracker) -> None:
         """Write the tracker atomically (OSError when the file cannot be written)."""

@@ -335,6 +335,22 @@ class LogLines(NamedTuple):
     result: int | None
 
 
+def is_log_line(line: str) -> bool:
+    """True if ``line`` reads as a line of a game log after the deal: a move (``3-5``,
+    ``draw``, with or without a card) or the result (``won``, ``lost``). Tells a game log
+    from a file of deal lines by what its second line holds."""
+    parts = line.split()
+    if not parts or len(parts) > 2:
+        return False
+    if len(parts) == 1 and parts[0].lower() in ("won", "lost"):
+        return True
+    try:
+        Move.parse(parts[0])
+    except MoveParseError:
+        return False
+    return True
+
+
 def parse_log(text: str) -> GameLog:
     """Parse a game log; errors name the line number and the text found."""
     return parse_log_lines(text)[0]
