@@ -373,3 +373,32 @@ def test_solve_limits_at_their_maximum_are_taken(capsys):
     assert main(["solve", format_deal(deal_for_seed(3)), "--quiet", "--memory-mb", "1048576",
                  "--node-limit", str(10**18), "--time-limit", "86400"]) == 0
     assert "deal: won" in capsys.readouterr().out
+
+
+def test_deals_written_with_commas_are_read(tmp_path, capsys):
+    """Commas between the codes, as a snapshot has them: solve, simulate --deals, check-log."""
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    commas = format_deal(deal_for_seed(3)).replace(" ", ",")
+    assert main(["solve", commas, "--quiet"]) == 0
+    assert "deal: won" in capsys.readouterr().out
+    deals = tmp_path / "deals.txt"
+    deals.write_text(commas + "\n" + format_deal(deal_for_seed(4)).replace(" ", ", ") + "\n")
+    assert main(["simulate", "--deals", str(deals), "--strategy", "baseline", "--quiet"]) == 0
+    assert "games 2," in capsys.readouterr().out
+    log = good_log(tmp_path)
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join([lines[0].replace(" ", ",")] + lines[1:]) + "\n")
+    assert main(["check-log", str(log)]) == 0
+    assert f"{log}: ok, " in capsys.readouterr().out
+
+
+def test_simulate_deals_given_a_game_log_says_it_looks_like_one(tmp_path, capsys):
+    log = good_log(tmp_path, "game.log")
+    assert main(["simulate", "--deals", str(log), "--strategy", "baseline"]) == 2
+    err = capsys.readouterr().err
+    assert f"{log}: line 2: card 1 of the deal: " in err and "the file looks like a game log: line 2 is a move" in err
+    deals = tmp_path / "deals.txt"
+    deals.write_text("AS 2S 3S\n")
+    assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
+    assert "game log" not in capsys.readouterr().err

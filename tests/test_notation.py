@@ -190,3 +190,10 @@ def test_a_visible_run_holds_13_cards_at_most():
     run = " ".join(["KS"] * 14)
     with pytest.raises(SnapshotParseError, match="runs of column 1: 14 cards; a visible run holds 13 at most"):
         parse_snapshot(GOOD_SLOTS.replace("5S", "KS", 1).replace("KS", "XX", 1) + f"\nruns: {run}||||||")
+
+
+def test_a_deal_line_may_separate_its_codes_by_commas():
+    deal = deal_for_seed(7)
+    assert parse_deal(format_deal(deal).replace(" ", ",")) == deal
+    assert parse_deal(format_deal(deal).replace(" ", " , ")) == deal
+    assert parse_deals("# c\n" + format_deal(deal).replace(" ", ",") + "\n") == [deal]

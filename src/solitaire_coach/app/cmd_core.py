@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..core.advisor import STRATEGY_FACTORIES, make_strategy
 from ..core.moves import IllegalMoveError
-from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
+from ..core.notation import DealParseError, LogParseError, is_log_line, parse_deals, parse_log_lines
 from ..core.rules import Rules
 from ..core.state import GameState, deal_for_seed
 from .argtypes import positive_float, positive_int, strategy_name
@@ -110,12 +110,17 @@ def cmd_simulate(args) -> int:
     make_strategy(strategy)  # fail early on an unknown name
     if args.deals:
         try:
-            deals = parse_deals(read_text_file(args.deals))
+            text = read_text_file(args.deals)
         except OSError as exc:
             print(f"error: {args.deals}: {describe_os_error(exc)}", file=sys.stderr)
             return 2
-        except (NotTextError, DealParseError) as exc:
+        except NotTextError as exc:
             print(f"error: {args.deals}: {exc}", file=sys.stderr)
+            return 2
+        try:
+            deals = parse_deals(text)
+        except DealParseError as exc:
+            print(f"error: {args.deals}: {exc}{_game_log_hint(text)}", file=sys.stderr)
             return 2
         if not deals:
             print(f"error: {args.deals}: holds no deal lines (only blank lines and # comments)", file=sys.stderr)
@@ -166,6 +171,18 @@ def cmd_simulate(args) -> int:
             print(f"ceiling (full information): won {summary['ceiling_won']}, proven lost {summary['ceiling_lost']}, "
                   f"unknown {summary['ceiling_unknown']}; strategy wins / winnable = {summary['ratio_to_ceiling']:.1%}")
     return 0
+
+
+def _game_log_hint(text: str) -> str:
+    """'' unless ``text`` (a deal file that could not be read as deals) looks like a game log:
+    then what says so (the first line after the first that reads as a move), to add to the error."""
+    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    for n, line in lines[1:]:
+        if is_log_line(line):
+            return (f" (the file looks like a game log: line {n} is a move; check-log replays a log and "
+                    f"solve solves the position after it)")
+    return ""
 
 
 def _ceiling(deals, rules: Rules, wins: int, seconds: float, quiet: bool = False) -> dict:

@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 
 from ..core.cards import Card, CardParseError
-from ..core.notation import (DealParseError, LogParseError, format_log, is_log_line, parse_deal, parse_deals,
-                             parse_log_lines, quote)
+from ..core.notation import (DealParseError, LogParseError, deal_codes, format_log, is_log_line, parse_deal,
+                             parse_deals, parse_log_lines, quote)
 from ..core.moves import IllegalMoveError
 from ..core.state import GameState
 from ..core.solver import SolverError, solve
@@ -82,7 +82,7 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
             raise ValueError(f"{quote(source)} is a folder, not a deal file, game log or journal")
         elif os.path.lexists(source):  # a file, or something that is none (a named pipe, a link loop): said why
             jobs += _file_positions(path, rules)
-        elif len(source.split()) < 52:
+        elif len(deal_codes(source)) < 52:
             raise ValueError(f"{quote(source)} is neither a file nor a deal line of 52 cards")
         else:
             deal = parse_deal(source)
@@ -128,7 +128,7 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
             return [(f"{path.name} after {len(log.moves)} moves", state, ())]
         if len(lines) > 1:
             n, second = lines[1]
-            first = second.replace(",", " ").split()[0]
+            first = deal_codes(second)[0]
             try:
                 Card.parse(first)
             except CardParseError:

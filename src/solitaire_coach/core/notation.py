@@ -14,7 +14,7 @@ Everything here works on strings; reading and writing files (atomically) is done
     Other extra lines, blank lines and ``#`` comments are ignored.
 
 Deal line
-    52 codes separated by spaces: the 28 tableau cards (column 1's card, column 2's two
+    52 codes separated by spaces (commas are read too): the 28 tableau cards (column 1's card, column 2's two
     cards bottom to top, ..., column 7's seven), then the 24 stock cards from the top.
 
 Game log
@@ -272,9 +272,15 @@ def format_deal(deal: Sequence[Card]) -> str:
     return " ".join(c.code for c in deal)
 
 
+def deal_codes(line: str) -> list[str]:
+    """The codes of a deal line: separated by spaces or commas (as a snapshot writes them)."""
+    return line.replace(",", " ").split()
+
+
 def parse_deal(line: str) -> list[Card]:
-    """Parse a deal line; raise DealParseError naming bad codes, duplicates and missing cards."""
-    codes = line.split()
+    """Parse a deal line (codes separated by spaces or commas); raise DealParseError naming
+    bad codes, duplicates and missing cards."""
+    codes = deal_codes(line)
     cards = []
     for i, code in enumerate(codes):
         try:
