@@ -51,7 +51,7 @@ def _spoil(data: dict, how: str) -> object:
 
 @pytest.mark.parametrize("how, words", [
     ("list", "JSON list, not a journal"),
-    ("null", "JSON NoneType, not a journal"),
+    ("null", "it holds a JSON null, not a journal object"),
     ("three columns", "the position: the position has 3 face-down and 3 face-up columns, not 7"),
     ("two foundations", "the position has 2 foundations, not 4"),
     ("foundation 99", "the ♣ foundation holds 99 cards"),
@@ -151,3 +151,58 @@ def test_check_position_names_what_makes_a_position_impossible():
         state_from_dict(dict(data, redeals_used=4), state.rules)
     with pytest.raises(ValueError, match="'foundations' must be a list"):
         state_from_dict(dict(data, foundations="0000"), state.rules)
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("redeal_limit", "unlimited", 'redeal_limit must be a whole number from 0 to 1000 or null (unlimited), '
+                                  'not "unlimited" (a string)'),
+    ("redeal_limit", 10**30, "redeal_limit must be a whole number from 0 to 1000 or null"),
+    ("redeal_limit", 2.5, "not 2.5"),
+    ("draw_count", "1", 'draw_count must be the number 1 or 3, not "1" (a string)'),
+    ("draw_count", True, "draw_count must be the number 1 or 3, not true"),
+    ("draw_count", 2, "draw_count must be the number 1 or 3, not 2"),
+    ("foundation_return", "no", 'foundation_return must be true or false, not "no" (a string)'),
+    ("foundation_return", None, "foundation_return must be true or false, not null"),
+    ("colour", 1, 'the rules must give draw_count, redeal_limit and foundation_return, nothing else: unknown "colour"'),
+])
+def test_the_rules_of_a_journal_are_checked_in_json_terms(tmp_path, field, value, words):
+    data = _journal_data()
+    data["tracker"]["rules"][field] = value
+    journal = Journal(tmp_path / "game.journal.json")
+    journal.path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(JournalError) as caught:
+        journal.load()
+    message = str(caught.value)
+    assert f"cannot read the journal: the rules" in message and words in message
+    for python in ("not supported between", "None", "True", "'", "NoneType"):
+        assert python not in message.replace(str(journal.path), "")
+
+
+@pytest.mark.parametrize("spoil, words", [
+    (lambda d: d["tracker"].__setitem__("history", None), "the history must be a list of moves in the game-log "
+                                                           "notation, not null"),
+    (lambda d: d["tracker"]["state"].__setitem__("waste", [None]), "the waste must be a list of card codes, not [null]"),
+    (lambda d: d["tracker"]["state"].__setitem__("foundations", [True, 0, 0, 0]), "not [true, 0, 0, 0]"),
+    (lambda d: d["tracker"].__setitem__("state", "x"), "a position must be an object, not string"),
+    (lambda d: d.__setitem__("tracker", None), "the tracker must be an object, not null"),
+    (lambda d: d["tracker"].__setitem__("alternatives", [{"x": None}]), 'not {"x": null}'),
+    (lambda d: d.__setitem__("version", True), "version true, expected 1"),
+    (lambda d: d["tracker"].pop("rules"), "the tracker has no rules"),
+])
+def test_journal_messages_write_values_as_json(tmp_path, spoil, words):
+    data = _journal_data()
+    spoil(data)
+    journal = Journal(tmp_path / "game.journal.json")
+    journal.path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(JournalError) as caught:
+        journal.load()
+    assert words in str(caught.value)
+
+
+def test_redeals_beyond_what_the_solver_takes_is_a_usage_error(capsys):
+    from solitaire_coach.app.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", "x.txt", "--redeals", "99999999999"])
+    assert exc.value.code == 2
+    assert "argument --redeals: 99999999999 is too large: give at most 1000, or 'unlimited'" in capsys.readouterr().err

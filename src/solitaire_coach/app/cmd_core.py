@@ -13,6 +13,7 @@ from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, is_log_line, parse_deals, parse_log_lines
 from ..core.rules import Rules
 from ..core.state import GameState, deal_for_seed
+from ..core.tracker import MAX_REDEAL_LIMIT
 from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .journal import Journal
@@ -26,8 +27,8 @@ def default_strategy() -> str:
 
 def redeal_limit(text) -> int | None:
     """The redeal limit ``--redeals`` names: a whole number of 0 or more, or ``unlimited``
-    (any case) for None. Anything else (-1, 'inf', 'none' included) raises ValueError
-    saying what is taken."""
+    (any case) for None. Anything else (-1, 'inf', 'none', more than MAX_REDEAL_LIMIT
+    included) raises ValueError saying what is taken."""
     t = str(text).strip()
     if t.lower() == "unlimited":
         return None
@@ -37,6 +38,8 @@ def redeal_limit(text) -> int | None:
         raise ValueError(f"{text!r} is neither a whole number nor 'unlimited'") from None
     if value < 0:
         raise ValueError(f"{value} is not allowed: give a whole number of 0 or more, or 'unlimited'")
+    if value > MAX_REDEAL_LIMIT:
+        raise ValueError(f"{value} is too large: give at most {MAX_REDEAL_LIMIT}, or 'unlimited'")
     return value
 
 
@@ -51,8 +54,8 @@ def _redeals_argument(text: str) -> str:
 def add_rules_arguments(p) -> None:
     p.add_argument("--draw", type=int, choices=(1, 3), default=1, help="cards turned from the stock at a time (default 1)")
     p.add_argument("--redeals", type=_redeals_argument, default="3",
-                   help="times the waste may be turned over: a whole number of 0 or more, or 'unlimited' "
-                        "(default 3; -1, inf and none are refused)")
+                   help=f"times the waste may be turned over: a whole number from 0 to {MAX_REDEAL_LIMIT}, or "
+                        f"'unlimited' (default 3; -1, inf and none are refused)")
     p.add_argument("--foundation-return", action="store_true", help="cards may come back from the foundations")
 
 

@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from ..core.tracker import TableTracker
+from ..core.tracker import TableTracker, json_text, json_type
 from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
 
 JOURNAL_VERSION = 1
@@ -54,9 +54,10 @@ class Journal:
         try:
             data = json.loads(text)
             if not isinstance(data, dict):
-                raise ValueError(f"it holds a JSON {type(data).__name__}, not a journal object")
-            if data.get("version") != JOURNAL_VERSION:
-                raise ValueError(f"version {data.get('version')!r}, expected {JOURNAL_VERSION}")
+                raise ValueError(f"it holds a JSON {json_type(data)}, not a journal object")
+            if type(data.get("version")) is not int or data["version"] != JOURNAL_VERSION:
+                found = json_text(data["version"]) if "version" in data else "none"
+                raise ValueError(f"version {found}, expected {JOURNAL_VERSION}")
             if "tracker" not in data:
                 raise ValueError("it has no 'tracker'")
             return TableTracker.from_dict(data["tracker"])

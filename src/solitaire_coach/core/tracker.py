@@ -34,6 +34,7 @@ Decisions (documented here because the issue leaves them open):
 from __future__ import annotations
 
 import heapq
+import json
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -416,18 +417,24 @@ class TableTracker:
         """The tracker ``to_dict`` wrote. ValueError says which part is wrong ("the rules",
         "the position", "move 3 of the history", "alternative 2") and why."""
         if not isinstance(data, dict):
-            raise ValueError(f"the tracker must be an object, not {type(data).__name__}")
-        rules_data = data.get("rules")
-        if not isinstance(rules_data, dict) or set(rules_data) != {"draw_count", "redeal_limit", "foundation_return"}:
-            raise ValueError(f"the rules must give draw_count, redeal_limit and foundation_return, not {rules_data!r}")
-        try:
-            rules = Rules(**rules_data)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"the rules: {exc}") from None
+            raise ValueError(f"the tracker must be an object, not {json_type(data)}")
+        if "rules" not in data:
+            raise ValueError("the tracker has no rules: they must give draw_count, redeal_limit and foundation_return")
+        rules_data = data["rules"]
+        fields = ("draw_count", "redeal_limit", "foundation_return")
+        if not isinstance(rules_data, dict):
+            raise ValueError(f"the rules must give {', '.join(fields[:2])} and {fields[2]}, not {json_text(rules_data)}")
+        missing = [f for f in fields if f not in rules_data]
+        unknown = sorted(f for f in rules_data if f not in fields)
+        if missing or unknown:
+            raise ValueError(f"the rules must give {', '.join(fields[:2])} and {fields[2]}, nothing else: "
+                             + "; ".join(([f"missing {', '.join(missing)}"] if missing else [])
+                                         + ([f"unknown {', '.join(json_text(f) for f in unknown)}"] if unknown else [])))
+        rules = _rules_from_dict(rules_data)
 
         def moves(value, where: str) -> list[Move]:
             if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-                raise ValueError(f"{where} must be a list of moves in the game-log notation, not {value!r}")
+                raise ValueError(f"{where} must be a list of moves in the game-log notation, not {json_text(value)}")
             out = []
             for n, text in enumerate(value, start=1):
                 try:
@@ -446,11 +453,11 @@ class TableTracker:
         tracker = cls(rules, state, moves(data.get("history", []), "the history"))
         alternatives = data.get("alternatives", [])
         if not isinstance(alternatives, list):
-            raise ValueError(f"the alternatives must be a list, not {alternatives!r}")
+            raise ValueError(f"the alternatives must be a list, not {json_text(alternatives)}")
         for n, alt in enumerate(alternatives, start=1):
             where = f"alternative {n}"
             if not isinstance(alt, dict) or type(alt.get("cost")) is not int:
-                raise ValueError(f"{where} must be an object with a whole-number cost, not {alt!r}")
+                raise ValueError(f"{where} must be an object with a whole-number cost, not {json_text(alt)}")
             tracker._hypotheses.append(_Hypothesis(alt["cost"], position(alt.get("state"), where),
                                                    tuple(moves(alt.get("history"), f"the history of {where}"))))
         return tracker
@@ -510,6 +517,60 @@ def _describe_reveals(before: GameState, after: GameState) -> str:
     return ", ".join(parts)
 
 
+MAX_REDEAL_LIMIT = 1000
+"""The largest finite redeal limit a game may have (the C solver takes an ``int``; more
+than this is as good as unlimited): ``--redeals`` and a journal's rules are held to it."""
+
+
+def json_type(value) -> str:
+    """The JSON name of the type of ``value`` (as ``json.loads`` gives it): null, true/false,
+    number, string, list or object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def json_text(value, limit: int = 60) -> str:
+    """``value`` written as JSON (``null``, ``"1"``, ``{"x": 1}``, never Python's None or
+    'x'), cut to ``limit`` characters with ``…`` and the length when longer."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return f"a {json_type(value)}"
+    if len(text) > limit:
+        text = f"{text[:limit]}… ({len(text):,} characters)"
+    return text
+
+
+def _described(value) -> str:
+    """``value`` as JSON, and "(a string)" after a string, whose quotes are easy to miss (``"1"``)."""
+    return f"{json_text(value)} (a string)" if isinstance(value, str) else json_text(value)
+
+
+def _rules_from_dict(data: dict) -> Rules:
+    """The Rules of a journal's ``rules`` object, each value's JSON type checked first, so
+    that a message says what is wrong in JSON terms (``"1"`` is a string)."""
+    draw, limit, back = data["draw_count"], data["redeal_limit"], data["foundation_return"]
+    if type(draw) is not int or draw not in (1, 3):
+        raise ValueError(f"the rules: draw_count must be the number 1 or 3, not {_described(draw)}")
+    if limit is not None and (type(limit) is not int or not 0 <= limit <= MAX_REDEAL_LIMIT):
+        raise ValueError(f"the rules: redeal_limit must be a whole number from 0 to {MAX_REDEAL_LIMIT} or null "
+                         f"(unlimited), not {_described(limit)}")
+    if type(back) is not bool:
+        raise ValueError(f"the rules: foundation_return must be true or false, not {_described(back)}")
+    return Rules(draw_count=draw, redeal_limit=limit, foundation_return=back)
+
+
 def _code(card: Card | None) -> str:
     return card.code if card is not None else "??"
 
@@ -529,7 +590,7 @@ def state_from_dict(data: dict, rules: Rules) -> GameState:
     """The position ``state_to_dict`` wrote; ValueError names the field that is wrong (a
     card code, a list of the wrong shape) or what makes it no position (``check_position``)."""
     if not isinstance(data, dict):
-        raise ValueError(f"a position must be an object, not {type(data).__name__}")
+        raise ValueError(f"a position must be an object, not {json_type(data)}")
 
     def field(name: str):
         if name not in data:
@@ -538,7 +599,7 @@ def state_from_dict(data: dict, rules: Rules) -> GameState:
 
     def cards(value, where: str, unknown_allowed: bool = True) -> tuple[Card | None, ...]:
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-            raise ValueError(f"{where} must be a list of card codes, not {value!r}")
+            raise ValueError(f"{where} must be a list of card codes, not {json_text(value)}")
         try:
             return tuple(None if (c == "??" and unknown_allowed) else Card.parse(c) for c in value)
         except ValueError as exc:
@@ -547,14 +608,14 @@ def state_from_dict(data: dict, rules: Rules) -> GameState:
     def columns(name: str, unknown_allowed: bool) -> tuple[tuple[Card | None, ...], ...]:
         value = field(name)
         if not isinstance(value, list):
-            raise ValueError(f"{name!r} must be a list of columns, not {value!r}")
+            raise ValueError(f"{name!r} must be a list of columns, not {json_text(value)}")
         return tuple(cards(col, f"{name} of column {i + 1}", unknown_allowed) for i, col in enumerate(value))
 
     foundations, redeals = field("foundations"), field("redeals_used")
     if not isinstance(foundations, list) or not all(type(h) is int for h in foundations):
-        raise ValueError(f"'foundations' must be a list of 4 heights, not {foundations!r}")
+        raise ValueError(f"'foundations' must be a list of 4 heights, not {json_text(foundations)}")
     if type(redeals) is not int:
-        raise ValueError(f"'redeals_used' must be a whole number, not {redeals!r}")
+        raise ValueError(f"'redeals_used' must be a whole number, not {json_text(redeals)}")
     state = GameState(
         hidden=columns("hidden", True),
         faceup=columns("faceup", False),
