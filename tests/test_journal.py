@@ -206,3 +206,20 @@ def test_redeals_beyond_what_the_solver_takes_is_a_usage_error(capsys):
         main(["solve", "x.txt", "--redeals", "99999999999"])
     assert exc.value.code == 2
     assert "argument --redeals: 99999999999 is too large: give at most 1000, or 'unlimited'" in capsys.readouterr().err
+
+
+def test_a_journal_nested_too_deeply_is_refused_and_set_aside(tmp_path, capsys):
+    from solitaire_coach.app.cli import main
+
+    deep = "[" * 100_000 + "]" * 100_000
+    journal = Journal(tmp_path / "game.journal.json")
+    journal.path.write_text(deep)
+    with pytest.raises(JournalError, match="cannot read the journal: it is JSON nested too deeply to be a journal"):
+        journal.load()
+    said = []
+    CoachSession(Rules(), make_strategy("baseline"), journal, say=said.append)
+    assert "nested too deeply" in said[0] and (tmp_path / "game.journal.json.bad-1").read_text() == deep
+    given = tmp_path / "deep.json"
+    given.write_text(deep)
+    assert main(["solve", str(given)]) == 2
+    assert f"{given}: cannot read the journal: it is JSON nested too deeply" in capsys.readouterr().err

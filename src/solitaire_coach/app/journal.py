@@ -52,7 +52,10 @@ class Journal:
         """The tracker the journal text ``text`` (read from this journal's file) holds;
         raises JournalError naming the file and why, as :meth:`load`."""
         try:
-            data = json.loads(text)
+            try:
+                data = json.loads(text)
+            except RecursionError:  # '[' * 100000: deeper than the JSON reader goes
+                raise ValueError("it is JSON nested too deeply to be a journal") from None
             if not isinstance(data, dict):
                 raise ValueError(f"it holds a JSON {json_type(data)}, not a journal object")
             if type(data.get("version")) is not int or data["version"] != JOURNAL_VERSION:
