@@ -402,3 +402,30 @@ def test_simulate_deals_given_a_game_log_says_it_looks_like_one(tmp_path, capsys
     deals.write_text("AS 2S 3S\n")
     assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
     assert "game log" not in capsys.readouterr().err
+
+
+def test_simulate_count_with_deals_is_refused(tmp_path, capsys):
+    from solitaire_coach.core import deal_for_seed, format_deal
+
+    deals = tmp_path / "deals.txt"
+    deals.write_text(format_deal(deal_for_seed(3)) + "\n")
+    assert main(["simulate", "--deals", str(deals), "--count", "5", "--strategy", "baseline"]) == 2
+    captured = capsys.readouterr()
+    assert f"--count 5 cannot be used with --deals {deals}" in captured.err and "games" not in captured.out
+    assert main(["simulate", "--deals", str(deals), "--strategy", "baseline", "--quiet"]) == 0
+    assert "games 1," in capsys.readouterr().out
+    assert main(["simulate", "--seed", "3", "--count", "2", "--strategy", "baseline", "--quiet"]) == 0
+    assert "games 2," in capsys.readouterr().out
+
+
+def test_help_names_check_logs_files_and_the_known_strategies(capsys):
+    from solitaire_coach.core.advisor import strategy_names
+
+    for command in ("check-log", "simulate", "coach"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        if command == "check-log":
+            assert "LOG [LOG ...]" in out and "game log files" in out
+        else:
+            assert f"advisor strategy: {', '.join(strategy_names())} (default " in out

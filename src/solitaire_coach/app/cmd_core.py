@@ -8,7 +8,7 @@ import stat
 import sys
 from pathlib import Path
 
-from ..core.advisor import STRATEGY_FACTORIES, make_strategy
+from ..core.advisor import STRATEGY_FACTORIES, make_strategy, strategy_names
 from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, is_log_line, parse_deals, parse_log_lines
 from ..core.rules import Rules
@@ -21,8 +21,17 @@ from .paths import file_in_the_way
 from ..storage import NotTextError, describe_os_error, file_kind, read_text_file
 
 
+DEFAULT_COUNT = 100
+"""Seeded deals ``simulate`` plays when --count is not given."""
+
+
 def default_strategy() -> str:
     return "best" if "best" in STRATEGY_FACTORIES else "baseline"
+
+
+def strategy_help() -> str:
+    """The help of a --strategy option: the known strategies and the default."""
+    return f"advisor strategy: {', '.join(strategy_names())} (default {default_strategy()})"
 
 
 def redeal_limit(text) -> int | None:
@@ -73,8 +82,9 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--deals", type=Path, help="file of deal lines")
     src.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
-    p.add_argument("--count", type=positive_int, default=100, help="number of seeded deals (default 100)")
-    p.add_argument("--strategy", type=strategy_name, default=None, help=f"advisor strategy (default {default_strategy()})")
+    p.add_argument("--count", type=positive_int, default=None,
+                   help=f"number of seeded deals (default {DEFAULT_COUNT}; not with --deals, which plays each of its deals)")
+    p.add_argument("--strategy", type=strategy_name, default=None, help=strategy_help())
     p.add_argument("--think-time", type=positive_float, default=None, help="seconds per decision for searching strategies")
     add_rules_arguments(p)
     p.add_argument("--logs", type=Path, help="write one game log per deal into this folder")
@@ -89,14 +99,15 @@ def register(sub) -> None:
     c.add_argument("--snapshot-file", type=Path, required=True, help="the 12-slot snapshot file to watch")
     c.add_argument("--journal", type=Path, help="journal file (default: beside the snapshot file)")
     c.add_argument("--new", action="store_true", help="start a new game even if a journal exists")
-    c.add_argument("--strategy", type=strategy_name, default=None, help=f"advisor strategy (default {default_strategy()})")
+    c.add_argument("--strategy", type=strategy_name, default=None, help=strategy_help())
     c.add_argument("--think-time", type=positive_float, default=None, help="seconds per decision for searching strategies")
     c.add_argument("--exit-when-done", action="store_true", help="quit when the game is won or lost")
     add_rules_arguments(c)
     c.set_defaults(func=cmd_coach)
 
     k = sub.add_parser("check-log", help="replay game logs and check every move is legal")
-    k.add_argument("logs", nargs="+", type=Path)
+    k.add_argument("logs", nargs="+", type=Path, metavar="LOG",
+                   help="game log files (a deal line, then one move per line, then won or lost); each is checked")
     add_rules_arguments(k)
     k.set_defaults(func=cmd_check_log)
 
@@ -111,6 +122,10 @@ def cmd_simulate(args) -> int:
     rules = rules_from_args(args)
     strategy = args.strategy or default_strategy()
     make_strategy(strategy)  # fail early on an unknown name
+    if args.deals and args.count is not None:
+        print(f"error: --count {args.count} cannot be used with --deals {args.deals}: a deal file plays each of "
+              f"its deals once (--count is for seeded deals)", file=sys.stderr)
+        return 2
     if args.deals:
         try:
             text = read_text_file(args.deals)
@@ -130,7 +145,8 @@ def cmd_simulate(args) -> int:
             return 2
         labelled = [(f"deal-{i + 1:04d}", d) for i, d in enumerate(deals)]
     else:
-        labelled = [(f"seed-{s}", deal_for_seed(s)) for s in range(args.seed, args.seed + args.count)]
+        count = DEFAULT_COUNT if args.count is None else args.count
+        labelled = [(f"seed-{s}", deal_for_seed(s)) for s in range(args.seed, args.seed + count)]
     if args.logs:
         blocker = file_in_the_way(args.logs)
         if blocker is not None:
