@@ -89,3 +89,17 @@ def test_solve_a_deal_file_with_a_short_second_line_is_read_as_deals(tmp_path, c
     assert main(["solve", str(deals)]) == 2
     assert (f"{deals}: line 4: 'hello there' is neither a move (as in a game log) nor a deal line of 52 cards"
             in capsys.readouterr().err)
+
+
+def test_solve_a_log_whose_line_2_is_a_move_with_more_gets_the_log_error(tmp_path, capsys):
+    log = tmp_path / "game.log"
+    log.write_text(format_deal(deal_for_seed(3)) + "\n1-2 JS  # note\n")
+    assert main(["solve", str(log)]) == 2
+    assert f"{log}: line 2: '1-2 JS  # note': expected a move and at most one card" in capsys.readouterr().err
+
+
+def test_solve_a_journal_that_is_not_valid_json_says_where(tmp_path, capsys):
+    bad = tmp_path / "game.jnl"
+    bad.write_text('{"version": 1,\n}')
+    assert main(["solve", str(bad)]) == 2
+    assert f"{bad}: cannot read the journal: it is not valid JSON: line 2, column 1: " in capsys.readouterr().err

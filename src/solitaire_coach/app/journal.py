@@ -56,6 +56,8 @@ class Journal:
                 data = json.loads(text)
             except RecursionError:  # '[' * 100000: deeper than the JSON reader goes
                 raise ValueError("it is JSON nested too deeply to be a journal") from None
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"it is not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
             if not isinstance(data, dict):
                 raise ValueError(f"it holds a JSON {json_type(data)}, not a journal object")
             if type(data.get("version")) is not int or data["version"] != JOURNAL_VERSION:

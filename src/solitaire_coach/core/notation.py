@@ -342,13 +342,13 @@ class LogLines(NamedTuple):
 
 
 def is_log_line(line: str) -> bool:
-    """True if ``line`` reads as a line of a game log after the deal: a move (``3-5``,
-    ``draw``, with or without a card) or the result (``won``, ``lost``). Tells a game log
-    from a file of deal lines by what its second line holds."""
+    """True if ``line`` reads as a line of a game log after the deal: it starts with a move
+    (``3-5``, ``draw``; what follows is for :func:`parse_log` to judge) or the result
+    (``won``, ``lost``). Tells a game log from a file of deal lines by its second line."""
     parts = line.split()
-    if not parts or len(parts) > 2:
+    if not parts:
         return False
-    if len(parts) == 1 and parts[0].lower() in ("won", "lost"):
+    if parts[0].lower() in ("won", "lost"):
         return True
     try:
         Move.parse(parts[0])
