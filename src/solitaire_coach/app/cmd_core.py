@@ -13,7 +13,7 @@ from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, is_log_line, parse_deals, parse_log_lines
 from ..core.rules import Rules
 from ..core.state import GameState, deal_for_seed
-from ..core.tracker import MAX_REDEAL_LIMIT
+from ..core.rules import MAX_REDEAL_LIMIT
 from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .journal import Journal

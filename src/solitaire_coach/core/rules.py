@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+MAX_REDEAL_LIMIT = 1000
+"""The largest finite redeal limit a game may have (the C solver takes an ``int``; more
+than this is as good as unlimited): ``Rules``, ``--redeals`` and a journal's rules hold to it."""
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -24,8 +28,9 @@ class Rules:
     def __post_init__(self) -> None:
         if self.draw_count not in (1, 3):
             raise ValueError(f"draw count must be 1 or 3, not {self.draw_count}")
-        if self.redeal_limit is not None and self.redeal_limit < 0:
-            raise ValueError(f"redeal limit must be 0 or more, not {self.redeal_limit}")
+        if self.redeal_limit is not None and not 0 <= self.redeal_limit <= MAX_REDEAL_LIMIT:
+            raise ValueError(f"redeal limit must be 0 to {MAX_REDEAL_LIMIT} (or None: unlimited), "
+                             f"not {self.redeal_limit}")
 
     def describe(self) -> str:
         redeals = "unlimited redeals" if self.redeal_limit is None else f"{self.redeal_limit} redeals"

@@ -41,7 +41,7 @@ from typing import Iterator
 from .cards import KING, Card
 from .moves import Move, MoveKind
 from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, repeated_cards, slot_name
-from .rules import DEFAULT_RULES, Rules
+from .rules import DEFAULT_RULES, MAX_REDEAL_LIMIT, Rules
 from .state import COLUMN_COUNT, GameState, check_position, stock_cycle
 
 
@@ -517,9 +517,6 @@ def _describe_reveals(before: GameState, after: GameState) -> str:
     return ", ".join(parts)
 
 
-MAX_REDEAL_LIMIT = 1000
-"""The largest finite redeal limit a game may have (the C solver takes an ``int``; more
-than this is as good as unlimited): ``--redeals`` and a journal's rules are held to it."""
 
 
 def json_type(value) -> str:
