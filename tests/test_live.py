@@ -1163,3 +1163,37 @@ def test_a_display_that_does_not_answer_is_refused_or_falls_back_to_the_terminal
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "note: DISPLAY=:57 does not answer; running without a window (use --no-window to silence this)"
     assert json.loads((tmp_path / "j.json").read_text())["tracker"]["history"] == moves
+
+
+# ----------------------------------------------------------------------------- move logs that are not text
+def test_a_move_log_that_is_not_text_or_a_folder_is_named(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch)
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(b"\x00\xff\xfe\x89PNG garbage\x80\x81")
+    for argv in (["replay", str(folder)], ["demo"]):
+        assert main(argv + ["--expect", str(garbage)]) == 2
+        assert capsys.readouterr().err == (f"solitaire-coach: --expect {str(garbage)!r}: not a text file (UTF-8): "
+                                           "byte 0xff at offset 1 is not UTF-8\n")
+    assert main(["replay", str(folder), "--expect", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"solitaire-coach: --expect {str(tmp_path)!r} is a folder, not a move log\n"
+    assert main(["replay", str(folder), "--expect", str(tmp_path / "none.log")]) == 2
+    assert "none.log': the move log does not exist" in capsys.readouterr().err
+    (folder / "moves.log").write_bytes(garbage.read_bytes())
+    assert main(["replay", str(folder)]) == 2
+    assert capsys.readouterr().err == (f"solitaire-coach: {str(folder / 'moves.log')!r} (the move log of the "
+                                       "recording): not a text file (UTF-8): byte 0xff at offset 1 is not UTF-8\n")
+    # a byte-order mark (Windows Notepad) is no problem
+    from solitaire_coach.core.notation import format_log
+    (folder / "moves.log").write_text("\ufeff" + format_log(deal_for_seed(102), [Move.parse(m) for m in moves]),
+                                      encoding="utf-8")
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
+    assert "all as in moves.log" in capsys.readouterr().out
+
+
+def test_a_truth_list_that_is_not_text_is_ignored_with_a_warning(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch)
+    (folder / "truth.jsonl").write_bytes(b"\xff\xfe garbage")
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
+    out = capsys.readouterr().out
+    assert f"warning: {folder / 'truth.jsonl'}: not a text file (UTF-8): byte 0xff at offset 0 is not UTF-8; ignored" \
+        in out and f"{len(moves)} moves inferred" in out

@@ -491,6 +491,7 @@ def run_replay(args, folder: Path) -> int:
     from ..capture.sources import SourceError, open_source
     from ..core.notation import LogParseError, parse_log
     from ..core.state import GameState, first_difference
+    from ..storage import NotTextError, read_text_file
     from ..vision.detector import ModelError
     from .live import LiveCoach, draw_overlay, json_line
 
@@ -510,6 +511,24 @@ def run_replay(args, folder: Path) -> int:
         problem = output_problem(args.save_overlay, "--save-overlay", folder=True)
         if problem:
             return _err(problem)
+    expect_path = args.expect if args.expect is not None else (folder / "moves.log" if folder.is_dir() else None)
+    expected = None
+    if args.expect is not None and args.expect.is_dir():
+        return _err(f"--expect {str(args.expect)!r} is a folder, not a move log")
+    if args.expect is not None and not args.expect.exists():
+        return _err(f"--expect {str(args.expect)!r}: the move log does not exist")
+    if expect_path is not None and expect_path.is_file():
+        where = f"--expect {str(expect_path)!r}" if args.expect is not None else \
+            f"{str(expect_path)!r} (the move log of the recording)"
+        try:
+            expected_log = parse_log(read_text_file(expect_path))
+        except NotTextError as exc:
+            return _err(f"{where}: {exc}")
+        except OSError as exc:
+            return _err(f"{where}: cannot be read ({exc.strerror or exc})")
+        except LogParseError as exc:
+            return _err(f"{where}: {exc}")
+        expected = [m.text for m in expected_log.moves]
     try:
         calibration = _load_calibration(args.calibration)
         if calibration is None and (folder / "calibration.json").is_file():
@@ -522,16 +541,6 @@ def run_replay(args, folder: Path) -> int:
     except ModelError as exc:
         source.close()
         return _err(str(exc))
-    expect_path = args.expect if args.expect is not None else (folder / "moves.log" if folder.is_dir() else None)
-    expected = None
-    if expect_path is not None and expect_path.is_file():
-        try:
-            expected_log = parse_log(expect_path.read_text(encoding="utf-8"))
-        except LogParseError as exc:
-            return _err(f"{expect_path}: {exc}")
-        expected = [m.text for m in expected_log.moves]
-    elif args.expect is not None:
-        return _err(f"expected move log {str(args.expect)!r} does not exist")
     session = _session(args, None, say, resume=False)
     coach = LiveCoach(session, detector, ReadGate(), say=say)
     if args.save_overlay:
@@ -541,7 +550,7 @@ def run_replay(args, folder: Path) -> int:
     hand_moves = []
     detect_ms = []
     t_start = time.perf_counter()
-    truth = _frame_truth(folder)
+    truth = _frame_truth(folder, say)
     while True:
         frame = source.read()
         if frame is None:
@@ -599,13 +608,22 @@ def run_replay(args, folder: Path) -> int:
     return 0 if ok else 1
 
 
-def _frame_truth(folder: Path) -> dict:
-    """Per-frame truth of a rendered game (``truth.jsonl``: file -> {hand: bool, ...}), if any."""
+def _frame_truth(folder: Path, say) -> dict:
+    """Per-frame truth of a rendered game (``truth.jsonl``: file -> {hand: bool, ...}), if any;
+    one that cannot be read is ignored, with a warning through ``say``."""
+    from ..storage import NotTextError, read_text_file
+
     path = folder / "truth.jsonl" if folder.is_dir() else None
     out: dict = {}
     if path is None or not path.is_file():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
+    try:
+        text = read_text_file(path)
+    except (NotTextError, OSError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        say(f"warning: {path}: {why}; ignored")
+        return out
+    for line in text.splitlines():
         try:
             e = json.loads(line)
             out[e["file"]] = e
