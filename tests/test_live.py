@@ -949,7 +949,8 @@ def test_print_board_makes_its_folder(tmp_path, capsys):
     assert cv2.imread(str(tmp_path / "new" / "board.jpg")) is not None
 
 
-@pytest.mark.parametrize("kind, message", [("missing", "does not exist"), ("garbage", "not an ONNX model")])
+@pytest.mark.parametrize("kind, message", [("missing", "does not exist"), ("garbage", "not an ONNX model"),
+                                           ("file", "is a file, not a model folder")])
 def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_path, capsys):
     rec = tmp_path / "g"
     rec.mkdir()
@@ -959,11 +960,15 @@ def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_
         model.mkdir()
         for name in ("card_locator.onnx", "card_reader.onnx"):
             (model / name).write_bytes(b"\x00garbage")
+    elif kind == "file":
+        model.write_text("notes, not a model")
     assert main(["replay", str(rec), "--model", str(model)]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("solitaire-coach: --model: ") and message in err
     assert main(["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
                  "--model", str(model)]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("solitaire-coach: --model: ") and message in err
 
 
 class _Deadline:

@@ -301,12 +301,35 @@ MODEL_CASES = [("missing", "model folder '{d}'"), ("half", "{d}/card_reader.onnx
 def test_cli_detect_names_a_model_folder_it_cannot_use(tmp_path, monkeypatch, capsys, kind, message):
     d = _model_folder(tmp_path, kind)
     assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
-    assert message.format(d=d) in capsys.readouterr().err
+    assert f"error: --model: {message.format(d=d)}" in capsys.readouterr().err
+    # the folder came from the environment: every message names the variable
     monkeypatch.setenv("SOLITAIRE_MODELS", str(d))
     assert main(["detect", str(SCENES[0])]) == 2
-    assert message.format(d=d) in capsys.readouterr().err
+    assert f"error: SOLITAIRE_MODELS: {message.format(d=d)}" in capsys.readouterr().err
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "decks"))
     assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "x"]) == 2
-    assert message.format(d=d) in capsys.readouterr().err
+    assert f"error: SOLITAIRE_MODELS: {message.format(d=d)}" in capsys.readouterr().err
+
+
+def test_an_empty_solitaire_models_is_unset(monkeypatch, capsys):
+    monkeypatch.setenv("SOLITAIRE_MODELS", "")
+    assert D.default_model_dir() == D.repo_root() / "models"
+    assert main(["detect", str(SCENES[0])]) == 0
+    assert len(capsys.readouterr().out.strip().split(",")) == 12
+
+
+def test_a_model_path_that_is_some_other_file_is_refused(tmp_path, monkeypatch, capsys):
+    other = tmp_path / "notes.txt"
+    other.write_text("not a model")
+    assert main(["detect", str(SCENES[0]), "--model", str(other)]) == 2
+    assert capsys.readouterr().err == (f"error: --model: {str(other)!r} is a file, not a model folder (a folder "
+                                       "holding card_locator.onnx and card_reader.onnx)\n")
+    monkeypatch.setenv("SOLITAIRE_MODELS", str(other))
+    assert main(["detect", str(SCENES[0])]) == 2
+    assert f"error: SOLITAIRE_MODELS: {str(other)!r} is a file, not a model folder" in capsys.readouterr().err
+    monkeypatch.delenv("SOLITAIRE_MODELS")
+    # one of the two model files stands for its folder
+    assert main(["detect", str(SCENES[0]), "--model", str(D.repo_root() / "models" / "card_reader.onnx")]) == 0
 
 
 @pytest.fixture(scope="module")

@@ -181,7 +181,7 @@ def make_detector(model: Path | None, calibration: dict | None):
         from ..vision.detector import CardDetector
     except ImportError as exc:
         raise SystemExit(f"solitaire-coach: the card detector is not available ({exc})")
-    return CardDetector(model_path=str(model) if model else None, calibration=calibration)
+    return CardDetector(model_path=str(model) if model else None, calibration=calibration, option="--model")
 
 
 def _session(args, journal_path: Path | None, say, resume: bool):

@@ -80,7 +80,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         return _fail(str(exc))
     try:
-        det = CardDetector(args.model, calibration=cal, deck=args.deck)
+        det = CardDetector(args.model, calibration=cal, deck=args.deck, option="--model")
     except (ModelError, DeckError) as exc:
         return _fail(str(exc))
     res = det.detect(img)

@@ -37,7 +37,8 @@ def repo_root() -> Path:
 
 
 def default_model_dir() -> Path:
-    return Path(os.environ.get("SOLITAIRE_MODELS", repo_root() / "models"))
+    """The shipped ``models/``, or ``SOLITAIRE_MODELS`` when set (set but empty counts as unset)."""
+    return Path(os.environ.get("SOLITAIRE_MODELS") or repo_root() / "models")
 
 
 def deck_dir(name: str) -> Path:
@@ -158,25 +159,28 @@ def _session(path: Path, threads: int):
 class CardDetector:
     """Reads a Klondike layout from camera frames. Create once, call :meth:`detect` per frame.
 
-    ``model_path``: a folder holding ``card_locator.onnx`` and ``card_reader.onnx`` (default
-    the shipped ``models/``, or ``SOLITAIRE_MODELS``); a folder that cannot be used raises
-    :class:`ModelError` naming the file and what is wrong. ``calibration``: optional dict with ``slots`` (slot name ->
-    [x, y] image px, the centre of the card in that slot) and ``card_size_px``. ``deck``: the
+    ``model_path``: a folder holding ``card_locator.onnx`` and ``card_reader.onnx``, or one of
+    those two files in it (default the shipped ``models/``, or ``SOLITAIRE_MODELS``); a folder
+    that cannot be used, or another file, raises :class:`ModelError` naming the file and what
+    is wrong, after ``SOLITAIRE_MODELS:`` when the folder came from it, or after ``option``
+    (the command-line option that gave ``model_path``, as ``--model``) if given.
+    ``calibration``: optional dict with ``slots`` (slot name -> [x, y] image px, the centre
+    of the card in that slot) and ``card_size_px``. ``deck``: the
     name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``); one that cannot
     be used raises :class:`DeckError` (see :func:`load_learnt_deck`).
     """
 
     def __init__(self, model_path=None, calibration: dict | None = None, deck: str | None = None,
-                 threads: int = 0):
+                 threads: int = 0, option: str | None = None):
         d = Path(model_path) if model_path is not None else default_model_dir()
-        if d.is_file():
-            d = d.parent
-        if not d.is_dir():
-            where = " (SOLITAIRE_MODELS)" if model_path is None and os.environ.get("SOLITAIRE_MODELS") else ""
-            raise ModelError(f"model folder {str(d)!r}{where} does not exist")
-        self.locator = _load_model(d / "card_locator.onnx", threads)
-        self.reader = _load_model(d / "card_reader.onnx", threads)
-        cfg = _model_config(d / "vision.json")
+        given_by = option if model_path is not None else "SOLITAIRE_MODELS" if os.environ.get("SOLITAIRE_MODELS") \
+            else None
+        try:
+            cfg, self.geom = self._load(d, threads)
+        except ModelError as exc:
+            if given_by:
+                raise ModelError(f"{given_by}: {exc}") from None
+            raise
         self.peak_thresh = float(cfg.get("peak_thresh", 0.3))
         self.read_thresh = float(cfg.get("read_thresh", 0.9))
         # a card covered by the next one of its pile shows one corner only (its strip): its own threshold
@@ -188,10 +192,6 @@ class CardDetector:
         self.conf_mode = str(cfg.get("conf_mode", "prob"))
         self.model_pow = float(cfg.get("model_pow", 0.5))
         self.combine = str(cfg.get("combine", "product"))  # how the two corner reads of a whole card combine
-        try:
-            self.geom = F.PatchGeom.from_config(cfg.get("patch"))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelError(f"{d / 'vision.json'}: patch must hold read_h, read_w, x and y ({exc!r})") from None
         self.calibration = calibration
         self.deck = deck
         self.refs = None
@@ -206,6 +206,24 @@ class CardDetector:
             # the deck's own thresholds, picked by learn-deck on its cards
             self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
             self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
+
+    def _load(self, d: Path, threads: int) -> tuple[dict, F.PatchGeom]:
+        """Load the two networks of model folder ``d`` (or of the folder of one of its two model
+        files); returns its checked ``vision.json`` settings and its patch geometry."""
+        if d.is_file():
+            if d.name not in MODEL_FILES:
+                raise ModelError(f"{str(d)!r} is a file, not a model folder (a folder holding "
+                                 f"{' and '.join(MODEL_FILES)})")
+            d = d.parent
+        if not d.is_dir():
+            raise ModelError(f"model folder {str(d)!r} does not exist")
+        self.locator = _load_model(d / "card_locator.onnx", threads)
+        self.reader = _load_model(d / "card_reader.onnx", threads)
+        cfg = _model_config(d / "vision.json")
+        try:
+            return cfg, F.PatchGeom.from_config(cfg.get("patch"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{d / 'vision.json'}: patch must hold read_h, read_w, x and y ({exc!r})") from None
 
     # ------------------------------------------------------------------ networks
     def locate(self, frame_bgr: np.ndarray) -> list[_Mark]:
