@@ -1202,3 +1202,15 @@ def test_a_truth_list_that_is_not_text_is_ignored_with_a_warning(tmp_path, monke
     out = capsys.readouterr().out
     assert f"warning: {folder / 'truth.jsonl'}: not a text file (UTF-8): byte 0xff at offset 0 is not UTF-8; ignored" \
         in out and f"{len(moves)} moves inferred" in out
+
+
+@pytest.mark.parametrize("game", ["nope", "", "game1/..", "README.md"])
+def test_demo_lists_the_built_in_games_for_a_name_that_is_none(game, capsys):
+    games = sorted(p.name for p in (Path(__file__).parents[1] / "fixtures" / "games").iterdir() if p.is_dir())
+    assert "game1" in games
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "--game", game])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --game: unknown game {game!r}; the built-in games: {', '.join(games)}" in err
+    assert "pip install" not in err and "holds no images" not in err

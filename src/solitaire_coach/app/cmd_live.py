@@ -96,7 +96,8 @@ def register(sub) -> None:
     y.set_defaults(func=cmd_replay)
 
     d = sub.add_parser("demo", help="replay a built-in recorded game: see the coach work with no camera")
-    d.add_argument("--game", default=DEMO_GAME, help=f"which built-in game (default {DEMO_GAME})")
+    d.add_argument("--game", type=builtin_game, default=DEMO_GAME,
+                   help=f"which built-in game: {', '.join(builtin_games()) or DEMO_GAME} (default {DEMO_GAME})")
     _replay_args(d)
     d.set_defaults(func=cmd_demo)
 
@@ -343,16 +344,39 @@ def _window_or_note(say, doing: str) -> bool:
     return problem is None
 
 
-def builtin_game_dir(name: str = DEMO_GAME) -> Path:
-    """The folder of a built-in recorded game: ``fixtures/games/NAME`` of the repository
-    this package was installed from (``pip install -e .``)."""
-    here = Path(__file__).resolve()
-    for root in here.parents:
-        candidate = root / "fixtures" / "games" / name
+def builtin_games_dir() -> Path | None:
+    """``fixtures/games`` of the repository this package was installed from (``pip install
+    -e .``), or None when it is not there."""
+    for root in Path(__file__).resolve().parents:
+        candidate = root / "fixtures" / "games"
         if candidate.is_dir():
             return candidate
-    raise SystemExit(f"solitaire-coach: the built-in game {name!r} was not found; it lives in fixtures/games/{name} "
-                     "of the repository (install with pip install -e . from a clone)")
+    return None
+
+
+def builtin_games() -> list[str]:
+    """The names of the built-in recorded games (the folders of ``fixtures/games``)."""
+    base = builtin_games_dir()
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")) if base else []
+
+
+def builtin_game(text: str) -> str:
+    """``--game``: the name of a built-in game (checked when the built-in games are there)."""
+    games = builtin_games()
+    if games and text not in games:
+        raise argparse.ArgumentTypeError(f"unknown game {text!r}; the built-in games: {', '.join(games)}")
+    return text
+
+
+def builtin_game_dir(name: str = DEMO_GAME) -> Path:
+    """The folder of built-in recorded game ``name``: ``fixtures/games/NAME``."""
+    base = builtin_games_dir()
+    if base is None:
+        raise SystemExit("solitaire-coach: the built-in games were not found; they live in fixtures/games of the "
+                         "repository (install with pip install -e . from a clone)")
+    if name not in builtin_games():
+        raise SystemExit(f"solitaire-coach: unknown game {name!r}; the built-in games: {', '.join(builtin_games())}")
+    return base / name
 
 
 # ----------------------------------------------------------------------------- play
