@@ -875,7 +875,7 @@ def test_replay_names_a_bad_calibration_in_the_recording(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, option", [
     (["replay", "g", "--fps", "0"], "--fps"),
-    (["demo", "--fps", "-2"], "--fps"),
+    (["replay", "g", "--fps", "-2"], "--fps"),
     (["record", "r", "--camera", "vid.avi", "--fps", "0"], "--fps"),
     (["record", "r", "--fps", "-1"], "--fps"),
     (["record", "r", "--quality", "500"], "--quality"),
@@ -1214,3 +1214,31 @@ def test_demo_lists_the_built_in_games_for_a_name_that_is_none(game, capsys):
     err = capsys.readouterr().err
     assert f"argument --game: unknown game {game!r}; the built-in games: {', '.join(games)}" in err
     assert "pip install" not in err and "holds no images" not in err
+
+
+def test_live_and_vision_commands_have_a_description_and_every_option_a_help():
+    import argparse
+
+    from solitaire_coach.app.cli import build_parser
+    from solitaire_coach.core.advisor import strategy_names
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name in ("play", "record", "replay", "demo", "calibrate", "detect", "learn-deck"):
+        parser = sub.choices[name]
+        assert parser.description and parser.description.endswith("."), name
+        helps = {a.option_strings[0] if a.option_strings else a.dest: a.help for a in parser._actions}
+        assert all(helps.values()), (name, [k for k, v in helps.items() if not v])
+        if name in ("play", "replay", "demo"):
+            assert f"advisor strategy: {', '.join(strategy_names())} (default " in helps["--strategy"]
+    assert "default ./calibration" in sub.choices["calibrate"].format_help().replace("\n", " ")
+    assert "--fps" in sub.choices["replay"].format_help() and "--fps" not in sub.choices["demo"].format_help()
+
+
+@pytest.mark.parametrize("board, why", [("1x1", "'1x1' is not allowed: use at least 3x3 corners"),
+                                        ("6x6", "'6x6' is not allowed"), ("9by6", "'9by6': expected COLSxROWS")])
+def test_a_bad_chessboard_size_is_a_usage_error(board, why, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main(["calibrate", "--board", board, "--print-board", str(tmp_path / "b.png")])
+    assert exc.value.code == 2
+    assert f"argument --board: {why}" in capsys.readouterr().err
+    assert not (tmp_path / "b.png").exists()

@@ -38,9 +38,23 @@ def lens_views(text: str) -> int:
 
 
 def _strategy_help() -> str:
+    from ..core.advisor import strategy_names
     from .cmd_core import default_strategy
 
-    return f"advisor strategy (default {default_strategy()})"
+    return f"advisor strategy: {', '.join(strategy_names())} (default {default_strategy()})"
+
+
+def board_size(text: str) -> tuple[int, int]:
+    """``--board``: the inner corners of a chessboard, COLSxROWS (at least 3x3, not square)."""
+    try:
+        a, b = text.lower().split("x")
+        cols, rows = int(a), int(b)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected COLSxROWS inner corners, like 9x6") from None
+    if cols < 3 or rows < 3 or cols == rows:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: use at least 3x3 corners and different counts "
+                                         "(like 9x6)")
+    return cols, rows
 
 
 def _rules_args(p) -> None:
@@ -50,19 +64,21 @@ def _rules_args(p) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("play", help="the live coach: camera (or serial trigger, or frames) -> advice on the frame")
+    p = sub.add_parser("play", help="the live coach: camera (or serial trigger, or frames) -> advice on the frame",
+                       description="The live coach: reads the table from a camera (or recorded frames) when it is "
+                       "still, follows the game and says the next move, in a window and the terminal.")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--camera", help="camera index or device path (default 0)")
     src.add_argument("--frames", type=Path, help="a folder of recorded frames (or a video file) instead of a camera")
     p.add_argument("--serial", metavar="PORT", help="a serial port (or pyserial URL) whose SNAP lines trigger a read; "
                    "the advice is sent back as one line")
-    p.add_argument("--baud", type=positive_int, default=9600)
+    p.add_argument("--baud", type=positive_int, default=9600, help="with --serial: its speed (default 9600)")
     p.add_argument("--auto", action="store_true", help="with --serial: also read whenever the table is still "
                    "(default: only when triggered)")
     p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path")
     p.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
-    p.add_argument("--width", type=positive_int, default=1280)
-    p.add_argument("--height", type=positive_int, default=720)
+    p.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
+    p.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
     p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR")
     p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
@@ -70,51 +86,66 @@ def register(sub) -> None:
     p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
     p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
-    p.add_argument("--exit-when-done", action="store_true")
+    p.add_argument("--exit-when-done", action="store_true",
+                   help="stop when the game ends (won, or lost: no move left)")
     p.add_argument("--max-frames", type=positive_int, default=None,
                    help="stop after this many frames (tests, benchmarks)")
     _rules_args(p)
     p.set_defaults(func=cmd_play)
 
-    r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay")
+    r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay",
+                       description="Save camera frames into a new or empty folder as they are read, with "
+                       "frames.jsonl, for replay.")
     r.add_argument("dir", type=Path, help="a new or empty folder: a folder that holds anything (say an earlier "
                    "recording) is refused, so that one folder is one recording")
     r.add_argument("--camera", default="0", help="camera index or device path (default 0), or a video file "
                    "played as a camera: recording stops when it ends")
-    r.add_argument("--width", type=positive_int, default=1280)
-    r.add_argument("--height", type=positive_int, default=720)
+    r.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
+    r.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     r.add_argument("--fps", type=positive_float, default=5.0, help="frames saved per second (default 5)")
     r.add_argument("--quality", type=jpeg_quality, default=85, help="JPEG quality, 0 to 100 (default 85)")
     r.add_argument("--seconds", type=positive_float, default=None, help="stop after this long (default: q or Ctrl-C)")
-    r.add_argument("--no-window", action="store_true")
+    r.add_argument("--no-window", action="store_true", help="do not show the frames being recorded")
     r.add_argument("--no-dedupe", action="store_true", help="write every frame even when the picture did not change")
     r.set_defaults(func=cmd_record)
 
-    y = sub.add_parser("replay", help="run the whole pipeline on recorded frames and print what play would")
+    y = sub.add_parser("replay", help="run the whole pipeline on recorded frames and print what play would",
+                       description="Run the whole coach (detect, track, advise) on recorded frames or a video "
+                       "and print what play would.")
     y.add_argument("dir", type=Path, help="folder of frames (with frames.jsonl from record) or a video file")
     _replay_args(y)
+    y.add_argument("--fps", type=positive_float, default=5.0,
+                   help="frame rate of a folder without frames.jsonl (default 5)")
     y.set_defaults(func=cmd_replay)
 
-    d = sub.add_parser("demo", help="replay a built-in recorded game: see the coach work with no camera")
+    d = sub.add_parser("demo", help="replay a built-in recorded game: see the coach work with no camera",
+                       description="Replay a built-in recorded game through the whole coach: see it work with "
+                       "no camera.")
     d.add_argument("--game", type=builtin_game, default=DEMO_GAME,
                    help=f"which built-in game: {', '.join(builtin_games()) or DEMO_GAME} (default {DEMO_GAME})")
     _replay_args(d)
-    d.set_defaults(func=cmd_demo)
+    d.set_defaults(func=cmd_demo, fps=5.0)  # unused: every built-in game lists its frames in frames.jsonl
 
-    c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)")
+    c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)",
+                       description="Calibrate a camera: the lens from views of a printed chessboard, the table "
+                       "from a picture of a fresh deal.")
     c.add_argument("--name", help="calibration name: writes calibration/NAME.json")
     c.add_argument("--camera", help="camera index or device path: capture the views live (a video file "
                    "plays as a camera, once)")
     c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
     c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration)")
     c.add_argument("--print-board", type=Path, metavar="PNG", help="write the chessboard to print, then stop")
-    c.add_argument("--board", default="9x6", help="inner corners of the board, COLSxROWS (default 9x6)")
+    c.add_argument("--board", type=board_size, default="9x6",
+                   help="inner corners of the board, COLSxROWS (default 9x6)")
     c.add_argument("--square-mm", type=positive_float, default=25.0, help="printed square size in mm (default 25)")
     c.add_argument("--views", type=lens_views, default=12, help="board views to capture live (default 12, at least 5)")
-    c.add_argument("--width", type=positive_int, default=1280)
-    c.add_argument("--height", type=positive_int, default=720)
-    c.add_argument("--no-window", action="store_true")
-    c.add_argument("--folder", type=Path, default=Path("calibration"), help="where calibration files go")
+    c.add_argument("--width", type=positive_int, default=1280,
+                   help="with --camera: picture width asked for (default 1280)")
+    c.add_argument("--height", type=positive_int, default=720,
+                   help="with --camera: picture height asked for (default 720)")
+    c.add_argument("--no-window", action="store_true", help="with --camera: do not show the camera's picture")
+    c.add_argument("--folder", type=Path, default=Path("calibration"),
+                   help="where calibration files go (default ./calibration)")
     c.set_defaults(func=cmd_calibrate)
 
 
@@ -127,7 +158,6 @@ def _replay_args(y) -> None:
     y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write the annotated frames read into DIR")
     y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
                    "(default: moves.log in the folder, if there)")
-    y.add_argument("--fps", type=positive_float, default=5.0, help="frame rate of a folder without frames.jsonl")
     _rules_args(y)
 
 
@@ -657,24 +687,13 @@ def _frame_truth(folder: Path, say) -> dict:
 
 
 # ----------------------------------------------------------------------------- calibrate
-def _parse_board(text: str) -> tuple[int, int]:
-    try:
-        a, b = text.lower().split("x")
-        cols, rows = int(a), int(b)
-    except ValueError:
-        raise SystemExit(f"solitaire-coach: --board {text!r}: expected COLSxROWS inner corners, like 9x6")
-    if cols < 3 or rows < 3 or cols == rows:
-        raise SystemExit(f"solitaire-coach: --board {text!r}: use at least 3x3 corners and different counts (like 9x6)")
-    return cols, rows
-
-
 def cmd_calibrate(args) -> int:
     import cv2
 
     from ..capture.calibration import (Calibration, CalibrationError, calibrate_lens, calibrate_table,
                                        calibration_path, load_images, make_board_image, save_calibration)
 
-    pattern = _parse_board(args.board)
+    pattern = args.board
     if args.print_board:
         problem = write_image(args.print_board, make_board_image(pattern, square_px=200), "--print-board")
         if problem:
