@@ -16,6 +16,7 @@ knows the rules of the game.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 import zipfile
@@ -108,6 +109,13 @@ class ModelError(RuntimeError):
 MODEL_FILES = {"card_locator.onnx": ("card locator", "image"), "card_reader.onnx": ("card reader", "patch")}
 _NUMBER_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure", "ref_temp", "zoom",
                     "model_pow", "read_thresh_learnt", "read_thresh_strip_learnt")
+# the settings that are probabilities (thresholds on the networks' outputs): 0 to 1
+_PROBABILITY_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure",
+                         "read_thresh_learnt", "read_thresh_strip_learnt")
+# the other numbers: (lowest allowed, whether the lowest itself is allowed, what it is)
+_NUMBER_RANGES = {"ref_temp": (0.0, False, "a temperature"), "zoom": (1.0, True, "a patch scale"),
+                  "model_pow": (0.0, True, "a power")}
+_CHOICE_SETTINGS = {"conf_mode": ("prob", "margin"), "combine": ("product", "min")}
 
 
 def _load_model(path: Path, threads: int):
@@ -131,15 +139,34 @@ def _model_config(path: Path) -> dict:
     """``vision.json`` of a model folder ({} without one), its number settings checked."""
     if not path.exists():
         return {}
+    from ..storage import NotTextError, read_text_file
+
     try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"{path}: not a readable JSON file ({exc})") from None
+        cfg = json.loads(read_text_file(path))
+    except NotTextError as exc:
+        raise ModelError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(cfg, dict):
         raise ModelError(f"{path}: expected a JSON object at the top")
-    for key in _NUMBER_SETTINGS:
-        if key in cfg and (isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, float))):
-            raise ModelError(f"{path}: {key} must be a number, not {cfg[key]!r}")
+    for key in (k for k in _NUMBER_SETTINGS if k in cfg):
+        v = cfg[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ModelError(f"{path}: {key} must be a number, not {json.dumps(v)}")
+        if not math.isfinite(v):
+            raise ModelError(f"{path}: {key} must be a finite number, not {json.dumps(v)}")
+        if key in _PROBABILITY_SETTINGS and not 0 <= v <= 1:
+            raise ModelError(f"{path}: {key} is a probability: it must be from 0 to 1, not {json.dumps(v)}")
+        if key in _NUMBER_RANGES:
+            low, inclusive, what = _NUMBER_RANGES[key]
+            if v < low or (v == low and not inclusive):
+                raise ModelError(f"{path}: {key} is {what}: it must be {'at least' if inclusive else 'above'} "
+                                 f"{low:g}, not {json.dumps(v)}")
+    for key, choices in _CHOICE_SETTINGS.items():
+        if key in cfg and cfg[key] not in choices:
+            raise ModelError(f"{path}: {key} must be {' or '.join(map(json.dumps, choices))}, not {json.dumps(cfg[key])}")
     return cfg
 
 
