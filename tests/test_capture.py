@@ -620,3 +620,46 @@ def test_folder_source_binary_manifest_and_missing_frame_are_named(tmp_path, cap
     assert [f.name for f in iter_frames(src)] == ["frame_000001.jpg"]
     assert warnings == [f"{tmp_path / 'frame_000002.jpg'}: no such file, skipped"]
     assert "WARN" not in capfd.readouterr().err
+
+
+def test_frames_list_lines_that_are_not_frame_entries_say_what_a_line_must_be(tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "frame_000001.jpg"), _table(1))
+    lines = ['{"file": "frame_000001.jpg", "t": 0}', '{"t": 0.4}', '[1, 2]', '{"file": "frame_000001.jpg", "t": ',
+             '{"file": 7}', '{"file": "frame_000001.jpg", "t": "x"}', '{"file": "frame_000001.jpg", "t": NaN}',
+             '"frame_000001.jpg"', '{"file": "../x.jpg"}', '{"file": "frame_000001.jpg", "t": 0.2}']
+    (tmp_path / "frames.jsonl").write_text("\ufeff" + "\n".join(lines) + "\n", encoding="utf-8")
+    warnings = []
+    src = FolderSource(tmp_path, warn=warnings.append)
+    assert [e["t"] for e in src.entries] == [0.0, 0.2]       # a byte-order mark does not spoil line 1
+    manifest = tmp_path / "frames.jsonl"
+    form = ('a JSON object like {"file": "frame_000001.jpg", "t": 0.2}: "file" a picture in the folder, '
+            '"t" its time in seconds')
+    assert warnings == [
+        f'{manifest}: line 2 skipped: no "file"; each line is {form}',
+        f"{manifest}: line 3 skipped: it is a list, but each line is {form}",
+        f"{manifest}: line 4 skipped: not JSON (Expecting value at column 35); each line is {form}",
+        f'{manifest}: line 5 skipped: "file" must be the name of a picture in the folder, not 7',
+        f'{manifest}: line 6 skipped: "t" must be a number of seconds, not "x"',
+        f'{manifest}: line 7 skipped: "t" must be a number of seconds, not NaN',
+        f"{manifest}: line 8 skipped: it is a string, but each line is {form}",
+        f"{manifest}: line 9 skipped: '../x.jpg' is not a file name in the folder",
+    ]
+    assert all("list indices" not in w and "('file')" not in w for w in warnings)
+    manifest.write_text('{"t": 0.4}\n[]\n')
+    with pytest.raises(SourceError, match=r"frames.jsonl: lists no frames \(each line: a JSON object like"):
+        FolderSource(tmp_path, warn=warnings.append)
+    from solitaire_coach.app.cli import main
+
+    assert main(["replay", str(tmp_path)]) == 2
+    out = capsys.readouterr()
+    assert out.err.startswith(f"solitaire-coach: {manifest}: lists no frames (each line: a JSON object")
+    assert f"warning: {manifest}: line 2 skipped: it is a list, but each line is a JSON object" in out.out
+
+
+def test_a_frame_missing_from_a_still_listed_many_times_is_said_once(tmp_path):
+    cv2.imwrite(str(tmp_path / "frame_000001.jpg"), _table(1))
+    (tmp_path / "frames.jsonl").write_text("".join(f'{{"file": "frame_00000{1 + (i > 0)}.jpg", "t": {i}}}\n'
+                                                   for i in range(4)))
+    warnings = []
+    assert [f.name for f in iter_frames(FolderSource(tmp_path, warn=warnings.append))] == ["frame_000001.jpg"]
+    assert warnings == [f"{tmp_path / 'frame_000002.jpg'}: no such file, skipped (all 3 times it is listed)"]

@@ -875,7 +875,7 @@ def test_replay_names_a_bad_calibration_in_the_recording(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, option", [
     (["replay", "g", "--fps", "0"], "--fps"),
-    (["demo", "--fps", "-2"], "--fps"),
+    (["replay", "g", "--fps", "-2"], "--fps"),
     (["record", "r", "--camera", "vid.avi", "--fps", "0"], "--fps"),
     (["record", "r", "--fps", "-1"], "--fps"),
     (["record", "r", "--quality", "500"], "--quality"),
@@ -949,7 +949,8 @@ def test_print_board_makes_its_folder(tmp_path, capsys):
     assert cv2.imread(str(tmp_path / "new" / "board.jpg")) is not None
 
 
-@pytest.mark.parametrize("kind, message", [("missing", "does not exist"), ("garbage", "not an ONNX model")])
+@pytest.mark.parametrize("kind, message", [("missing", "does not exist"), ("garbage", "not an ONNX model"),
+                                           ("file", "is a file, not a model folder")])
 def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_path, capsys):
     rec = tmp_path / "g"
     rec.mkdir()
@@ -959,11 +960,15 @@ def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_
         model.mkdir()
         for name in ("card_locator.onnx", "card_reader.onnx"):
             (model / name).write_bytes(b"\x00garbage")
+    elif kind == "file":
+        model.write_text("notes, not a model")
     assert main(["replay", str(rec), "--model", str(model)]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("solitaire-coach: --model: ") and message in err
     assert main(["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
                  "--model", str(model)]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("solitaire-coach: --model: ") and message in err
 
 
 class _Deadline:
@@ -1056,3 +1061,184 @@ def test_play_ends_when_a_video_file_given_as_the_camera_ends(tmp_path, monkeypa
         assert main(["play", "--camera", str(video), "--no-window", "--journal", str(tmp_path / "j.json"),
                      "--strategy", "baseline"]) == 0
     assert "watching camera" in capsys.readouterr().out and double.calls > 0
+
+
+# ----------------------------------------------------------------------------- display probe
+X_OK = b"\x01\x00\x0b\x00\x00\x00\x00\x00"  # an X server's "connection accepted" (protocol 11.0)
+
+
+def _x_server(path, answer=lambda request: X_OK):
+    """A Unix socket at ``path`` that answers every X11 connection setup with ``answer(request)``
+    (None: accept the connection and say nothing, as a socket that is no X server)."""
+    import socket
+    import threading
+
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(str(path))
+    srv.listen(8)
+
+    def serve():
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            with conn:
+                reply = answer(conn.recv(256))
+                if reply is None:
+                    conn.recv(1)   # until the client gives up
+                else:
+                    conn.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return srv
+
+
+def _refusal(reason: bytes) -> bytes:
+    padded = reason + bytes(-len(reason) % 4)
+    return bytes([0, len(reason)]) + (11).to_bytes(2, "little") + (0).to_bytes(2, "little") \
+        + (len(padded) // 4).to_bytes(2, "little") + padded
+
+
+def test_the_display_probe_knows_a_dead_display_from_a_live_one(tmp_path):
+    probe = cmd_live.display_problem
+    env = {"DISPLAY": ":57", "XAUTHORITY": str(tmp_path / "none")}
+    assert probe(env, x11_dir=tmp_path) == "DISPLAY=:57 does not answer"          # no socket X57
+    assert probe({**env, "DISPLAY": "unix:57.0"}, x11_dir=tmp_path) == "DISPLAY=unix:57.0 does not answer"
+    srv = _x_server(tmp_path / "X57")
+    try:
+        assert probe(env, x11_dir=tmp_path) is None
+        assert probe({**env, "DISPLAY": "unix:57.0"}, x11_dir=tmp_path) is None
+    finally:
+        srv.close()
+    mute = _x_server(tmp_path / "X58", answer=lambda request: None)   # accepts, but speaks no X
+    try:
+        assert probe({**env, "DISPLAY": ":58"}, x11_dir=tmp_path, timeout=0.3) == "DISPLAY=:58 does not answer"
+    finally:
+        mute.close()
+    assert probe({"DISPLAY": "nonsense"}, x11_dir=tmp_path) == \
+        "DISPLAY=nonsense is not an X display name (like :0 or localhost:10.0)"
+    assert probe({}, x11_dir=tmp_path) == cmd_live.NO_DISPLAY
+
+
+def test_the_display_probe_sends_the_cookie_and_names_a_refusal(tmp_path):
+    import socket
+
+    cookie = bytes(range(16))
+    srv = _x_server(tmp_path / "X59", answer=lambda request: X_OK if cookie in request
+                    else _refusal(b"Authorization required, but no authorization protocol specified"))
+    try:
+        env = {"DISPLAY": ":59", "XAUTHORITY": str(tmp_path / "none")}
+        assert cmd_live.display_problem(env, x11_dir=tmp_path) == ("DISPLAY=:59 refuses the connection (Authorization "
+                                                                   "required, but no authorization protocol specified)")
+        field = lambda b: len(b).to_bytes(2, "big") + b  # noqa: E731
+        entry = (256).to_bytes(2, "big") + field(socket.gethostname().encode()) + field(b"59") \
+            + field(b"MIT-MAGIC-COOKIE-1") + field(cookie)
+        (tmp_path / "xauth").write_bytes(entry)
+        assert cmd_live.display_problem({**env, "XAUTHORITY": str(tmp_path / "xauth")}, x11_dir=tmp_path) is None
+    finally:
+        srv.close()
+
+
+def test_the_display_probe_finds_a_wayland_socket(tmp_path):
+    import socket
+
+    env = {"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": str(tmp_path)}
+    assert cmd_live.display_problem(env) == f"WAYLAND_DISPLAY=wayland-9 does not answer ({tmp_path / 'wayland-9'})"
+    assert "XDG_RUNTIME_DIR is not" in cmd_live.display_problem({"WAYLAND_DISPLAY": "wayland-9"})
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(str(tmp_path / "wayland-9"))
+    srv.listen(1)
+    try:
+        assert cmd_live.display_problem(env) is None
+    finally:
+        srv.close()
+
+
+def test_a_display_that_does_not_answer_is_refused_or_falls_back_to_the_terminal(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch)
+    monkeypatch.setattr(cmd_live, "X11_SOCKET_DIR", tmp_path / "x11")
+    monkeypatch.setenv("DISPLAY", ":57")
+    monkeypatch.setenv("XAUTHORITY", str(tmp_path / "none"))
+    assert main(["replay", str(folder), "--strategy", "baseline", "--window"]) == 2
+    out = capsys.readouterr()
+    assert out.err == "solitaire-coach: cannot open a window: DISPLAY=:57 does not answer; run without --window\n"
+    assert out.out == ""
+    assert main(["play", "--frames", str(folder), "--strategy", "baseline", "--journal", str(tmp_path / "j.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "note: DISPLAY=:57 does not answer; running without a window (use --no-window to silence this)"
+    assert json.loads((tmp_path / "j.json").read_text())["tracker"]["history"] == moves
+
+
+# ----------------------------------------------------------------------------- move logs that are not text
+def test_a_move_log_that_is_not_text_or_a_folder_is_named(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch)
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(b"\x00\xff\xfe\x89PNG garbage\x80\x81")
+    for argv in (["replay", str(folder)], ["demo"]):
+        assert main(argv + ["--expect", str(garbage)]) == 2
+        assert capsys.readouterr().err == (f"solitaire-coach: --expect {str(garbage)!r}: not a text file (UTF-8): "
+                                           "byte 0xff at offset 1 is not UTF-8\n")
+    assert main(["replay", str(folder), "--expect", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"solitaire-coach: --expect {str(tmp_path)!r} is a folder, not a move log\n"
+    assert main(["replay", str(folder), "--expect", str(tmp_path / "none.log")]) == 2
+    assert "none.log': the move log does not exist" in capsys.readouterr().err
+    (folder / "moves.log").write_bytes(garbage.read_bytes())
+    assert main(["replay", str(folder)]) == 2
+    assert capsys.readouterr().err == (f"solitaire-coach: {str(folder / 'moves.log')!r} (the move log of the "
+                                       "recording): not a text file (UTF-8): byte 0xff at offset 1 is not UTF-8\n")
+    # a byte-order mark (Windows Notepad) is no problem
+    from solitaire_coach.core.notation import format_log
+    (folder / "moves.log").write_text("\ufeff" + format_log(deal_for_seed(102), [Move.parse(m) for m in moves]),
+                                      encoding="utf-8")
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
+    assert "all as in moves.log" in capsys.readouterr().out
+
+
+def test_a_truth_list_that_is_not_text_is_ignored_with_a_warning(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch)
+    (folder / "truth.jsonl").write_bytes(b"\xff\xfe garbage")
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
+    out = capsys.readouterr().out
+    assert f"warning: {folder / 'truth.jsonl'}: not a text file (UTF-8): byte 0xff at offset 0 is not UTF-8; ignored" \
+        in out and f"{len(moves)} moves inferred" in out
+
+
+@pytest.mark.parametrize("game", ["nope", "", "game1/..", "README.md"])
+def test_demo_lists_the_built_in_games_for_a_name_that_is_none(game, capsys):
+    games = sorted(p.name for p in (Path(__file__).parents[1] / "fixtures" / "games").iterdir() if p.is_dir())
+    assert "game1" in games
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "--game", game])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --game: unknown game {game!r}; the built-in games: {', '.join(games)}" in err
+    assert "pip install" not in err and "holds no images" not in err
+
+
+def test_live_and_vision_commands_have_a_description_and_every_option_a_help():
+    import argparse
+
+    from solitaire_coach.app.cli import build_parser
+    from solitaire_coach.core.advisor import strategy_names
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name in ("play", "record", "replay", "demo", "calibrate", "detect", "learn-deck"):
+        parser = sub.choices[name]
+        assert parser.description and parser.description.endswith("."), name
+        helps = {a.option_strings[0] if a.option_strings else a.dest: a.help for a in parser._actions}
+        assert all(helps.values()), (name, [k for k, v in helps.items() if not v])
+        if name in ("play", "replay", "demo"):
+            assert f"advisor strategy: {', '.join(strategy_names())} (default " in helps["--strategy"]
+    assert "default ./calibration" in sub.choices["calibrate"].format_help().replace("\n", " ")
+    assert "--fps" in sub.choices["replay"].format_help() and "--fps" not in sub.choices["demo"].format_help()
+
+
+@pytest.mark.parametrize("board, why", [("1x1", "'1x1' is not allowed: use at least 3x3 corners"),
+                                        ("6x6", "'6x6' is not allowed"), ("9by6", "'9by6': expected COLSxROWS")])
+def test_a_bad_chessboard_size_is_a_usage_error(board, why, capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main(["calibrate", "--board", board, "--print-board", str(tmp_path / "b.png")])
+    assert exc.value.code == 2
+    assert f"argument --board: {why}" in capsys.readouterr().err
+    assert not (tmp_path / "b.png").exists()

@@ -301,12 +301,35 @@ MODEL_CASES = [("missing", "model folder '{d}'"), ("half", "{d}/card_reader.onnx
 def test_cli_detect_names_a_model_folder_it_cannot_use(tmp_path, monkeypatch, capsys, kind, message):
     d = _model_folder(tmp_path, kind)
     assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
-    assert message.format(d=d) in capsys.readouterr().err
+    assert f"error: --model: {message.format(d=d)}" in capsys.readouterr().err
+    # the folder came from the environment: every message names the variable
     monkeypatch.setenv("SOLITAIRE_MODELS", str(d))
     assert main(["detect", str(SCENES[0])]) == 2
-    assert message.format(d=d) in capsys.readouterr().err
+    assert f"error: SOLITAIRE_MODELS: {message.format(d=d)}" in capsys.readouterr().err
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "decks"))
     assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "x"]) == 2
-    assert message.format(d=d) in capsys.readouterr().err
+    assert f"error: SOLITAIRE_MODELS: {message.format(d=d)}" in capsys.readouterr().err
+
+
+def test_an_empty_solitaire_models_is_unset(monkeypatch, capsys):
+    monkeypatch.setenv("SOLITAIRE_MODELS", "")
+    assert D.default_model_dir() == D.repo_root() / "models"
+    assert main(["detect", str(SCENES[0])]) == 0
+    assert len(capsys.readouterr().out.strip().split(",")) == 12
+
+
+def test_a_model_path_that_is_some_other_file_is_refused(tmp_path, monkeypatch, capsys):
+    other = tmp_path / "notes.txt"
+    other.write_text("not a model")
+    assert main(["detect", str(SCENES[0]), "--model", str(other)]) == 2
+    assert capsys.readouterr().err == (f"error: --model: {str(other)!r} is a file, not a model folder (a folder "
+                                       "holding card_locator.onnx and card_reader.onnx)\n")
+    monkeypatch.setenv("SOLITAIRE_MODELS", str(other))
+    assert main(["detect", str(SCENES[0])]) == 2
+    assert f"error: SOLITAIRE_MODELS: {str(other)!r} is a file, not a model folder" in capsys.readouterr().err
+    monkeypatch.delenv("SOLITAIRE_MODELS")
+    # one of the two model files stands for its folder
+    assert main(["detect", str(SCENES[0]), "--model", str(D.repo_root() / "models" / "card_reader.onnx")]) == 0
 
 
 @pytest.fixture(scope="module")
@@ -401,3 +424,28 @@ def test_learn_deck_names_a_decks_folder_it_cannot_write(tmp_path, monkeypatch, 
     monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "FILE"))
     assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "mine"]) == 2
     assert f"deck folder {str(tmp_path / 'FILE' / 'mine')!r}: {str(tmp_path / 'FILE')!r} is a file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("setting, why", [
+    ('{"peak_thresh": NaN}', "peak_thresh must be a finite number, not NaN"),
+    ('{"read_thresh": 5}', "read_thresh is a probability: it must be from 0 to 1, not 5"),
+    ('{"read_thresh_strip": -0.1}', "read_thresh_strip is a probability: it must be from 0 to 1, not -0.1"),
+    ('{"back_sure": Infinity}', "back_sure must be a finite number, not Infinity"),
+    ('{"zoom": 0.5}', "zoom is a patch scale: it must be at least 1, not 0.5"),
+    ('{"ref_temp": 0}', "ref_temp is a temperature: it must be above 0, not 0"),
+    ('{"combine": "max"}', 'combine must be "product" or "min", not "max"'),
+    ('{"read_thresh": "0.9"}', 'read_thresh must be a number, not "0.9"'),
+    ('{"zoom": ', "not valid JSON (Expecting value at line 1 column 10)"),
+    (b"\xff\xfe{}", "not a text file (UTF-8): byte 0xff at offset 0 is not UTF-8"),
+], ids=["nan", "read-5", "strip-negative", "inf", "zoom", "temp", "combine", "string", "cut", "binary"])
+def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, capsys, setting, why):
+    models = D.repo_root() / "models"
+    d = tmp_path / "model"
+    d.mkdir()
+    for name in D.MODEL_FILES:
+        (d / name).symlink_to(models / name)
+    (d / "vision.json").write_bytes(setting if isinstance(setting, bytes) else setting.encode())
+    assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
+    assert capsys.readouterr().err == f"error: --model: {d / 'vision.json'}: {why}\n"
+    (d / "vision.json").write_text('{"read_thresh": 1, "peak_thresh": 0}')
+    assert D.CardDetector(d).read_thresh == 1.0      # the ends of the range are allowed

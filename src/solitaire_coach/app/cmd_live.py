@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
+import socket
+import struct
 import sys
 import time
 from pathlib import Path
@@ -35,9 +38,23 @@ def lens_views(text: str) -> int:
 
 
 def _strategy_help() -> str:
+    from ..core.advisor import strategy_names
     from .cmd_core import default_strategy
 
-    return f"advisor strategy (default {default_strategy()})"
+    return f"advisor strategy: {', '.join(strategy_names())} (default {default_strategy()})"
+
+
+def board_size(text: str) -> tuple[int, int]:
+    """``--board``: the inner corners of a chessboard, COLSxROWS (at least 3x3, not square)."""
+    try:
+        a, b = text.lower().split("x")
+        cols, rows = int(a), int(b)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected COLSxROWS inner corners, like 9x6") from None
+    if cols < 3 or rows < 3 or cols == rows:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: use at least 3x3 corners and different counts "
+                                         "(like 9x6)")
+    return cols, rows
 
 
 def _rules_args(p) -> None:
@@ -47,19 +64,21 @@ def _rules_args(p) -> None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("play", help="the live coach: camera (or serial trigger, or frames) -> advice on the frame")
+    p = sub.add_parser("play", help="the live coach: camera (or serial trigger, or frames) -> advice on the frame",
+                       description="The live coach: reads the table from a camera (or recorded frames) when it is "
+                       "still, follows the game and says the next move, in a window and the terminal.")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--camera", help="camera index or device path (default 0)")
     src.add_argument("--frames", type=Path, help="a folder of recorded frames (or a video file) instead of a camera")
     p.add_argument("--serial", metavar="PORT", help="a serial port (or pyserial URL) whose SNAP lines trigger a read; "
                    "the advice is sent back as one line")
-    p.add_argument("--baud", type=positive_int, default=9600)
+    p.add_argument("--baud", type=positive_int, default=9600, help="with --serial: its speed (default 9600)")
     p.add_argument("--auto", action="store_true", help="with --serial: also read whenever the table is still "
                    "(default: only when triggered)")
     p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path")
     p.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
-    p.add_argument("--width", type=positive_int, default=1280)
-    p.add_argument("--height", type=positive_int, default=720)
+    p.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
+    p.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
     p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR")
     p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
@@ -67,50 +86,66 @@ def register(sub) -> None:
     p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
     p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
-    p.add_argument("--exit-when-done", action="store_true")
+    p.add_argument("--exit-when-done", action="store_true",
+                   help="stop when the game ends (won, or lost: no move left)")
     p.add_argument("--max-frames", type=positive_int, default=None,
                    help="stop after this many frames (tests, benchmarks)")
     _rules_args(p)
     p.set_defaults(func=cmd_play)
 
-    r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay")
+    r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay",
+                       description="Save camera frames into a new or empty folder as they are read, with "
+                       "frames.jsonl, for replay.")
     r.add_argument("dir", type=Path, help="a new or empty folder: a folder that holds anything (say an earlier "
                    "recording) is refused, so that one folder is one recording")
     r.add_argument("--camera", default="0", help="camera index or device path (default 0), or a video file "
                    "played as a camera: recording stops when it ends")
-    r.add_argument("--width", type=positive_int, default=1280)
-    r.add_argument("--height", type=positive_int, default=720)
+    r.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
+    r.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     r.add_argument("--fps", type=positive_float, default=5.0, help="frames saved per second (default 5)")
     r.add_argument("--quality", type=jpeg_quality, default=85, help="JPEG quality, 0 to 100 (default 85)")
     r.add_argument("--seconds", type=positive_float, default=None, help="stop after this long (default: q or Ctrl-C)")
-    r.add_argument("--no-window", action="store_true")
+    r.add_argument("--no-window", action="store_true", help="do not show the frames being recorded")
     r.add_argument("--no-dedupe", action="store_true", help="write every frame even when the picture did not change")
     r.set_defaults(func=cmd_record)
 
-    y = sub.add_parser("replay", help="run the whole pipeline on recorded frames and print what play would")
+    y = sub.add_parser("replay", help="run the whole pipeline on recorded frames and print what play would",
+                       description="Run the whole coach (detect, track, advise) on recorded frames or a video "
+                       "and print what play would.")
     y.add_argument("dir", type=Path, help="folder of frames (with frames.jsonl from record) or a video file")
     _replay_args(y)
+    y.add_argument("--fps", type=positive_float, default=5.0,
+                   help="frame rate of a folder without frames.jsonl (default 5)")
     y.set_defaults(func=cmd_replay)
 
-    d = sub.add_parser("demo", help="replay a built-in recorded game: see the coach work with no camera")
-    d.add_argument("--game", default=DEMO_GAME, help=f"which built-in game (default {DEMO_GAME})")
+    d = sub.add_parser("demo", help="replay a built-in recorded game: see the coach work with no camera",
+                       description="Replay a built-in recorded game through the whole coach: see it work with "
+                       "no camera.")
+    d.add_argument("--game", type=builtin_game, default=DEMO_GAME,
+                   help=f"which built-in game: {', '.join(builtin_games()) or DEMO_GAME} (default {DEMO_GAME})")
     _replay_args(d)
-    d.set_defaults(func=cmd_demo)
+    d.set_defaults(func=cmd_demo, fps=5.0)  # unused: every built-in game lists its frames in frames.jsonl
 
-    c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)")
+    c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)",
+                       description="Calibrate a camera: the lens from views of a printed chessboard, the table "
+                       "from a picture of a fresh deal.")
     c.add_argument("--name", help="calibration name: writes calibration/NAME.json")
     c.add_argument("--camera", help="camera index or device path: capture the views live (a video file "
                    "plays as a camera, once)")
     c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
     c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration)")
     c.add_argument("--print-board", type=Path, metavar="PNG", help="write the chessboard to print, then stop")
-    c.add_argument("--board", default="9x6", help="inner corners of the board, COLSxROWS (default 9x6)")
+    c.add_argument("--board", type=board_size, default="9x6",
+                   help="inner corners of the board, COLSxROWS (default 9x6)")
     c.add_argument("--square-mm", type=positive_float, default=25.0, help="printed square size in mm (default 25)")
     c.add_argument("--views", type=lens_views, default=12, help="board views to capture live (default 12, at least 5)")
-    c.add_argument("--width", type=positive_int, default=1280)
-    c.add_argument("--height", type=positive_int, default=720)
-    c.add_argument("--no-window", action="store_true")
-    c.add_argument("--folder", type=Path, default=Path("calibration"), help="where calibration files go")
+    c.add_argument("--width", type=positive_int, default=1280,
+                   help="with --camera: picture width asked for (default 1280)")
+    c.add_argument("--height", type=positive_int, default=720,
+                   help="with --camera: picture height asked for (default 720)")
+    c.add_argument("--no-window", action="store_true", help="with --camera: do not show the camera's picture")
+    c.add_argument("--folder", type=Path, default=Path("calibration"),
+                   help="where calibration files go (default ./calibration)")
     c.set_defaults(func=cmd_calibrate)
 
 
@@ -123,7 +158,6 @@ def _replay_args(y) -> None:
     y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write the annotated frames read into DIR")
     y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
                    "(default: moves.log in the folder, if there)")
-    y.add_argument("--fps", type=positive_float, default=5.0, help="frame rate of a folder without frames.jsonl")
     _rules_args(y)
 
 
@@ -178,7 +212,7 @@ def make_detector(model: Path | None, calibration: dict | None):
         from ..vision.detector import CardDetector
     except ImportError as exc:
         raise SystemExit(f"solitaire-coach: the card detector is not available ({exc})")
-    return CardDetector(model_path=str(model) if model else None, calibration=calibration)
+    return CardDetector(model_path=str(model) if model else None, calibration=calibration, option="--model")
 
 
 def _session(args, journal_path: Path | None, say, resume: bool):
@@ -192,23 +226,187 @@ def _session(args, journal_path: Path | None, say, resume: bool):
     return CoachSession(rules_from_args(args), strategy, journal, say=say, resume=resume)
 
 
-def _has_display() -> bool:
-    """False on a Linux machine with no X or Wayland display (cv2.imshow would abort)."""
+X11_SOCKET_DIR = Path("/tmp/.X11-unix")  # where an X server on this machine listens (socket XN for display :N)
+NO_DISPLAY = "no display found"
+_COOKIE = b"MIT-MAGIC-COOKIE-1"
+
+
+def _connect(family: int, address, timeout: float) -> socket.socket | None:
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(address)
+        return s
+    except (OSError, ValueError):
+        s.close()
+        return None
+
+
+def _xauth_cookie(env, number: int) -> bytes | None:
+    """The MIT-MAGIC-COOKIE-1 that Xlib sends to local display ``number``: the first entry of
+    ``$XAUTHORITY`` (or ~/.Xauthority) for this host (or any host) and that display (or any)."""
+    path = env.get("XAUTHORITY") or (Path(env["HOME"]) / ".Xauthority" if env.get("HOME") else None)
+    try:
+        data = Path(path).read_bytes() if path else b""
+    except OSError:
+        return None
+    host, want = socket.gethostname().encode(), str(number).encode()
+    i = 0
+    while i + 2 <= len(data):
+        family = int.from_bytes(data[i:i + 2], "big")
+        i += 2
+        fields = []
+        for _ in range(4):  # address, display number, auth name, auth data
+            size = int.from_bytes(data[i:i + 2], "big")
+            fields.append(data[i + 2:i + 2 + size])
+            i += 2 + size
+        address, num, name, cookie = fields
+        if name == _COOKIE and num in (b"", want) and (family == 0xFFFF or (family == 256 and address == host)):
+            return cookie
+    return None
+
+
+def _x_setup(s: socket.socket | None, cookie: bytes | None) -> str | None:
+    """Open an X11 connection on ``s`` (a connected socket, closed here, or None): None when
+    no X server answers (nothing, or a port that accepts connections but speaks no X, as a
+    proxy does); else ``""`` when the server accepts the client, or its reason for refusing."""
+    if s is None:
+        return None
+    name, data = (_COOKIE, cookie) if cookie else (b"", b"")
+    pad = lambda b: b + bytes(-len(b) % 4)  # noqa: E731
+    try:
+        s.sendall(b"l\0" + struct.pack("<HHHHH", 11, 0, len(name), len(data), 0) + pad(name) + pad(data))
+        reply = b""
+        while True:  # 8 bytes, and for a refusal its reason (the length in byte 1)
+            need = 8 + (reply[1] if len(reply) >= 2 and reply[0] == 0 else 0)
+            chunk = s.recv(need - len(reply)) if len(reply) < need else b""
+            if not chunk:
+                break
+            reply += chunk
+    except OSError:
+        return None
+    finally:
+        s.close()
+    if len(reply) < 8 or reply[0] not in (0, 1, 2) or (reply[0] != 2 and struct.unpack("<H", reply[2:4])[0] != 11):
+        return None
+    if reply[0] == 0:
+        return reply[8:8 + reply[1]].decode("latin-1").strip() or "refused"
+    return ""
+
+
+def _x_display_problem(value: str, env, socket_dir: Path, timeout: float) -> str | None:
+    """Why no window opens at ``DISPLAY=value``, or None. The X server is reached as Xlib
+    (xcb) reaches it: ``:N`` and ``unix:N`` at the socket ``socket_dir/XN`` (Linux's abstract
+    one, then the file), ``:N`` then TCP on this machine; ``host:N[.S]`` TCP port 6000+N;
+    on this machine with the cookie Xlib would send (see _xauth_cookie)."""
+    def answer(s, local: bool) -> str | None:
+        got = _x_setup(s, _xauth_cookie(env, n) if local else None)
+        if got is None:
+            return f"DISPLAY={value} does not answer"
+        # a server elsewhere may want a cookie found otherwise: its refusal is not taken as final
+        return f"DISPLAY={value} refuses the connection ({got})" if got and local else None
+
+    host, sep, rest = value.rpartition(":")
+    number = rest.split(".", 1)[0]
+    if not sep or not number.isdigit() or host.endswith(":"):  # no :N, or DECnet (host::N)
+        return f"DISPLAY={value} is not an X display name (like :0 or localhost:10.0)"
+    n = int(number)
+    if value.startswith("/"):  # a socket path (XQuartz style: /path/to/socket:0)
+        for path in (value, host):
+            s = _connect(socket.AF_UNIX, path, timeout)
+            if s is not None:
+                return answer(s, True)
+        return f"DISPLAY={value} does not answer"
+    protocol, _, host = host.rpartition("/")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if host in ("", "unix") and protocol in ("", "unix"):
+        path = str(socket_dir / f"X{n}")
+        s = (_connect(socket.AF_UNIX, "\0" + path, timeout) if sys.platform.startswith("linux") else None) \
+            or _connect(socket.AF_UNIX, path, timeout)
+        if s is not None:
+            return answer(s, True)
+        if host == "unix" or protocol == "unix":
+            return f"DISPLAY={value} does not answer"
+        host = "localhost"
+    try:
+        s = socket.create_connection((host, 6000 + n), timeout=timeout)
+    except (OSError, ValueError, UnicodeError):
+        return f"DISPLAY={value} does not answer"
+    try:
+        local = ipaddress.ip_address(s.getpeername()[0]).is_loopback
+    except (OSError, ValueError):
+        local = False
+    return answer(s, local)
+
+
+def display_problem(environ=None, x11_dir: Path | None = None, timeout: float = 3.0) -> str | None:
+    """Why no window can be opened here, or None when one can. On Linux a window needs an X
+    server (``DISPLAY``; when set, it decides, as OpenCV's Qt windows use it) or a Wayland
+    compositor (``WAYLAND_DISPLAY``: a socket, under ``XDG_RUNTIME_DIR`` unless a path) that
+    answers: a display that does not answer (or refuses us) makes Qt abort the whole program,
+    so it is probed first. ``NO_DISPLAY`` when neither variable is set. ``x11_dir``: where
+    the sockets of local X displays are (default /tmp/.X11-unix)."""
     if not sys.platform.startswith("linux"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+        return None
+    env = os.environ if environ is None else environ
+    display, wayland = env.get("DISPLAY", ""), env.get("WAYLAND_DISPLAY", "")
+    if display:
+        return _x_display_problem(display, env, Path(x11_dir) if x11_dir else X11_SOCKET_DIR, timeout)
+    if wayland:
+        runtime = env.get("XDG_RUNTIME_DIR", "")
+        if not wayland.startswith("/") and not runtime:
+            return f"WAYLAND_DISPLAY={wayland} is set but XDG_RUNTIME_DIR is not"
+        path = wayland if wayland.startswith("/") else str(Path(runtime) / wayland)
+        s = _connect(socket.AF_UNIX, path, timeout)
+        if s is None:
+            return f"WAYLAND_DISPLAY={wayland} does not answer ({path})"
+        s.close()
+        return None
+    return NO_DISPLAY
+
+
+def _window_or_note(say, doing: str) -> bool:
+    """Whether a window can be shown; if not, says so in one line (``note: ...; DOING``)."""
+    problem = display_problem()
+    if problem:
+        say(f"note: {problem}; {doing}")
+    return problem is None
+
+
+def builtin_games_dir() -> Path | None:
+    """``fixtures/games`` of the repository this package was installed from (``pip install
+    -e .``), or None when it is not there."""
+    for root in Path(__file__).resolve().parents:
+        candidate = root / "fixtures" / "games"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def builtin_games() -> list[str]:
+    """The names of the built-in recorded games (the folders of ``fixtures/games``)."""
+    base = builtin_games_dir()
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith(".")) if base else []
+
+
+def builtin_game(text: str) -> str:
+    """``--game``: the name of a built-in game (checked when the built-in games are there)."""
+    games = builtin_games()
+    if games and text not in games:
+        raise argparse.ArgumentTypeError(f"unknown game {text!r}; the built-in games: {', '.join(games)}")
+    return text
 
 
 def builtin_game_dir(name: str = DEMO_GAME) -> Path:
-    """The folder of a built-in recorded game: ``fixtures/games/NAME`` of the repository
-    this package was installed from (``pip install -e .``)."""
-    here = Path(__file__).resolve()
-    for root in here.parents:
-        candidate = root / "fixtures" / "games" / name
-        if candidate.is_dir():
-            return candidate
-    raise SystemExit(f"solitaire-coach: the built-in game {name!r} was not found; it lives in fixtures/games/{name} "
-                     "of the repository (install with pip install -e . from a clone)")
+    """The folder of built-in recorded game ``name``: ``fixtures/games/NAME``."""
+    base = builtin_games_dir()
+    if base is None:
+        raise SystemExit("solitaire-coach: the built-in games were not found; they live in fixtures/games of the "
+                         "repository (install with pip install -e . from a clone)")
+    if name not in builtin_games():
+        raise SystemExit(f"solitaire-coach: unknown game {name!r}; the built-in games: {', '.join(builtin_games())}")
+    return base / name
 
 
 # ----------------------------------------------------------------------------- play
@@ -253,10 +451,7 @@ def cmd_play(args) -> int:
         say(f"starting a new game (the old journal {args.journal} is replaced at the first accepted read)")
     coach = LiveCoach(session, detector, ReadGate(), say=say, trigger=trigger)
     recorder = FrameRecorder(args.record) if args.record else None
-    window = not args.no_window
-    if window and not _has_display():
-        say("note: no display found; running without a window (use --no-window to silence this)")
-        window = False
+    window = not args.no_window and _window_or_note(say, "running without a window (use --no-window to silence this)")
     say(f"watching {source.name}: the table is read when it is still; press Enter (or the trigger) to read now, "
         "q then Enter to quit" + ("; q in the window" if window else ""))
     on_result = (lambda r: print(json_line(r), flush=True)) if args.json else None
@@ -299,7 +494,7 @@ def cmd_record(args) -> int:
     say(f"recording {cam.name} into {args.dir} at {args.fps:g} frames a second; q then Enter (or q in the window) stops")
     start = time.monotonic()
     next_t = start
-    window = not args.no_window and _has_display()
+    window = not args.no_window and _window_or_note(say, "recording without a window (--no-window silences this)")
     try:
         while True:
             if keys.poll() == "quit":
@@ -350,6 +545,7 @@ def run_replay(args, folder: Path) -> int:
     from ..capture.sources import SourceError, open_source
     from ..core.notation import LogParseError, parse_log
     from ..core.state import GameState, first_difference
+    from ..storage import NotTextError, read_text_file
     from ..vision.detector import ModelError
     from .live import LiveCoach, draw_overlay, json_line
 
@@ -358,10 +554,35 @@ def run_replay(args, folder: Path) -> int:
     def say(line: str) -> None:
         print(line, file=text_out, flush=True)
 
+    if args.window:
+        problem = display_problem()
+        if problem == NO_DISPLAY:
+            say("note: no display found; replaying without a window")
+            args.window = False
+        elif problem:
+            return _err(f"cannot open a window: {problem}; run without --window")
     if args.save_overlay:
         problem = output_problem(args.save_overlay, "--save-overlay", folder=True)
         if problem:
             return _err(problem)
+    expect_path = args.expect if args.expect is not None else (folder / "moves.log" if folder.is_dir() else None)
+    expected = None
+    if args.expect is not None and args.expect.is_dir():
+        return _err(f"--expect {str(args.expect)!r} is a folder, not a move log")
+    if args.expect is not None and not args.expect.exists():
+        return _err(f"--expect {str(args.expect)!r}: the move log does not exist")
+    if expect_path is not None and expect_path.is_file():
+        where = f"--expect {str(expect_path)!r}" if args.expect is not None else \
+            f"{str(expect_path)!r} (the move log of the recording)"
+        try:
+            expected_log = parse_log(read_text_file(expect_path))
+        except NotTextError as exc:
+            return _err(f"{where}: {exc}")
+        except OSError as exc:
+            return _err(f"{where}: cannot be read ({exc.strerror or exc})")
+        except LogParseError as exc:
+            return _err(f"{where}: {exc}")
+        expected = [m.text for m in expected_log.moves]
     try:
         calibration = _load_calibration(args.calibration)
         if calibration is None and (folder / "calibration.json").is_file():
@@ -374,21 +595,8 @@ def run_replay(args, folder: Path) -> int:
     except ModelError as exc:
         source.close()
         return _err(str(exc))
-    expect_path = args.expect if args.expect is not None else (folder / "moves.log" if folder.is_dir() else None)
-    expected = None
-    if expect_path is not None and expect_path.is_file():
-        try:
-            expected_log = parse_log(expect_path.read_text(encoding="utf-8"))
-        except LogParseError as exc:
-            return _err(f"{expect_path}: {exc}")
-        expected = [m.text for m in expected_log.moves]
-    elif args.expect is not None:
-        return _err(f"expected move log {str(args.expect)!r} does not exist")
     session = _session(args, None, say, resume=False)
     coach = LiveCoach(session, detector, ReadGate(), say=say)
-    if args.window and not _has_display():
-        say("note: no display found; replaying without a window")
-        args.window = False
     if args.save_overlay:
         args.save_overlay.mkdir(parents=True, exist_ok=True)
     coach.start()
@@ -396,7 +604,7 @@ def run_replay(args, folder: Path) -> int:
     hand_moves = []
     detect_ms = []
     t_start = time.perf_counter()
-    truth = _frame_truth(folder)
+    truth = _frame_truth(folder, say)
     while True:
         frame = source.read()
         if frame is None:
@@ -454,13 +662,22 @@ def run_replay(args, folder: Path) -> int:
     return 0 if ok else 1
 
 
-def _frame_truth(folder: Path) -> dict:
-    """Per-frame truth of a rendered game (``truth.jsonl``: file -> {hand: bool, ...}), if any."""
+def _frame_truth(folder: Path, say) -> dict:
+    """Per-frame truth of a rendered game (``truth.jsonl``: file -> {hand: bool, ...}), if any;
+    one that cannot be read is ignored, with a warning through ``say``."""
+    from ..storage import NotTextError, read_text_file
+
     path = folder / "truth.jsonl" if folder.is_dir() else None
     out: dict = {}
     if path is None or not path.is_file():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
+    try:
+        text = read_text_file(path)
+    except (NotTextError, OSError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        say(f"warning: {path}: {why}; ignored")
+        return out
+    for line in text.splitlines():
         try:
             e = json.loads(line)
             out[e["file"]] = e
@@ -470,24 +687,13 @@ def _frame_truth(folder: Path) -> dict:
 
 
 # ----------------------------------------------------------------------------- calibrate
-def _parse_board(text: str) -> tuple[int, int]:
-    try:
-        a, b = text.lower().split("x")
-        cols, rows = int(a), int(b)
-    except ValueError:
-        raise SystemExit(f"solitaire-coach: --board {text!r}: expected COLSxROWS inner corners, like 9x6")
-    if cols < 3 or rows < 3 or cols == rows:
-        raise SystemExit(f"solitaire-coach: --board {text!r}: use at least 3x3 corners and different counts (like 9x6)")
-    return cols, rows
-
-
 def cmd_calibrate(args) -> int:
     import cv2
 
     from ..capture.calibration import (Calibration, CalibrationError, calibrate_lens, calibrate_table,
                                        calibration_path, load_images, make_board_image, save_calibration)
 
-    pattern = _parse_board(args.board)
+    pattern = args.board
     if args.print_board:
         problem = write_image(args.print_board, make_board_image(pattern, square_px=200), "--print-board")
         if problem:
@@ -551,7 +757,8 @@ def _calibrate_live(args, pattern):
     keys = KeyReader(sys.stdin)
     meter = MotionMeter()
     views, poses = [], []
-    window = not args.no_window and _has_display()
+    window = not args.no_window and _window_or_note(print, "calibrating without a window (--no-window silences "
+                                                                  "this)")
     print(f"show the printed {pattern[0]}x{pattern[1]} board to the camera in {args.views} different poses "
           "(tilted, near, far, corners of the picture); a view is taken when the board is held still")
     try:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("detect", help="read the 12-slot snapshot from a photo of the table")
+    p = subparsers.add_parser("detect", help="read the 12-slot snapshot from a photo of the table",
+                              description="Read the 12-slot snapshot (waste, foundations, columns) from a photo "
+                              "of the table.")
     p.add_argument("image", help="photo or frame (any format OpenCV reads)")
     p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path, "
                    "with the slot positions (optional)")
@@ -19,7 +21,9 @@ def register(subparsers) -> None:
     p.add_argument("--annotate", metavar="OUT.png", help="write the frame with what was read drawn on it")
     p.add_argument("--model", help="folder with card_locator.onnx and card_reader.onnx (default: shipped)")
     p.set_defaults(func=cmd_detect)
-    q = subparsers.add_parser("learn-deck", help="learn a deck from a photo of its 52 cards in a 4x13 grid")
+    q = subparsers.add_parser("learn-deck", help="learn a deck from a photo of its 52 cards in a 4x13 grid",
+                              description="Learn an unusual deck from a photo of its 52 cards laid out in a "
+                              "4x13 grid.")
     q.add_argument("image", help="photo: rows C D H S top to bottom, ace to king left to right, face up")
     q.add_argument("--name", help="deck name: letters, digits, - and _ (default: the photo's file name "
                    "without extension); written to calibration/decks/NAME")
@@ -80,7 +84,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         return _fail(str(exc))
     try:
-        det = CardDetector(args.model, calibration=cal, deck=args.deck)
+        det = CardDetector(args.model, calibration=cal, deck=args.deck, option="--model")
     except (ModelError, DeckError) as exc:
         return _fail(str(exc))
     res = det.detect(img)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import Iterable
 import cv2
 import numpy as np
 
-from ..storage import write_json_atomic
+from ..storage import NotTextError, read_text_file, write_json_atomic
 
 DEFAULT_PATTERN = (9, 6)          # inner corners (columns, rows): a 10 x 7 squares board
 DEFAULT_SQUARE_MM = 25.0
@@ -110,14 +111,22 @@ class LensCalibration:
 
     @staticmethod
     def from_dict(d: dict, where: str = "lens") -> "LensCalibration":
-        try:
-            k = np.array(d["camera_matrix"], np.float64)
-            dist = np.array(d["dist_coeffs"], np.float64)
-            size = tuple(int(v) for v in d["image_size"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CalibrationError(f"{where}: needs camera_matrix (3x3), dist_coeffs and image_size ({exc})") from None
-        if k.shape != (3, 3) or len(size) != 2:
-            raise CalibrationError(f"{where}: camera_matrix must be 3x3 and image_size [width, height]")
+        need = "camera_matrix (3x3 numbers), dist_coeffs (4, 5, 8, 12 or 14 numbers) and image_size ([width, height])"
+        if not isinstance(d, dict):
+            raise CalibrationError(f"{where}: must be an object with {need}, not {_show(d)}")
+        missing = [key for key in ("camera_matrix", "dist_coeffs", "image_size") if key not in d]
+        if missing:
+            raise CalibrationError(f"{where}: {', '.join(missing)} missing (a lens has {need})")
+        k, dist = _number_array(d["camera_matrix"]), _number_array(d["dist_coeffs"])
+        if k is None or k.shape != (3, 3):
+            raise CalibrationError(f"{where}: camera_matrix must be 3x3 numbers, not {_show(d['camera_matrix'])}")
+        if dist is None or not (dist.ndim == 1 or (dist.ndim == 2 and 1 in dist.shape)) \
+                or dist.size not in (4, 5, 8, 12, 14):
+            raise CalibrationError(f"{where}: dist_coeffs must be 4, 5, 8, 12 or 14 numbers, not {_show(d['dist_coeffs'])}")
+        if not _positive_pair(d["image_size"]) or any(v != int(v) for v in d["image_size"]):
+            raise CalibrationError(f"{where}: image_size must be [width, height] in whole pixels, not "
+                                   f"{_show(d['image_size'])}")
+        size = tuple(int(v) for v in d["image_size"])
         board = d.get("board", {})
         return LensCalibration(k, dist, size, float(d.get("reprojection_error_px", float("nan"))),
                                list(d.get("view_errors_px", [])), list(d.get("views", [])), list(d.get("skipped", [])),
@@ -440,21 +449,52 @@ def save_calibration(cal: Calibration, path: str | os.PathLike) -> Path:
     return path
 
 
+def _show(value, limit: int = 60) -> str:
+    """``value`` as JSON text, cut short after ``limit`` characters, for messages."""
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _number_array(value) -> np.ndarray | None:
+    """``value`` (JSON) as an array of finite numbers, or None when it is not one."""
+    if isinstance(value, (str, bool, dict)) or value is None:
+        return None
+    try:
+        a = np.array(value, np.float64)
+    except (TypeError, ValueError):
+        return None
+    flat = np.array(value, dtype=object).ravel() if a.size else []
+    if any(isinstance(v, (bool, str)) for v in flat) or not np.isfinite(a).all():
+        return None
+    return a
+
+
+def _finite(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _positive_pair(value) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(_finite(v) and v > 0 for v in value)
+
+
 def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> dict:
     """Read a calibration file as a dict: ``NAME`` (``FOLDER/NAME.json``) or a .json path.
 
     The one loader of every command that takes ``--calibration``. Checked: the file exists
     and is a JSON object holding a table (``slots``) or a lens (``camera``), and slots, card
-    size and lens, when present, are sane; anything else raises CalibrationError naming the
-    file and what is wrong."""
+    size, picture size and lens, when present, are sane: a slot centre is a finite [x, y]
+    within the picture the calibration was made on (``image_size``; half a card beyond its
+    edge still shows that card), or at least not negative when no picture size is recorded.
+    Anything else raises CalibrationError naming the file and what is wrong."""
     path = calibration_path(name_or_path, folder)
     if not path.is_file():
         raise CalibrationError(f"calibration {str(name_or_path)!r}: no file {str(path)!r} "
                                f"(make one with: solitaire-coach calibrate --camera 0 --name {Path(str(name_or_path)).stem})")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise CalibrationError(f"{path}: not a calibration file (binary, not JSON text)") from None
+        text = read_text_file(path)
+    except NotTextError as exc:
+        detail = str(exc).removeprefix("not a text file (UTF-8): ")
+        raise CalibrationError(f"{path}: not a calibration file (binary, not JSON text: {detail})") from None
     except OSError as exc:
         raise CalibrationError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     if not text.strip():
@@ -468,18 +508,31 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
     if "slots" not in d and "camera" not in d:
         raise CalibrationError(f"{path}: holds neither 'slots' (the table) nor 'camera' (the lens): "
                                "not a calibration written by solitaire-coach calibrate")
+    size = d.get("card_size_px")
+    if size is not None and not _positive_pair(size):
+        raise CalibrationError(f"{path}: card_size_px must be [width, height] in pixels, not {json.dumps(size)}")
+    picture = d.get("image_size")
+    if picture is not None and not _positive_pair(picture):
+        raise CalibrationError(f"{path}: image_size must be [width, height] in pixels, not {json.dumps(picture)}")
     slots = d.get("slots")
     if slots is not None:
         if not isinstance(slots, dict):
             raise CalibrationError(f"{path}: 'slots' must be an object of slot name -> [x, y]")
+        half = (size[0] / 2, size[1] / 2) if size is not None else (0.0, 0.0)
         for key, value in slots.items():
             if key not in SLOT_KEYS:
                 raise CalibrationError(f"{path}: slots: unknown slot {key!r} (known: {', '.join(SLOT_KEYS)})")
-            if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
-                raise CalibrationError(f"{path}: slots: {key!r} must be [x, y] in pixels, not {value!r}")
-    size = d.get("card_size_px")
-    if size is not None and not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, (int, float)) and v > 0 for v in size)):
-        raise CalibrationError(f"{path}: card_size_px must be [width, height] in pixels, not {size!r}")
+            if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(_finite(v) for v in value)):
+                raise CalibrationError(f"{path}: slots: {key!r} must be [x, y] in pixels, not {json.dumps(value)}")
+            x, y = value
+            if picture is not None and not (-half[0] <= x <= picture[0] + half[0]
+                                            and -half[1] <= y <= picture[1] + half[1]):
+                raise CalibrationError(f"{path}: slots: {key!r} at {json.dumps(value)} lies outside the "
+                                       f"{picture[0]:g}x{picture[1]:g} picture the calibration was made on "
+                                       "(image_size)")
+            if picture is None and (x < 0 or y < 0):
+                raise CalibrationError(f"{path}: slots: {key!r} at {json.dumps(value)}: a slot centre is in pixels "
+                                       "from the picture's top-left corner, never negative")
     if "camera" in d:
         LensCalibration.from_dict(d["camera"], where=f"{path}: camera")
     return d

@@ -58,6 +58,30 @@ def _natural_key(path: Path) -> list:
 
 
 MANIFEST = "frames.jsonl"
+ENTRY_FORM = ('a JSON object like {"file": "frame_000001.jpg", "t": 0.2}: "file" a picture in the folder, '
+              '"t" its time in seconds')
+
+
+def _frame_entry(line: str, default_t: float) -> dict | str:
+    """The frame entry of one ``frames.jsonl`` line, or what is wrong with it."""
+    try:
+        e = json.loads(line)
+    except ValueError as exc:
+        why = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "bad text"
+        return f"not JSON ({why}); each line is {ENTRY_FORM}"
+    if not isinstance(e, dict):
+        kind = {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(type(e), "a number")
+        return f"it is {kind}, but each line is {ENTRY_FORM}"
+    if "file" not in e:
+        return f'no "file"; each line is {ENTRY_FORM}'
+    name, t = e["file"], e.get("t", default_t)
+    if not isinstance(name, str) or not name:
+        return f'"file" must be the name of a picture in the folder, not {json.dumps(name)}'
+    if "/" in name or "\\" in name or name.startswith("."):
+        return f"{name!r} is not a file name in the folder"
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not np.isfinite(t):
+        return f'"t" must be a number of seconds, not {json.dumps(t)}'
+    return {"file": name, "t": float(t), "forced": bool(e.get("forced", False))}
 
 
 class FolderSource:
@@ -89,35 +113,34 @@ class FolderSource:
             paths = sorted((p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()),
                            key=_natural_key)
             self.entries = [{"file": p.name, "t": i / fps} for i, p in enumerate(paths)]
+        if not self.entries and manifest.is_file():
+            raise SourceError(f"{manifest}: lists no frames (each line: {ENTRY_FORM})")
         if not self.entries:
             raise SourceError(f"frames folder {str(self.folder)!r} holds no images ({', '.join(IMAGE_SUFFIXES)})")
         self.paths = [self.folder / e["file"] for e in self.entries]
         self.name = f"folder {self.folder}"
         self._next = 0
         self._cache: tuple[str, np.ndarray] | None = None
+        self._warned: set[str] = set()  # files already said to be missing or unreadable
 
     def _read_manifest(self, manifest: Path) -> list[dict]:
+        from ..storage import NotTextError, read_text_file
+
         entries = []
         try:
-            text = manifest.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise SourceError(f"{manifest}: not a frames list (binary, not JSON lines text)") from None
+            text = read_text_file(manifest)
+        except NotTextError as exc:
+            raise SourceError(f"{manifest}: not a frames list ({exc})") from None
         except OSError as exc:
             raise SourceError(f"{manifest}: cannot be read ({exc.strerror or exc})") from None
         for n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                e = json.loads(line)
-                name = str(e["file"])
-                t = float(e.get("t", len(entries) / self.fps))
-            except (ValueError, KeyError, TypeError) as exc:
-                self._warn(f"{manifest}: line {n} skipped, not a frame entry ({exc})")
+            entry = _frame_entry(line, len(entries) / self.fps)
+            if isinstance(entry, str):
+                self._warn(f"{manifest}: line {n} skipped: {entry}")
                 continue
-            if "/" in name or "\\" in name or name.startswith("."):
-                self._warn(f"{manifest}: line {n} skipped, {name!r} is not a file name in the folder")
-                continue
-            entries.append({"file": name, "t": t, "forced": bool(e.get("forced", False))})
+            entries.append(entry)
         return entries
 
     def __len__(self) -> int:
@@ -133,16 +156,23 @@ class FolderSource:
                 image = self._cache[1].copy()
             else:
                 if not path.is_file():   # checked first: OpenCV would print its own warning
-                    self._warn(f"{path}: no such file, skipped")
+                    self._warn_once(entry["file"], f"{path}: no such file, skipped")
                     continue
                 image = cv2.imread(str(path), cv2.IMREAD_COLOR)
                 if image is None:
-                    self._warn(f"{path}: not a readable image, skipped")
+                    self._warn_once(entry["file"], f"{path}: not a readable image, skipped")
                     continue
                 self._cache = (entry["file"], image)
                 image = image.copy()
             return Frame(image, i, entry["t"], entry["file"], forced=entry.get("forced", False))
         return None
+
+    def _warn_once(self, file: str, message: str) -> None:
+        """Warn about ``file`` the first time only (a still picture is listed many times)."""
+        if file not in self._warned:
+            self._warned.add(file)
+            n = sum(e["file"] == file for e in self.entries)
+            self._warn(message + (f" (all {n} times it is listed)" if n > 1 else ""))
 
     def close(self) -> None:
         self._next = len(self.entries)

@@ -16,6 +16,7 @@ knows the rules of the game.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 import zipfile
@@ -37,7 +38,8 @@ def repo_root() -> Path:
 
 
 def default_model_dir() -> Path:
-    return Path(os.environ.get("SOLITAIRE_MODELS", repo_root() / "models"))
+    """The shipped ``models/``, or ``SOLITAIRE_MODELS`` when set (set but empty counts as unset)."""
+    return Path(os.environ.get("SOLITAIRE_MODELS") or repo_root() / "models")
 
 
 def deck_dir(name: str) -> Path:
@@ -107,6 +109,13 @@ class ModelError(RuntimeError):
 MODEL_FILES = {"card_locator.onnx": ("card locator", "image"), "card_reader.onnx": ("card reader", "patch")}
 _NUMBER_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure", "ref_temp", "zoom",
                     "model_pow", "read_thresh_learnt", "read_thresh_strip_learnt")
+# the settings that are probabilities (thresholds on the networks' outputs): 0 to 1
+_PROBABILITY_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure",
+                         "read_thresh_learnt", "read_thresh_strip_learnt")
+# the other numbers: (lowest allowed, whether the lowest itself is allowed, what it is)
+_NUMBER_RANGES = {"ref_temp": (0.0, False, "a temperature"), "zoom": (1.0, True, "a patch scale"),
+                  "model_pow": (0.0, True, "a power")}
+_CHOICE_SETTINGS = {"conf_mode": ("prob", "margin"), "combine": ("product", "min")}
 
 
 def _load_model(path: Path, threads: int):
@@ -130,15 +139,34 @@ def _model_config(path: Path) -> dict:
     """``vision.json`` of a model folder ({} without one), its number settings checked."""
     if not path.exists():
         return {}
+    from ..storage import NotTextError, read_text_file
+
     try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"{path}: not a readable JSON file ({exc})") from None
+        cfg = json.loads(read_text_file(path))
+    except NotTextError as exc:
+        raise ModelError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(cfg, dict):
         raise ModelError(f"{path}: expected a JSON object at the top")
-    for key in _NUMBER_SETTINGS:
-        if key in cfg and (isinstance(cfg[key], bool) or not isinstance(cfg[key], (int, float))):
-            raise ModelError(f"{path}: {key} must be a number, not {cfg[key]!r}")
+    for key in (k for k in _NUMBER_SETTINGS if k in cfg):
+        v = cfg[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ModelError(f"{path}: {key} must be a number, not {json.dumps(v)}")
+        if not math.isfinite(v):
+            raise ModelError(f"{path}: {key} must be a finite number, not {json.dumps(v)}")
+        if key in _PROBABILITY_SETTINGS and not 0 <= v <= 1:
+            raise ModelError(f"{path}: {key} is a probability: it must be from 0 to 1, not {json.dumps(v)}")
+        if key in _NUMBER_RANGES:
+            low, inclusive, what = _NUMBER_RANGES[key]
+            if v < low or (v == low and not inclusive):
+                raise ModelError(f"{path}: {key} is {what}: it must be {'at least' if inclusive else 'above'} "
+                                 f"{low:g}, not {json.dumps(v)}")
+    for key, choices in _CHOICE_SETTINGS.items():
+        if key in cfg and cfg[key] not in choices:
+            raise ModelError(f"{path}: {key} must be {' or '.join(map(json.dumps, choices))}, not {json.dumps(cfg[key])}")
     return cfg
 
 
@@ -158,25 +186,28 @@ def _session(path: Path, threads: int):
 class CardDetector:
     """Reads a Klondike layout from camera frames. Create once, call :meth:`detect` per frame.
 
-    ``model_path``: a folder holding ``card_locator.onnx`` and ``card_reader.onnx`` (default
-    the shipped ``models/``, or ``SOLITAIRE_MODELS``); a folder that cannot be used raises
-    :class:`ModelError` naming the file and what is wrong. ``calibration``: optional dict with ``slots`` (slot name ->
-    [x, y] image px, the centre of the card in that slot) and ``card_size_px``. ``deck``: the
+    ``model_path``: a folder holding ``card_locator.onnx`` and ``card_reader.onnx``, or one of
+    those two files in it (default the shipped ``models/``, or ``SOLITAIRE_MODELS``); a folder
+    that cannot be used, or another file, raises :class:`ModelError` naming the file and what
+    is wrong, after ``SOLITAIRE_MODELS:`` when the folder came from it, or after ``option``
+    (the command-line option that gave ``model_path``, as ``--model``) if given.
+    ``calibration``: optional dict with ``slots`` (slot name -> [x, y] image px, the centre
+    of the card in that slot) and ``card_size_px``. ``deck``: the
     name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``); one that cannot
     be used raises :class:`DeckError` (see :func:`load_learnt_deck`).
     """
 
     def __init__(self, model_path=None, calibration: dict | None = None, deck: str | None = None,
-                 threads: int = 0):
+                 threads: int = 0, option: str | None = None):
         d = Path(model_path) if model_path is not None else default_model_dir()
-        if d.is_file():
-            d = d.parent
-        if not d.is_dir():
-            where = " (SOLITAIRE_MODELS)" if model_path is None and os.environ.get("SOLITAIRE_MODELS") else ""
-            raise ModelError(f"model folder {str(d)!r}{where} does not exist")
-        self.locator = _load_model(d / "card_locator.onnx", threads)
-        self.reader = _load_model(d / "card_reader.onnx", threads)
-        cfg = _model_config(d / "vision.json")
+        given_by = option if model_path is not None else "SOLITAIRE_MODELS" if os.environ.get("SOLITAIRE_MODELS") \
+            else None
+        try:
+            cfg, self.geom = self._load(d, threads)
+        except ModelError as exc:
+            if given_by:
+                raise ModelError(f"{given_by}: {exc}") from None
+            raise
         self.peak_thresh = float(cfg.get("peak_thresh", 0.3))
         self.read_thresh = float(cfg.get("read_thresh", 0.9))
         # a card covered by the next one of its pile shows one corner only (its strip): its own threshold
@@ -188,10 +219,6 @@ class CardDetector:
         self.conf_mode = str(cfg.get("conf_mode", "prob"))
         self.model_pow = float(cfg.get("model_pow", 0.5))
         self.combine = str(cfg.get("combine", "product"))  # how the two corner reads of a whole card combine
-        try:
-            self.geom = F.PatchGeom.from_config(cfg.get("patch"))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelError(f"{d / 'vision.json'}: patch must hold read_h, read_w, x and y ({exc!r})") from None
         self.calibration = calibration
         self.deck = deck
         self.refs = None
@@ -206,6 +233,24 @@ class CardDetector:
             # the deck's own thresholds, picked by learn-deck on its cards
             self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
             self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
+
+    def _load(self, d: Path, threads: int) -> tuple[dict, F.PatchGeom]:
+        """Load the two networks of model folder ``d`` (or of the folder of one of its two model
+        files); returns its checked ``vision.json`` settings and its patch geometry."""
+        if d.is_file():
+            if d.name not in MODEL_FILES:
+                raise ModelError(f"{str(d)!r} is a file, not a model folder (a folder holding "
+                                 f"{' and '.join(MODEL_FILES)})")
+            d = d.parent
+        if not d.is_dir():
+            raise ModelError(f"model folder {str(d)!r} does not exist")
+        self.locator = _load_model(d / "card_locator.onnx", threads)
+        self.reader = _load_model(d / "card_reader.onnx", threads)
+        cfg = _model_config(d / "vision.json")
+        try:
+            return cfg, F.PatchGeom.from_config(cfg.get("patch"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{d / 'vision.json'}: patch must hold read_h, read_w, x and y ({exc!r})") from None
 
     # ------------------------------------------------------------------ networks
     def locate(self, frame_bgr: np.ndarray) -> list[_Mark]:
