@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -1064,109 +1065,32 @@ def test_play_ends_when_a_video_file_given_as_the_camera_ends(tmp_path, monkeypa
 
 
 # ----------------------------------------------------------------------------- display probe
-X_OK = b"\x01\x00\x0b\x00\x00\x00\x00\x00"  # an X server's "connection accepted" (protocol 11.0)
-
-
-def _x_server(path, answer=lambda request: X_OK):
-    """A Unix socket at ``path`` that answers every X11 connection setup with ``answer(request)``
-    (None: accept the connection and say nothing, as a socket that is no X server)."""
-    import socket
-    import threading
-
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(str(path))
-    srv.listen(8)
-
-    def serve():
-        while True:
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                return
-            with conn:
-                reply = answer(conn.recv(256))
-                if reply is None:
-                    conn.recv(1)   # until the client gives up
-                else:
-                    conn.sendall(reply)
-
-    threading.Thread(target=serve, daemon=True).start()
-    return srv
-
-
-def _refusal(reason: bytes) -> bytes:
-    padded = reason + bytes(-len(reason) % 4)
-    return bytes([0, len(reason)]) + (11).to_bytes(2, "little") + (0).to_bytes(2, "little") \
-        + (len(padded) // 4).to_bytes(2, "little") + padded
-
-
-def test_the_display_probe_knows_a_dead_display_from_a_live_one(tmp_path):
-    probe = cmd_live.display_problem
-    env = {"DISPLAY": ":57", "XAUTHORITY": str(tmp_path / "none")}
-    assert probe(env, x11_dir=tmp_path) == "DISPLAY=:57 does not answer"          # no socket X57
-    assert probe({**env, "DISPLAY": "unix:57.0"}, x11_dir=tmp_path) == "DISPLAY=unix:57.0 does not answer"
-    srv = _x_server(tmp_path / "X57")
-    try:
-        assert probe(env, x11_dir=tmp_path) is None
-        assert probe({**env, "DISPLAY": "unix:57.0"}, x11_dir=tmp_path) is None
-    finally:
-        srv.close()
-    mute = _x_server(tmp_path / "X58", answer=lambda request: None)   # accepts, but speaks no X
-    try:
-        assert probe({**env, "DISPLAY": ":58"}, x11_dir=tmp_path, timeout=0.3) == "DISPLAY=:58 does not answer"
-    finally:
-        mute.close()
-    assert probe({"DISPLAY": "nonsense"}, x11_dir=tmp_path) == \
-        "DISPLAY=nonsense is not an X display name (like :0 or localhost:10.0)"
-    assert probe({}, x11_dir=tmp_path) == cmd_live.NO_DISPLAY
-
-
-def test_the_display_probe_sends_the_cookie_and_names_a_refusal(tmp_path):
-    import socket
-
-    cookie = bytes(range(16))
-    srv = _x_server(tmp_path / "X59", answer=lambda request: X_OK if cookie in request
-                    else _refusal(b"Authorization required, but no authorization protocol specified"))
-    try:
-        env = {"DISPLAY": ":59", "XAUTHORITY": str(tmp_path / "none")}
-        assert cmd_live.display_problem(env, x11_dir=tmp_path) == ("DISPLAY=:59 refuses the connection (Authorization "
-                                                                   "required, but no authorization protocol specified)")
-        field = lambda b: len(b).to_bytes(2, "big") + b  # noqa: E731
-        entry = (256).to_bytes(2, "big") + field(socket.gethostname().encode()) + field(b"59") \
-            + field(b"MIT-MAGIC-COOKIE-1") + field(cookie)
-        (tmp_path / "xauth").write_bytes(entry)
-        assert cmd_live.display_problem({**env, "XAUTHORITY": str(tmp_path / "xauth")}, x11_dir=tmp_path) is None
-    finally:
-        srv.close()
-
-
-def test_the_display_probe_finds_a_wayland_socket(tmp_path):
-    import socket
-
-    env = {"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": str(tmp_path)}
-    assert cmd_live.display_problem(env) == f"WAYLAND_DISPLAY=wayland-9 does not answer ({tmp_path / 'wayland-9'})"
-    assert "XDG_RUNTIME_DIR is not" in cmd_live.display_problem({"WAYLAND_DISPLAY": "wayland-9"})
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(str(tmp_path / "wayland-9"))
-    srv.listen(1)
-    try:
-        assert cmd_live.display_problem(env) is None
-    finally:
-        srv.close()
+def test_the_display_probe_opens_a_window_in_a_child_first(monkeypatch):
+    """A DISPLAY with no X server behind it makes the child abort (OpenCV's Qt), not us; a
+    probe that succeeds (stood in for by a child that opens nothing) lets the window open."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    assert cmd_live.display_problem(env) == cmd_live.NO_DISPLAY
+    dead = cmd_live.display_problem({**env, "DISPLAY": ":57"})
+    assert dead.startswith("DISPLAY=:57 does not open a window (") and ":57" in dead[len("DISPLAY=:57"):]
+    monkeypatch.setattr(cmd_live, "WINDOW_PROBE", "pass")
+    assert cmd_live.display_problem({**env, "DISPLAY": ":57"}) is None
+    monkeypatch.setattr(cmd_live, "WINDOW_PROBE", "import time; time.sleep(5)")
+    assert cmd_live.display_problem({**env, "DISPLAY": ":57"}, timeout=0.5) == "DISPLAY=:57 does not answer within 0.5 s"
 
 
 def test_a_display_that_does_not_answer_is_refused_or_falls_back_to_the_terminal(tmp_path, monkeypatch, capsys):
     folder, moves = _replay_setup(tmp_path, monkeypatch)
-    monkeypatch.setattr(cmd_live, "X11_SOCKET_DIR", tmp_path / "x11")
     monkeypatch.setenv("DISPLAY", ":57")
-    monkeypatch.setenv("XAUTHORITY", str(tmp_path / "none"))
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert main(["replay", str(folder), "--strategy", "baseline", "--window"]) == 2
     out = capsys.readouterr()
-    assert out.err == "solitaire-coach: cannot open a window: DISPLAY=:57 does not answer; run without --window\n"
+    assert out.err.startswith("solitaire-coach: cannot open a window: DISPLAY=:57 does not open a window (")
+    assert out.err.endswith("; run without --window\n")
     assert out.out == ""
     assert main(["play", "--frames", str(folder), "--strategy", "baseline", "--journal", str(tmp_path / "j.json")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "note: DISPLAY=:57 does not answer; running without a window (use --no-window to silence this)"
+    assert lines[0].startswith("note: DISPLAY=:57 does not open a window (")
+    assert lines[0].endswith("; running without a window (use --no-window to silence this)")
     assert json.loads((tmp_path / "j.json").read_text())["tracker"]["history"] == moves
 
 

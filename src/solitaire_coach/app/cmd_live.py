@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import json
 import os
-import socket
-import struct
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -226,144 +224,32 @@ def _session(args, journal_path: Path | None, say, resume: bool):
     return CoachSession(rules_from_args(args), strategy, journal, say=say, resume=resume)
 
 
-X11_SOCKET_DIR = Path("/tmp/.X11-unix")  # where an X server on this machine listens (socket XN for display :N)
 NO_DISPLAY = "no display found"
-_COOKIE = b"MIT-MAGIC-COOKIE-1"
+WINDOW_PROBE = "import cv2; cv2.namedWindow('solitaire-coach'); cv2.waitKey(1); cv2.destroyAllWindows()"
 
 
-def _connect(family: int, address, timeout: float) -> socket.socket | None:
-    s = socket.socket(family, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    try:
-        s.connect(address)
-        return s
-    except (OSError, ValueError):
-        s.close()
-        return None
-
-
-def _xauth_cookie(env, number: int) -> bytes | None:
-    """The MIT-MAGIC-COOKIE-1 that Xlib sends to local display ``number``: the first entry of
-    ``$XAUTHORITY`` (or ~/.Xauthority) for this host (or any host) and that display (or any)."""
-    path = env.get("XAUTHORITY") or (Path(env["HOME"]) / ".Xauthority" if env.get("HOME") else None)
-    try:
-        data = Path(path).read_bytes() if path else b""
-    except OSError:
-        return None
-    host, want = socket.gethostname().encode(), str(number).encode()
-    i = 0
-    while i + 2 <= len(data):
-        family = int.from_bytes(data[i:i + 2], "big")
-        i += 2
-        fields = []
-        for _ in range(4):  # address, display number, auth name, auth data
-            size = int.from_bytes(data[i:i + 2], "big")
-            fields.append(data[i + 2:i + 2 + size])
-            i += 2 + size
-        address, num, name, cookie = fields
-        if name == _COOKIE and num in (b"", want) and (family == 0xFFFF or (family == 256 and address == host)):
-            return cookie
-    return None
-
-
-def _x_setup(s: socket.socket | None, cookie: bytes | None) -> str | None:
-    """Open an X11 connection on ``s`` (a connected socket, closed here, or None): None when
-    no X server answers (nothing, or a port that accepts connections but speaks no X, as a
-    proxy does); else ``""`` when the server accepts the client, or its reason for refusing."""
-    if s is None:
-        return None
-    name, data = (_COOKIE, cookie) if cookie else (b"", b"")
-    pad = lambda b: b + bytes(-len(b) % 4)  # noqa: E731
-    try:
-        s.sendall(b"l\0" + struct.pack("<HHHHH", 11, 0, len(name), len(data), 0) + pad(name) + pad(data))
-        reply = b""
-        while True:  # 8 bytes, and for a refusal its reason (the length in byte 1)
-            need = 8 + (reply[1] if len(reply) >= 2 and reply[0] == 0 else 0)
-            chunk = s.recv(need - len(reply)) if len(reply) < need else b""
-            if not chunk:
-                break
-            reply += chunk
-    except OSError:
-        return None
-    finally:
-        s.close()
-    if len(reply) < 8 or reply[0] not in (0, 1, 2) or (reply[0] != 2 and struct.unpack("<H", reply[2:4])[0] != 11):
-        return None
-    if reply[0] == 0:
-        return reply[8:8 + reply[1]].decode("latin-1").strip() or "refused"
-    return ""
-
-
-def _x_display_problem(value: str, env, socket_dir: Path, timeout: float) -> str | None:
-    """Why no window opens at ``DISPLAY=value``, or None. The X server is reached as Xlib
-    (xcb) reaches it: ``:N`` and ``unix:N`` at the socket ``socket_dir/XN`` (Linux's abstract
-    one, then the file), ``:N`` then TCP on this machine; ``host:N[.S]`` TCP port 6000+N;
-    on this machine with the cookie Xlib would send (see _xauth_cookie)."""
-    def answer(s, local: bool) -> str | None:
-        got = _x_setup(s, _xauth_cookie(env, n) if local else None)
-        if got is None:
-            return f"DISPLAY={value} does not answer"
-        # a server elsewhere may want a cookie found otherwise: its refusal is not taken as final
-        return f"DISPLAY={value} refuses the connection ({got})" if got and local else None
-
-    host, sep, rest = value.rpartition(":")
-    number = rest.split(".", 1)[0]
-    if not sep or not number.isdigit() or host.endswith(":"):  # no :N, or DECnet (host::N)
-        return f"DISPLAY={value} is not an X display name (like :0 or localhost:10.0)"
-    n = int(number)
-    if value.startswith("/"):  # a socket path (XQuartz style: /path/to/socket:0)
-        for path in (value, host):
-            s = _connect(socket.AF_UNIX, path, timeout)
-            if s is not None:
-                return answer(s, True)
-        return f"DISPLAY={value} does not answer"
-    protocol, _, host = host.rpartition("/")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if host in ("", "unix") and protocol in ("", "unix"):
-        path = str(socket_dir / f"X{n}")
-        s = (_connect(socket.AF_UNIX, "\0" + path, timeout) if sys.platform.startswith("linux") else None) \
-            or _connect(socket.AF_UNIX, path, timeout)
-        if s is not None:
-            return answer(s, True)
-        if host == "unix" or protocol == "unix":
-            return f"DISPLAY={value} does not answer"
-        host = "localhost"
-    try:
-        s = socket.create_connection((host, 6000 + n), timeout=timeout)
-    except (OSError, ValueError, UnicodeError):
-        return f"DISPLAY={value} does not answer"
-    try:
-        local = ipaddress.ip_address(s.getpeername()[0]).is_loopback
-    except (OSError, ValueError):
-        local = False
-    return answer(s, local)
-
-
-def display_problem(environ=None, x11_dir: Path | None = None, timeout: float = 3.0) -> str | None:
-    """Why no window can be opened here, or None when one can. On Linux a window needs an X
-    server (``DISPLAY``; when set, it decides, as OpenCV's Qt windows use it) or a Wayland
-    compositor (``WAYLAND_DISPLAY``: a socket, under ``XDG_RUNTIME_DIR`` unless a path) that
-    answers: a display that does not answer (or refuses us) makes Qt abort the whole program,
-    so it is probed first. ``NO_DISPLAY`` when neither variable is set. ``x11_dir``: where
-    the sockets of local X displays are (default /tmp/.X11-unix)."""
+def display_problem(environ=None, timeout: float = 20.0) -> str | None:
+    """Why no window can be opened here, or None when one can. On Linux a window needs a
+    display (``DISPLAY`` or ``WAYLAND_DISPLAY``): ``NO_DISPLAY`` when neither is set. One
+    that is set is tried first by opening a window in a child process (``WINDOW_PROBE``),
+    as OpenCV's Qt aborts the whole program, uncatchably, on a display that does not answer
+    or refuses it (a stale ``ssh -X`` DISPLAY): the child's own words say why."""
     if not sys.platform.startswith("linux"):
         return None
-    env = os.environ if environ is None else environ
-    display, wayland = env.get("DISPLAY", ""), env.get("WAYLAND_DISPLAY", "")
-    if display:
-        return _x_display_problem(display, env, Path(x11_dir) if x11_dir else X11_SOCKET_DIR, timeout)
-    if wayland:
-        runtime = env.get("XDG_RUNTIME_DIR", "")
-        if not wayland.startswith("/") and not runtime:
-            return f"WAYLAND_DISPLAY={wayland} is set but XDG_RUNTIME_DIR is not"
-        path = wayland if wayland.startswith("/") else str(Path(runtime) / wayland)
-        s = _connect(socket.AF_UNIX, path, timeout)
-        if s is None:
-            return f"WAYLAND_DISPLAY={wayland} does not answer ({path})"
-        s.close()
+    env = dict(os.environ if environ is None else environ)
+    shown = " ".join(f"{k}={env[k]}" for k in ("DISPLAY", "WAYLAND_DISPLAY") if env.get(k))
+    if not shown:
+        return NO_DISPLAY
+    try:
+        done = subprocess.run([sys.executable, "-c", WINDOW_PROBE], env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"{shown} does not answer within {timeout:g} s"
+    if done.returncode == 0:
         return None
-    return NO_DISPLAY
+    lines = [ln.strip() for ln in done.stderr.splitlines() if ln.strip()]
+    why = next((ln for ln in lines if "display" in ln.lower()), lines[-1] if lines else f"exit {done.returncode}")
+    return f"{shown} does not open a window ({why})"
 
 
 def _window_or_note(say, doing: str) -> bool:
