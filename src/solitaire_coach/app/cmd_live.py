@@ -36,10 +36,9 @@ def lens_views(text: str) -> int:
 
 
 def _strategy_help() -> str:
-    from ..core.advisor import strategy_names
-    from .cmd_core import default_strategy
+    from .cmd_core import strategy_help
 
-    return f"advisor strategy: {', '.join(strategy_names())} (default {default_strategy()})"
+    return strategy_help()
 
 
 def board_size(text: str) -> tuple[int, int]:
