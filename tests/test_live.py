@@ -1121,10 +1121,10 @@ def test_a_move_log_that_is_not_text_or_a_folder_is_named(tmp_path, monkeypatch,
 
 def test_a_truth_list_that_is_not_text_is_ignored_with_a_warning(tmp_path, monkeypatch, capsys):
     folder, moves = _replay_setup(tmp_path, monkeypatch)
-    (folder / "truth.jsonl").write_bytes(b"\xff\xfe garbage")
+    (folder / "truth.jsonl").write_bytes(b"\x80\xff garbage")
     assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
     out = capsys.readouterr().out
-    assert f"warning: {folder / 'truth.jsonl'}: not a text file (UTF-8): byte 0xff at offset 0 is not UTF-8; ignored" \
+    assert f"warning: {folder / 'truth.jsonl'}: not a text file (UTF-8): byte 0x80 at offset 0 is not UTF-8; ignored" \
         in out and f"{len(moves)} moves inferred" in out
 
 
