@@ -35,10 +35,6 @@ def write_json_atomic(path: str | os.PathLike, obj: Any) -> None:
     write_atomic(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
-def read_text(path: str | os.PathLike) -> str:
-    return Path(path).read_text(encoding="utf-8")
-
-
 class NotTextError(ValueError):
     """A file given as text (a deal file, a game log, a snapshot) that cannot be read as
     text: not a regular file (a named pipe, a device), UTF-16, or not UTF-8."""
