@@ -290,16 +290,19 @@ def test_graded_values_an_undecided_layout_by_how_near_its_search_came():
 
 
 def test_draw_count_defaults_are_taken_from_each_advice_unless_given():
-    """``ease``, ``reveal_bonus`` and ``uct`` default by the game's draw count, as measured
-    (easy wins count more in draw 3, 2.0 against 1.0; the reveal bonus is 0.03 in draw 1,
-    none in draw 3; the search over information sets on 48 layouts in draw 3 only), set
+    """``ease``, ``reveal_bonus``, ``uct``, ``graded`` and ``min_samples`` default by the
+    game's draw count, as measured (easy wins count more in draw 3, 2.0 against 1.0; the
+    reveal bonus is 0.03 in draw 1, none in draw 3; the search over information sets on 48
+    layouts in draw 3 only; graded undecided layouts and 12 layouts at least in draw 1), set
     again at each advice, so one strategy serves both rules; an explicit value is kept for
     both."""
-    from solitaire_coach.core.best import DEFAULT_EASE, DEFAULT_REVEAL_BONUS, DEFAULT_UCT
+    from solitaire_coach.core.best import (DEFAULT_EASE, DEFAULT_GRADED, DEFAULT_MIN_SAMPLES, DEFAULT_REVEAL_BONUS,
+                                           DEFAULT_UCT)
     assert DEFAULT_EASE == {1: 1.0, 3: 2.0} and DEFAULT_REVEAL_BONUS == {1: 0.03, 3: 0.0}
     assert DEFAULT_UCT == {1: 0, 3: 48}
-    default = BestStrategy(**FAST)
-    fixed = BestStrategy(**dict(FAST, ease=0.5, reveal_bonus=0.5, uct=5))
+    assert DEFAULT_GRADED == {1: True, 3: False} and DEFAULT_MIN_SAMPLES == {1: 12, 3: 4}
+    default = BestStrategy(**dict(FAST, samples=96, min_samples=None))
+    fixed = BestStrategy(**dict(FAST, ease=0.5, reveal_bonus=0.5, uct=5, graded=False, samples=96, min_samples=7))
     for draw in (3, 1, 3):
         state = GameState.from_deal(deal_for_seed(4), Rules(draw_count=draw, redeal_limit=None if draw == 3 else 3))
         view = state.masked({c for run in state.faceup for c in run})
@@ -307,7 +310,8 @@ def test_draw_count_defaults_are_taken_from_each_advice_unless_given():
             strategy.advise(view, [])
         assert (default.ease, default.reveal_bonus, default.uct) == (DEFAULT_EASE[draw],
                                                                      DEFAULT_REVEAL_BONUS[draw], DEFAULT_UCT[draw])
-        assert (fixed.ease, fixed.reveal_bonus, fixed.uct) == (0.5, 0.5, 5)
+        assert (default.graded, default.min_samples) == (DEFAULT_GRADED[draw], DEFAULT_MIN_SAMPLES[draw])
+        assert (fixed.ease, fixed.reveal_bonus, fixed.uct, fixed.graded, fixed.min_samples) == (0.5, 0.5, 5, False, 7)
     with pytest.raises(ValueError, match="ease"):
         BestStrategy(ease=-1)
 
