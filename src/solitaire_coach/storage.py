@@ -54,7 +54,9 @@ _ERRNO_WORDS = {
 def describe_os_error(exc: BaseException) -> str:
     """What an OSError met with a file the user gave says, in words and without the file
     name (the caller names it): 'no such file', 'is a folder, not a file', never
-    '[Errno 2] ...'. Also takes the RuntimeError ``Path.resolve`` raises for a symlink loop."""
+    '[Errno 2] ...'. Also takes the RuntimeError ``Path.resolve`` raises for a symlink loop,
+    and a NotTextError, whose message is its reason already: so a reader catches
+    ``(OSError, NotTextError)`` of ``read_text_file`` in one clause."""
     if isinstance(exc, RuntimeError):  # Path.resolve() before Python 3.13
         return _ERRNO_WORDS[errno.ELOOP]
     code = getattr(exc, "errno", None)

@@ -129,11 +129,8 @@ def cmd_simulate(args) -> int:
     if args.deals:
         try:
             text = read_text_file(args.deals)
-        except OSError as exc:
+        except (OSError, NotTextError) as exc:
             print(f"error: {args.deals}: {describe_os_error(exc)}", file=sys.stderr)
-            return 2
-        except NotTextError as exc:
-            print(f"error: {args.deals}: {exc}", file=sys.stderr)
             return 2
         try:
             deals = parse_deals(text)

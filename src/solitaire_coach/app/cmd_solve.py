@@ -99,10 +99,8 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
     any other text is a file of deal lines."""
     try:
         text = read_text_file(path)
-    except OSError as exc:
+    except (OSError, NotTextError) as exc:
         raise ValueError(f"{path}: {describe_os_error(exc)}") from None
-    except NotTextError as exc:
-        raise ValueError(f"{path}: {exc}") from None
     lines = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
              if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:

@@ -168,11 +168,8 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
             last = sig
             try:
                 text = read_text_file(path)
-            except OSError as exc:
+            except (OSError, NotTextError) as exc:
                 cannot_read(describe_os_error(exc), force)
-                continue
-            except NotTextError as exc:
-                cannot_read(str(exc), force)
                 continue
             problem = None
             session.process_text(text, where=str(path))

@@ -42,10 +42,8 @@ class Journal:
             return None
         try:
             text = read_text_file(self.path)
-        except OSError as exc:
+        except (OSError, NotTextError) as exc:
             raise JournalError(f"{self.path}: cannot read the journal: {describe_os_error(exc)}") from None
-        except NotTextError as exc:
-            raise JournalError(f"{self.path}: cannot read the journal: {exc}") from None
         return self.parse(text)
 
     def parse(self, text: str) -> TableTracker:
