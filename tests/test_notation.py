@@ -179,7 +179,7 @@ def test_long_bad_text_is_quoted_cut_not_whole(case):
 
 
 def test_short_bad_text_is_quoted_whole():
-    from solitaire_coach.core.notation import QUOTE_LIMIT, quote
+    from solitaire_coach.core.cards import QUOTE_LIMIT, quote
 
     assert quote("7X") == "'7X'"
     assert quote("a" * QUOTE_LIMIT) == repr("a" * QUOTE_LIMIT)

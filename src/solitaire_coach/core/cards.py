@@ -23,6 +23,19 @@ ACE = 1
 KING = 13
 
 
+QUOTE_LIMIT = 60
+"""The most characters of the user's text a message quotes (a line of a million characters
+is not printed whole)."""
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """The user's ``text`` as every parsing message of the core quotes it: ``repr``, cut to
+    ``limit`` characters with ``…`` and the whole length when it is longer."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
 class CardParseError(ValueError):
     """Raised when text is not a card code; the message names the text."""
 
@@ -94,7 +107,7 @@ class Card:
         elif len(code) == 2 and code[0] == "T":
             code = "0" + code[1]
         if len(code) != 2 or code[0] not in RANK_CODES or code[1] not in SUITS:
-            raise CardParseError(f"{text!r} is not a card (expected rank A,2-9,10,J,Q,K then suit C,D,H,S)")
+            raise CardParseError(f"{quote(text)} is not a card (expected rank A,2-9,10,J,Q,K then suit C,D,H,S)")
         return _DECK[SUITS.index(code[1]) * 13 + RANK_CODES.index(code[0])]
 
 

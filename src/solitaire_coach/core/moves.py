@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .cards import SUITS
+from .cards import SUITS, quote
 
 
 class MoveKind(enum.Enum):
@@ -125,17 +125,17 @@ class Move:
                 return Move.column_to_foundation(source)
             target = _column(b, text)
             if target == source:
-                raise MoveParseError(f"{text!r}: a column cannot move onto itself")
+                raise MoveParseError(f"{quote(text)}: a column cannot move onto itself")
             return Move.column_to_column(source, target)
         raise MoveParseError(
-            f"{text!r} is not a move (expected draw, redeal, w-f, w-N, N-f, N-M or fS-N with N, M in 1..7)"
+            f"{quote(text)} is not a move (expected draw, redeal, w-f, w-N, N-f, N-M or fS-N with N, M in 1..7)"
         )
 
 
 def _column(text: str, whole: str) -> int:
     if len(text) == 1 and text in "1234567":
         return int(text) - 1
-    raise MoveParseError(f"{whole!r}: {text!r} is not a column number 1..7")
+    raise MoveParseError(f"{quote(whole)}: {quote(text)} is not a column number 1..7")
 
 
 _DRAW = Move(MoveKind.DRAW)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence, Union
 
-from .cards import Card, CardParseError, check_permutation
+from .cards import Card, CardParseError, check_permutation, quote
 from .moves import Move, MoveParseError
 
 
@@ -70,44 +70,6 @@ UNKNOWN = SlotMark("UU")
 SlotValue = Union[Card, SlotMark]
 
 SLOT_NAMES = ("waste",) + tuple(f"foundation {i}" for i in range(1, 5)) + tuple(f"column {i}" for i in range(1, 8))
-
-
-QUOTE_LIMIT = 60
-"""The most characters of the user's text a message quotes (a line of a million characters
-is not printed whole)."""
-
-
-def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """The user's ``text`` as every message of this module quotes it: ``repr``, cut to
-    ``limit`` characters with ``…`` and the whole length when it is longer."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text):,} characters)"
-
-
-def _requoted(exc: Exception, *texts: str) -> str:
-    """The message of ``exc`` (from Card.parse or Move.parse, which quote the text whole)
-    with each of ``texts`` quoted by :func:`quote` instead."""
-    message = str(exc)
-    for text in texts:
-        message = message.replace(repr(text), quote(text))
-    return message
-
-
-def _card(code: str) -> Card:
-    """``Card.parse``, its error quoting the code by :func:`quote`."""
-    try:
-        return Card.parse(code)
-    except CardParseError as exc:
-        raise CardParseError(_requoted(exc, code)) from None
-
-
-def _move(text: str) -> Move:
-    """``Move.parse``, its error quoting the text (and the part of it found wrong) by :func:`quote`."""
-    try:
-        return Move.parse(text)
-    except MoveParseError as exc:
-        raise MoveParseError(_requoted(exc, text, *text.strip().lower().split("-"))) from None
 
 
 MAX_RUN = 13
@@ -241,7 +203,7 @@ def parse_snapshot(text: str) -> Snapshot:
             cards = []
             for k, code in enumerate(codes, start=1):
                 try:
-                    cards.append(_card(code))
+                    cards.append(Card.parse(code))
                 except CardParseError as exc:
                     raise SnapshotParseError(f"line {n}: waste card {k}: {exc}") from None
             problem = _fan_problem(tuple(cards), slots[0])
@@ -255,7 +217,7 @@ def parse_snapshot(text: str) -> Snapshot:
             parsed = []
             for col, group in enumerate(groups):
                 try:
-                    parsed.append(tuple(_card(t) for t in group.split()) or None)
+                    parsed.append(tuple(Card.parse(t) for t in group.split()) or None)
                 except CardParseError as exc:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {exc}") from None
                 if len(parsed[-1] or ()) > MAX_RUN:
@@ -284,7 +246,7 @@ def parse_deal(line: str) -> list[Card]:
     cards = []
     for i, code in enumerate(codes):
         try:
-            cards.append(_card(code))
+            cards.append(Card.parse(code))
         except CardParseError as exc:
             raise DealParseError(f"card {i + 1} of the deal: {exc}") from None
     try:
@@ -386,8 +348,8 @@ def parse_log_lines(text: str) -> tuple[GameLog, LogLines]:
         if len(parts) > 2:
             raise LogParseError(f"line {n}: {quote(line)}: expected a move and at most one card")
         try:
-            moves.append(_move(parts[0]))
-            cards.append(_card(parts[1]) if len(parts) == 2 else None)
+            moves.append(Move.parse(parts[0]))
+            cards.append(Card.parse(parts[1]) if len(parts) == 2 else None)
         except (MoveParseError, CardParseError) as exc:
             raise LogParseError(f"line {n}: {exc}") from None
         move_lines.append(n)
