@@ -35,7 +35,7 @@ def _game(job):
     seed, strategy, rules, options = job
     from solitaire_coach.app.simulate import play_game
     record = play_game(deal_for_seed(seed), strategy, rules, strategy_options=options)
-    return seed, record.result, len(record.moves), record.think_ms, _peak_mb()
+    return seed, record.result, len(record.moves), record.think_ms, _peak_mb(), getattr(record, "proven_at", None)
 
 
 def _ceiling(job):
@@ -144,10 +144,27 @@ def main(argv=None) -> int:
         print(f"{args.strategy}: won {wins} of {n} = {100 * wins / n:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
         print(f"think time per move: median {statistics.median(think):.1f} ms, p99 {pct(think, 0.99):.0f} ms, "
               f"max {max(think):.0f} ms over {len(think)} decisions; peak memory {peak:.0f} MB per process")
+        print(certainty_line(rows))
     print(f"wall time {time.perf_counter() - start:.0f} s with {args.workers} workers")
     if args.json:
         _write_json(args.json, args, rows)
     return 0
+
+
+def certainty_line(rows) -> str:
+    """How early the advisor was sure of the outcome: for won games, how many moves before
+    the end it first said the game was won (0: only when it was); for lost games, how many
+    ended on a proof rather than on "no move makes progress"."""
+    won = [r[2] - r[5] for r in rows if r[1] == "won" and len(r) > 5 and r[5] is not None]
+    lost = [r for r in rows if r[1] != "won"]
+    proven_lost = sum(len(r) > 5 and r[5] is not None for r in lost)
+    text = "outcome certain: "
+    if won:
+        text += (f"won games said won a median {statistics.median(won):g} moves before the end "
+                 f"({sum(a > 0 for a in won)} of {len(won)} before their last move)")
+    if lost:
+        text += f"{'; ' if won else ''}{proven_lost} of {len(lost)} lost games ended on a proof"
+    return text
 
 
 def _write_json(path, args, rows) -> None:

@@ -32,6 +32,7 @@ class GameRecord:
     seconds: float = 0.0
     think_ms: list[float] = field(default_factory=list)
     label: str = ""
+    proven_at: int | None = None  # moves played when the advisor first said the outcome was certain
     states: list = field(default_factory=list)  # with keep_states: the true position at each advice
     advice: list = field(default_factory=list)  # with keep_states: each advice given
     stats: list = field(default_factory=list)  # with keep_states: the strategy's last_stats at each advice
@@ -67,6 +68,8 @@ def play_game(deal: Sequence[Card], strategy: str | Strategy = "baseline", rules
             record.states.append(table.state)
             record.advice.append(advice)
             record.stats.append(dict(getattr(strategy, "last_stats", {})))
+        if advice.proven and record.proven_at is None:
+            record.proven_at = len(record.moves)
         if advice.status == "won":
             record.result = "won"
             break

@@ -11,7 +11,10 @@ the player has not seen (face-down tableau cards, stock cards not yet turned) is
    shifts the talon's draws of three), or only one move is legal;
 2. when every card is known, solves the position exactly (the full-information
    solver) and follows the solution, saying the game is won and how many moves are
-   left, or that it is lost;
+   left, or that it is lost; with at most ``prove`` cards unseen (5 by default), lists
+   every arrangement of them and says the game is lost when each is lost, or won when one
+   line, choosing each move from what the player sees, wins them all, and follows that
+   line (:mod:`.proof`);
 3. otherwise deals the unseen cards at random into their places many times (every
    layout consistent with what has been seen is equally likely), solves each layout
    after each candidate move with a small node budget, and plays the move that wins
@@ -89,6 +92,7 @@ from typing import Sequence
 from .advisor import Advice, describe_move, terminal_advice
 from .cards import SUIT_SYMBOLS, Card
 from .moves import Move, MoveKind
+from .proof import ProofSearch, fill_unseen, shown_after
 from .state import GameState, stock_cycle
 from .solver import SolveResult, solve
 
@@ -123,18 +127,7 @@ def sample_layout(state: GameState, rng: random.Random) -> GameState:
     arrangement of the cards not seen anywhere."""
     unseen = state.unseen_cards()
     rng.shuffle(unseen)
-    it = iter(unseen)
-
-    def fill(cards):
-        return tuple(next(it) if x is None else x for x in cards)
-
-    sample = replace(state, hidden=tuple(fill(h) for h in state.hidden), stock=fill(state.stock),
-                     waste=fill(state.waste))
-    try:
-        next(it)
-    except StopIteration:
-        return sample
-    raise ValueError("the position does not account for every card: more cards are unseen than unknown places")
+    return fill_unseen(state, unseen)
 
 
 def is_useful(state: GameState, move: Move) -> bool:
@@ -257,19 +250,6 @@ def _outcome(result) -> float:
     return 1.0 if result.status == "won" else 0.0 if result.status == "lost" else 0.5
 
 
-def _seen_after(view: GameState, truth: GameState) -> GameState:
-    """``view`` (the player's view after a move) with the cards the move turned up on the
-    layout ``truth`` named: a flipped column card, drawn waste cards. ``view`` itself
-    when the move showed nothing."""
-    for column in range(7):
-        if view.awaiting_flip(column):
-            view = view.reveal_column(column, truth.faceup[column][0])
-    for depth in range(min(len(view.waste), view.rules.draw_count)):
-        if view.waste[-1 - depth] is None:
-            view = view.reveal_waste_card(depth, truth.waste[-1 - depth])
-    return view
-
-
 def _next_stock_card_unseen(state: GameState) -> bool:
     """True if the next turn of the stock shows a card the player has not seen."""
     return bool(state.stock) and state.stock[0] is None
@@ -374,6 +354,7 @@ class BestStrategy:
                  tree: int = 0, tree_blend: bool = False, relax: bool = False, graded: bool | None = None,
                  reveal_bonus: float | None = None, tight_passes: float = 0.0,
                  uct: int | None = None, uct_depth: int = 6, uct_explore: float = 0.5, uct_stock: bool = False,
+                 prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -428,6 +409,10 @@ class BestStrategy:
         if not 0 <= tight_passes <= 1:
             raise ValueError(f"tight_passes must be between 0 and 1, not {tight_passes}")
         self.tight_passes = tight_passes
+        if prove < 0:
+            raise ValueError(f"prove must be >= 0 (most unseen cards for a proof; 0 = none), not {prove}")
+        self.prove = prove
+        self._proofs = ProofSearch(max_unseen=prove, time_limit=think_time) if prove else None
         self._take_rules(1)  # ease, reveal_bonus, uct, graded, min_samples: set again from each advice's rules
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
@@ -460,6 +445,8 @@ class BestStrategy:
         if len(history) <= self._history_len or not history:
             self._visited.clear()  # a new game
             self._looped.clear()
+            if self._proofs is not None:
+                self._proofs.clear()
         self._history_len = len(history)
         self._take_rules(state.rules.draw_count)
         self._visited.add(self._position_key(state))
@@ -470,6 +457,12 @@ class BestStrategy:
             full = self._advise_known(state)
             if full is not None:
                 return full
+        elif self._proofs is not None:
+            proof = self._proofs.prove(state)
+            if proof is not None and proof.status == "lost":
+                return Advice("lost", None, proof.reason(), proven=True)
+            if proof is not None:
+                return self._advice(state, proof.move, proof.reason(), proven=True)
         safe = _safe_foundation_move(state, moves)
         if safe is not None:
             return self._advice(state, safe, "")
@@ -600,7 +593,7 @@ class BestStrategy:
                 break
             for j in close:
                 truth = sample.play(candidates[j])
-                view = _seen_after(after[j], truth)
+                view = shown_after(after[j], truth)
                 if view is after[j] and j in fixed_choice:
                     options, choice = fixed_choice[j]
                 else:
@@ -644,7 +637,7 @@ class BestStrategy:
             groups: dict[GameState, list[GameState]] = {}
             for sample in kept:
                 truth = sample.play(candidates[j])
-                groups.setdefault(_seen_after(after, truth), []).append(truth)
+                groups.setdefault(shown_after(after, truth), []).append(truth)
             total = 0.0
             for view, truths in groups.items():
                 options = self._tree_options(view)
@@ -685,7 +678,7 @@ class BestStrategy:
                 break
             for j in close:
                 truth = sample.play(candidates[j])
-                totals[j] += self._uct_path(_seen_after(after[j], truth), truth, nodes, c)
+                totals[j] += self._uct_path(shown_after(after[j], truth), truth, nodes, c)
             done += 1
         if done < 2:
             return {}, 0
@@ -722,7 +715,7 @@ class BestStrategy:
                 depth += 1
             for move in play:
                 truth = truth.play(move)
-                view = _seen_after(view.play(move), truth)
+                view = shown_after(view.play(move), truth)
         value = self._layout_score(truth)
         for node, k in path:
             node[1][k] += 1
