@@ -3,6 +3,8 @@ status 2 for usage errors, never a traceback."""
 
 from __future__ import annotations
 
+import errno
+
 import pytest
 
 from solitaire_coach.app.cli import main
@@ -429,3 +431,28 @@ def test_help_names_check_logs_files_and_the_known_strategies(capsys):
             assert "LOG [LOG ...]" in out and "game log files" in out
         else:
             assert f"advisor strategy: {', '.join(strategy_names())} (default " in out
+
+
+def _unreadable(*args, **kwargs):
+    raise PermissionError(errno.EACCES, "Permission denied", "x")
+
+
+def test_unreadable_files_are_worded_alike_everywhere(tmp_path, monkeypatch):
+    """calibration, model settings and a frames list name an unreadable file the way every
+    other reader does ('permission denied', from describe_os_error), not in the OS's words."""
+    from solitaire_coach import storage
+    from solitaire_coach.capture import calibration, sources
+    from solitaire_coach.vision import detector
+
+    cal = tmp_path / "table.json"
+    cal.write_text("{}")
+    settings = tmp_path / "vision.json"
+    settings.write_text("{}")
+    monkeypatch.setattr(calibration, "read_text_file", _unreadable)
+    monkeypatch.setattr(storage, "read_text_file", _unreadable)
+    with pytest.raises(calibration.CalibrationError, match=r"cannot be read \(permission denied\)"):
+        calibration.load_calibration(cal)
+    with pytest.raises(detector.ModelError, match=r"cannot be read \(permission denied\)"):
+        detector._model_config(settings)
+    with pytest.raises(sources.SourceError, match=r"cannot be read \(permission denied\)"):
+        sources.FolderSource._read_manifest(object(), tmp_path / "frames.jsonl")

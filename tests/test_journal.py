@@ -129,7 +129,7 @@ def test_a_bad_journal_that_cannot_be_moved_aside_is_kept_and_reported(tmp_path,
     monkeypatch.setattr(type(journal.path), "rename", refuse)
     said = []
     session = CoachSession(Rules(), make_strategy("baseline"), journal, say=said.append)
-    assert "cannot be moved aside (Permission denied)" in said[0] and session.journal is None
+    assert "cannot be moved aside (permission denied)" in said[0] and session.journal is None
     assert journal.path.read_text() == "{not json"
     assert session.process_text(_first_snapshot()).accepted
     assert journal.path.read_text() == "{not json"  # never overwritten

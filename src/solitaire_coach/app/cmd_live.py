@@ -169,7 +169,7 @@ def write_image(path, image, option: str) -> str | None:
     making missing folders; returns why it could not be written, or None."""
     import cv2
 
-    from ..storage import write_atomic
+    from ..storage import describe_os_error, write_atomic
 
     problem = output_problem(path, option, image=True)
     if problem:
@@ -180,7 +180,7 @@ def write_image(path, image, option: str) -> str | None:
     try:
         write_atomic(path, buf.tobytes())
     except OSError as exc:
-        return f"{option} {str(path)!r}: cannot be written ({exc.strerror or exc})"
+        return f"{option} {str(path)!r}: cannot be written ({describe_os_error(exc)})"
     return None
 
 
@@ -430,7 +430,7 @@ def run_replay(args, folder: Path) -> int:
     from ..capture.sources import SourceError, open_source
     from ..core.notation import LogParseError, parse_log
     from ..core.state import GameState, first_difference
-    from ..storage import NotTextError, read_text_file
+    from ..storage import NotTextError, describe_os_error, read_text_file
     from ..vision.detector import ModelError
     from .live import LiveCoach, draw_overlay, json_line
 
@@ -464,7 +464,7 @@ def run_replay(args, folder: Path) -> int:
         except NotTextError as exc:
             return _err(f"{where}: {exc}")
         except OSError as exc:
-            return _err(f"{where}: cannot be read ({exc.strerror or exc})")
+            return _err(f"{where}: cannot be read ({describe_os_error(exc)})")
         except LogParseError as exc:
             return _err(f"{where}: {exc}")
         expected = [m.text for m in expected_log.moves]
@@ -550,7 +550,7 @@ def run_replay(args, folder: Path) -> int:
 def _frame_truth(folder: Path, say) -> dict:
     """Per-frame truth of a rendered game (``truth.jsonl``: file -> {hand: bool, ...}), if any;
     one that cannot be read is ignored, with a warning through ``say``."""
-    from ..storage import NotTextError, read_text_file
+    from ..storage import NotTextError, describe_os_error, read_text_file
 
     path = folder / "truth.jsonl" if folder.is_dir() else None
     out: dict = {}
@@ -559,8 +559,7 @@ def _frame_truth(folder: Path, say) -> dict:
     try:
         text = read_text_file(path)
     except (NotTextError, OSError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        say(f"warning: {path}: {why}; ignored")
+        say(f"warning: {path}: {describe_os_error(exc)}; ignored")
         return out
     for line in text.splitlines():
         try:

@@ -41,7 +41,7 @@ class CoachSession:
                 try:
                     aside = journal.set_aside()
                 except (OSError, JournalError) as why:
-                    reason = why.strerror if isinstance(why, OSError) and why.strerror else why
+                    reason = describe_os_error(why) if isinstance(why, OSError) else why
                     say(f"warning: {exc}; it cannot be moved aside ({reason}), so it is kept as it is and "
                         f"this game is not journalled: a restart will not resume it")
                     self.journal = None
@@ -86,7 +86,7 @@ class CoachSession:
         try:
             self.journal.save(self.tracker)
         except OSError as exc:
-            reason = f"{exc.strerror}: {exc.filename}" if exc.strerror else str(exc)
+            reason = describe_os_error(exc)
             if reason != self._journal_failure:
                 self.say(f"warning: cannot save the journal {self.journal.path} ({reason}); the game goes on, "
                          f"but a restart now would not resume it")

@@ -30,7 +30,7 @@ from typing import Iterable
 import cv2
 import numpy as np
 
-from ..storage import NotTextError, read_text_file, write_json_atomic
+from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
 
 DEFAULT_PATTERN = (9, 6)          # inner corners (columns, rows): a 10 x 7 squares board
 DEFAULT_SQUARE_MM = 25.0
@@ -496,7 +496,7 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
         detail = str(exc).removeprefix("not a text file (UTF-8): ")
         raise CalibrationError(f"{path}: not a calibration file (binary, not JSON text: {detail})") from None
     except OSError as exc:
-        raise CalibrationError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise CalibrationError(f"{path}: cannot be read ({describe_os_error(exc)})") from None
     if not text.strip():
         raise CalibrationError(f"{path}: the file is empty, not a calibration")
     try:

@@ -124,7 +124,7 @@ class FolderSource:
         self._warned: set[str] = set()  # files already said to be missing or unreadable
 
     def _read_manifest(self, manifest: Path) -> list[dict]:
-        from ..storage import NotTextError, read_text_file
+        from ..storage import NotTextError, describe_os_error, read_text_file
 
         entries = []
         try:
@@ -132,7 +132,7 @@ class FolderSource:
         except NotTextError as exc:
             raise SourceError(f"{manifest}: not a frames list ({exc})") from None
         except OSError as exc:
-            raise SourceError(f"{manifest}: cannot be read ({exc.strerror or exc})") from None
+            raise SourceError(f"{manifest}: cannot be read ({describe_os_error(exc)})") from None
         for n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue

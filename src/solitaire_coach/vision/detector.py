@@ -139,14 +139,14 @@ def _model_config(path: Path) -> dict:
     """``vision.json`` of a model folder ({} without one), its number settings checked."""
     if not path.exists():
         return {}
-    from ..storage import NotTextError, read_text_file
+    from ..storage import NotTextError, describe_os_error, read_text_file
 
     try:
         cfg = json.loads(read_text_file(path))
     except NotTextError as exc:
         raise ModelError(f"{path}: {exc}") from None
     except OSError as exc:
-        raise ModelError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise ModelError(f"{path}: cannot be read ({describe_os_error(exc)})") from None
     except json.JSONDecodeError as exc:
         raise ModelError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(cfg, dict):
