@@ -33,7 +33,7 @@ the player has not seen (face-down tableau cards, stock cards not yet turned) is
    committing no value. The other way round, ``known_turn_charge`` (off by default) is
    taken off a turn of the stock that shows nothing (known cards only, or a redeal):
    it spends the stock and plays no card (draw 1, seeds 0..199: 120 won at 0.03 and 117 at
-   0.1, against 120 without; see the README).
+   0.1, against 120 without; see bench/RESULTS.md).
 
 An optional one-move look-ahead (``look`` > 0 kept layouts; off by default, as it
 measured no better) charges the close moves for what the player cannot see: on each
@@ -62,7 +62,7 @@ plays: turn the stock (a redeal too) up to a known card and play it, one choice
 
 An optional charge for wins that need every pass through the stock still left
 (``tight_passes`` > 0; off by default: at 0.3 it won 313 of draw-1 seeds 0..549 against 314,
-and 262 against 270 on the fresh deals 80..549; see the README): while a pass
+and 262 against 270 on the fresh deals 80..549; see bench/RESULTS.md): while a pass
 is left, each sampled layout is first solved with one pass fewer, and a win found only with
 the full count of passes scores ``tight_passes`` less. A player who does not see the cards
 needs passes to learn them, where the clairvoyant solver needs none (in 4 of 17 draw-1 games
@@ -864,7 +864,7 @@ class BestStrategy:
         # that scores about as well commits blind, where the solver on each layout saw what
         # comes next: when close, look first (``draw_margin``). Turning a known card shows
         # nothing but still commits nothing (``known_draw_margin``, by default 0: at 0.03 it
-        # won 111 of draw-1 seeds 0..199 against 120, see the README)
+        # won 111 of draw-1 seeds 0..199 against 120, see bench/RESULTS.md)
         margin = self.draw_margin if _next_stock_card_unseen(state) else self.known_draw_margin
         if margin:
             draws = [j for j in active if candidates[j].kind is MoveKind.DRAW]
