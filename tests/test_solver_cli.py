@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from solitaire_coach.app.cli import main
 from solitaire_coach.core import GameState, Move, deal_for_seed, format_deal
 from solitaire_coach.core.notation import format_log
@@ -103,3 +105,58 @@ def test_solve_a_journal_that_is_not_valid_json_says_where(tmp_path, capsys):
     bad.write_text('{"version": 1,\n}')
     assert main(["solve", str(bad)]) == 2
     assert f"{bad}: cannot read the journal: it is not valid JSON: line 2, column 1: " in capsys.readouterr().err
+
+
+def _late_journal(seed: int, unknown: int) -> tuple[str, int]:
+    """A coach journal of deal ``seed`` played along the solver's win until at most
+    ``unknown`` cards are unseen, and how many are."""
+    import json
+
+    from solitaire_coach.core.solver import solve
+    from solitaire_coach.core.tracker import TableTracker
+    from solitaire_coach.core.virtual_table import VirtualTable
+
+    table = VirtualTable.from_deal(deal_for_seed(seed))
+    tracker = TableTracker()
+    assert tracker.update(table.snapshot()).accepted
+    for move in solve(table.state, node_limit=200_000).moves:
+        if len(tracker.state.unseen_cards()) <= unknown:
+            break
+        table.perform(move)
+        assert tracker.update(table.snapshot()).accepted
+    return json.dumps({"version": 1, "tracker": tracker.to_dict()}), len(tracker.state.unseen_cards())
+
+
+def test_solve_proves_a_journal_won_whatever_its_few_unknown_cards_are(tmp_path, capsys):
+    text, unknown = _late_journal(3, 4)
+    assert 0 < unknown <= 4
+    journal = tmp_path / "late.json"
+    journal.write_text(text)
+    assert main(["solve", str(journal)]) == 0
+    out = capsys.readouterr().out
+    assert f"late.json: won whatever the {unknown} unknown cards are: a line that chooses each move" in out
+    assert "its first move: " in out
+    assert main(["solve", str(journal), "--prove", "0"]) == 3  # as before: the solver needs every card
+    assert f"{unknown} cards are unknown in this position" in capsys.readouterr().out
+
+
+def test_solve_proves_a_position_lost_whatever_its_unknown_cards_are(tmp_path, capsys):
+    import json
+
+    from solitaire_coach.core.cards import Card
+    from solitaire_coach.core.tracker import state_to_dict
+
+    # the Q♠ never moves off the J♠, K♠ and K♣ face down under it; the Q♣ can still go up
+    empty = ((),) * 6
+    state = GameState(hidden=((None, None, None),) + empty, faceup=((Card.parse("QS"),),) + empty, stock=(),
+                      waste=(Card.parse("QC"),), foundations=(11, 13, 13, 10))
+    rules = {"draw_count": 1, "redeal_limit": 3, "foundation_return": False}
+    journal = tmp_path / "stuck.json"
+    journal.write_text(json.dumps({"version": 1, "tracker": {"rules": rules, "state": state_to_dict(state),
+                                                             "history": [], "alternatives": []}}))
+    assert main(["solve", str(journal)]) == 0
+    assert ("stuck.json: lost whatever the 3 unknown cards are: each of the 6 ways they can lie was searched "
+            "and is lost") in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["solve", str(journal), "--prove", "9"])
+    assert "at most 8" in capsys.readouterr().err

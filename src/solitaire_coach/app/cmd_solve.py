@@ -6,8 +6,12 @@ Input, one or more of (each solved in turn):
 * a file of deal lines (``#`` comments allowed): every deal is solved;
 * a game log (a deal line then moves): the position after the moves is solved;
 * a coach journal (JSON, whatever its name): the tracker's position. It has unknown cards
-  unless every card has been seen, so by default the command says so; with
-  ``--samples N`` it deals the unknown cards at random N times and solves each.
+  unless every card has been seen. With at most ``--prove`` of them (default 5) every
+  arrangement of them is searched (:mod:`..core.proof`): the position is ``won`` whatever
+  they are (a line that chooses each move from the cards it has seen wins every
+  arrangement), ``lost`` whatever they are, or neither; otherwise, or when neither, the
+  command says so, and with ``--samples N`` it deals the unknown cards at random N times
+  and solves each.
 
 Each answer is ``won`` with the winning moves in the game-log notation, ``lost``
 (proven: the search was exhaustive) or ``unknown`` (a limit was hit first). The exit
@@ -37,6 +41,8 @@ MAX_NODE_LIMIT = 10**18
 and adds to the limit (2**63 would overflow)."""
 MAX_MEMORY_MB = 1_048_576
 """The most --memory-mb takes (a terabyte): the solver turns it into a byte count for C."""
+MAX_PROVE = 8
+"""The most unknown cards --prove takes: 8 cards have 40,320 arrangements to solve."""
 MAX_TIME_LIMIT = 86_400
 """The most --time-limit takes: a day (0 means no limit)."""
 
@@ -54,6 +60,9 @@ def register(sub) -> None:
     p.add_argument("--samples", type=non_negative_int, default=0,
                    help="for a position with unknown cards: solve this many random layouts of them")
     p.add_argument("--seed", type=int, default=0, help="random seed for --samples (default 0)")
+    p.add_argument("--prove", type=at_most(non_negative_int, MAX_PROVE), default=5,
+                   help="for a position with at most this many unknown cards, search every arrangement of them "
+                        f"for a proof that it is won or lost whatever they are (default 5; 0 for none; at most {MAX_PROVE})")
     p.add_argument("--log", action="store_true", help="print each winning line as a full game log")
     p.add_argument("--quiet", action="store_true", help="print one line per deal, no moves")
     p.set_defaults(func=cmd_solve)
@@ -151,6 +160,23 @@ def cmd_solve(args) -> int:
     for n, (label, state, deal) in enumerate(jobs, start=1):
         if not state.is_complete_knowledge():
             unknown = len(state.unseen_cards())
+            proof = _proof(state, args, time_limit) if unknown <= args.prove else None
+            if proof is not None:
+                counts[proof.status] += 1
+                ways = f"{proof.layouts} way{'s' if proof.layouts != 1 else ''} they can lie"
+                if proof.status == "won":
+                    print(f"{label}: won whatever the {unknown} unknown cards are: a line that chooses each move "
+                          f"from the cards it has seen wins all {ways}; its first move: {proof.move.text}")
+                else:
+                    print(f"{label}: lost whatever the {unknown} unknown cards are: each of the {ways} was "
+                          f"searched and is lost")
+                continue
+            if args.samples <= 0 and unknown <= args.prove:
+                print(f"{label}: unknown: no proof that this position is won or lost whatever its {unknown} unknown "
+                      f"cards are (some of their arrangements are won and some lost, the right move depends on "
+                      f"cards not yet seen, or a limit was reached; pass --samples N to solve N random layouts)")
+                undecided += 1
+                continue
             if args.samples <= 0:
                 print(f"{label}: {unknown} cards are unknown in this position; the solver needs every card "
                       f"(solve the deal, or pass --samples N to solve N random layouts of the unknown cards)")
@@ -178,6 +204,14 @@ def cmd_solve(args) -> int:
     if len(jobs) > 1:
         print(f"total: {len(jobs)} deals, won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}")
     return 3 if undecided else 0
+
+
+def _proof(state: GameState, args, time_limit):
+    """The proven outcome of a position with few unknown cards (None: no proof)."""
+    from ..core.proof import ProofSearch
+    search = ProofSearch(max_unseen=args.prove, node_limit=args.node_limit or 200_000,
+                         max_solves=10**9, time_limit=time_limit)
+    return search.prove(state)
 
 
 def _sampled(label: str, state: GameState, args, time_limit) -> None:
