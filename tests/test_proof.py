@@ -197,3 +197,12 @@ def test_weigh_is_at_most_hindsight_and_all_for_a_proven_move(seed):
     proof = search.prove(view)
     if proof is not None and proof.status == "won":
         assert counts[proof.move] == len(layouts)
+
+
+def test_no_proof_is_sought_while_a_card_waits_to_be_turned_up():
+    # column 1 waits for its face-down card to be turned: the player sees it before choosing
+    view = GameState(hidden=((None, None),) + EMPTY[1:], faceup=EMPTY, stock=(), waste=(Card.parse("JS"),),
+                     foundations=(13, 13, 13, 10))
+    search = ProofSearch()
+    assert search.prove(view) is None
+    assert search.weigh(view, view.legal_moves()) is None

@@ -139,8 +139,8 @@ class ProofSearch:
         """The proven outcome of ``view`` (the player's view, unseen cards ``None``), or None
         when there are too many unseen cards or the search found no proof within its limits."""
         unseen = len(view.unseen_cards())
-        if unseen > self.max_unseen or view.is_won():
-            return None
+        if unseen > self.max_unseen or view.is_won() or _shows_unseen(view):
+            return None  # (a card to turn up first: the player will see it before choosing)
         layouts = math.factorial(unseen)
         if view in self._winning:
             return Proof("won", unseen, layouts, self._winning[view])
@@ -170,7 +170,7 @@ class ProofSearch:
         takes its own best line. So the counts are wins a player can really have (a lower bound
         of the best possible), where hindsight optimisation's counts (a win per arrangement,
         each with its own line) are an upper bound."""
-        if len(view.unseen_cards()) > self.max_unseen:
+        if len(view.unseen_cards()) > self.max_unseen or _shows_unseen(view):
             return None
         self._start_budget(max_solves)
         truths = arrangements(view)
