@@ -206,3 +206,10 @@ def test_no_proof_is_sought_while_a_card_waits_to_be_turned_up():
     search = ProofSearch()
     assert search.prove(view) is None
     assert search.weigh(view, view.legal_moves()) is None
+
+
+def test_one_unseen_card_is_no_guess():
+    from solitaire_coach.core.proof import Proof
+
+    assert "only one card is unseen" in Proof("won", 1, 1, None).reason()
+    assert Proof("lost", 1, 1).reason().startswith("The game cannot be won: only one card is unseen")

@@ -163,13 +163,16 @@ def cmd_solve(args) -> int:
             proof = _proof(state, args, time_limit) if unknown <= args.prove else None
             if proof is not None:
                 counts[proof.status] += 1
-                ways = f"{proof.layouts} way{'s' if proof.layouts != 1 else ''} they can lie"
-                if proof.status == "won":
+                if unknown == 1:
+                    print(f"{label}: {proof.status}: only one card is unknown, so its place is known"
+                          + (f"; first move: {proof.move.text}" if proof.move else ": every line was searched"))
+                elif proof.status == "won":
                     print(f"{label}: won whatever the {unknown} unknown cards are: a line that chooses each move "
-                          f"from the cards it has seen wins all {ways}; its first move: {proof.move.text}")
+                          f"from the cards it has seen wins all {proof.layouts} ways they can lie; its first move: "
+                          f"{proof.move.text}")
                 else:
-                    print(f"{label}: lost whatever the {unknown} unknown cards are: each of the {ways} was "
-                          f"searched and is lost")
+                    print(f"{label}: lost whatever the {unknown} unknown cards are: each of the {proof.layouts} "
+                          f"ways they can lie was searched and is lost")
                 continue
             if args.samples <= 0 and unknown <= args.prove:
                 print(f"{label}: unknown: no proof that this position is won or lost whatever its {unknown} unknown "

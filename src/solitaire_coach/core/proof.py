@@ -98,12 +98,15 @@ class Proof:
 
     def reason(self) -> str:
         """The proof in words a person understands."""
-        cards = "unseen card is" if self.unseen == 1 else f"{self.unseen} unseen cards are"
+        if self.unseen == 1:  # its place is the only one left: no arrangement to choose
+            if self.status == "won":
+                return "the game is won: only one card is unseen, so its place is known, and this line wins"
+            return "The game cannot be won: only one card is unseen, so its place is known, and every line was searched"
+        cards = f"{self.unseen} unseen cards are"
         if self.status == "won":
-            ways = "it" if self.layouts == 1 else f"all {self.layouts} ways they can lie"
-            return f"the game is won whatever the {cards}: this line wins {ways}"
-        ways = "where it lies" if self.layouts == 1 else f"each of the {self.layouts} ways they can lie"
-        return f"The game cannot be won whatever the {cards}: {ways} was searched and is lost"
+            return f"the game is won whatever the {cards}: this line wins all {self.layouts} ways they can lie"
+        return (f"The game cannot be won whatever the {cards}: each of the {self.layouts} ways they can lie was "
+                f"searched and is lost")
 
 
 class ProofSearch:
