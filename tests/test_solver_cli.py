@@ -160,3 +160,12 @@ def test_solve_proves_a_position_lost_whatever_its_unknown_cards_are(tmp_path, c
     with pytest.raises(SystemExit):
         main(["solve", str(journal), "--prove", "9"])
     assert "at most 8" in capsys.readouterr().err
+
+
+def test_solve_a_journal_with_one_unknown_card(tmp_path, capsys):
+    text, unknown = _late_journal(3, 1)
+    assert unknown == 1
+    journal = tmp_path / "one.json"
+    journal.write_text(text)
+    assert main(["solve", str(journal)]) == 0
+    assert "one.json: won: only one card is unknown, so its place is known; first move: " in capsys.readouterr().out
