@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from solitaire_coach.core import GameState, Rules, deal_for_seed
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.solver import solve
-from solitaire_coach.app.simulate import wilson_interval
+from solitaire_coach.app.simulate import certainty, certainty_text, wilson_interval
 
 
 def _peak_mb() -> float:
@@ -152,19 +152,9 @@ def main(argv=None) -> int:
 
 
 def certainty_line(rows) -> str:
-    """How early the advisor was sure of the outcome: for won games, how many moves before
-    the end it first said the game was won (0: only when it was); for lost games, how many
-    ended on a proof rather than on "no move makes progress"."""
-    won = [r[2] - r[5] for r in rows if r[1] == "won" and len(r) > 5 and r[5] is not None]
-    lost = [r for r in rows if r[1] != "won"]
-    proven_lost = sum(len(r) > 5 and r[5] is not None for r in lost)
-    text = "outcome certain: "
-    if won:
-        text += (f"won games said won a median {statistics.median(won):g} moves before the end "
-                 f"({sum(a > 0 for a in won)} of {len(won)} before their last move)")
-    if lost:
-        text += f"{'; ' if won else ''}{proven_lost} of {len(lost)} lost games ended on a proof"
-    return text
+    """How early the advisor was sure of the outcome (``simulate.certainty``); rows of runs
+    made before ``proven_at`` was kept count as never sure."""
+    return certainty_text(certainty((r[1], r[2], r[5] if len(r) > 5 else None) for r in rows))
 
 
 def _write_json(path, args, rows) -> None:

@@ -213,3 +213,14 @@ def test_one_unseen_card_is_no_guess():
 
     assert "only one card is unseen" in Proof("won", 1, 1, None).reason()
     assert Proof("lost", 1, 1).reason().startswith("The game cannot be won: only one card is unseen")
+
+
+def test_simulate_says_how_early_the_outcome_was_certain(capsys):
+    from solitaire_coach.app.cli import main
+    from solitaire_coach.app.simulate import certainty
+
+    c = certainty([("won", 100, 60), ("won", 90, 90), ("lost", 80, 80), ("lost", 70, None)])
+    assert c == {"won_said_early_median": 20, "won_said_before_last": 1, "won_with_proof": 2, "lost": 2,
+                 "lost_proven": 1}
+    assert main(["simulate", "--seed", "3", "--count", "1", "--strategy", "baseline", "--quiet"]) == 0
+    assert "outcome certain: " in capsys.readouterr().out

@@ -117,7 +117,7 @@ def _strategy_options(args) -> dict:
 
 
 def cmd_simulate(args) -> int:
-    from .simulate import run_games, summarize, write_log
+    from .simulate import certainty_text, run_games, summarize, write_log
 
     rules = rules_from_args(args)
     strategy = args.strategy or default_strategy()
@@ -183,6 +183,7 @@ def cmd_simulate(args) -> int:
         print(f"games {summary['games']}, wins {summary['wins']}, win rate {summary['win_rate']:.1%} "
               f"(95% CI {lo:.1%}-{hi:.1%}), median {summary['median_ms_per_move']:.2f} ms per move, "
               f"think median {summary['median_think_ms']:.2f} ms p99 {summary['p99_think_ms']:.2f} ms")
+        print(certainty_text(summary["certainty"]))
         if "ceiling_won" in summary:
             print(f"ceiling (full information): won {summary['ceiling_won']}, proven lost {summary['ceiling_lost']}, "
                   f"unknown {summary['ceiling_unknown']}; strategy wins / winnable = {summary['ratio_to_ceiling']:.1%}")

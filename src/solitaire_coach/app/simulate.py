@@ -117,6 +117,35 @@ def run_games(deals: Iterable[tuple[str, Sequence[Card]]], strategy_name: str, r
         yield from pool.map(_play_job, jobs, chunksize=4)
 
 
+def certainty(games: Iterable[tuple[str, int, int | None]]) -> dict:
+    """How early the advisor was sure of the outcome, from ``(result, moves, proven_at)`` of
+    each game: for won games, the median of how many moves before the end it first said the
+    game was won (0: only when it was) and how many it said so before their last move; for lost
+    games, how many ended on a proof (rather than on "no move makes progress")."""
+    won, lost, proven_lost = [], 0, 0
+    for result, moves, proven_at in games:
+        if result == "won":
+            if proven_at is not None:
+                won.append(moves - proven_at)
+        else:
+            lost += 1
+            proven_lost += proven_at is not None
+    return {"won_said_early_median": statistics.median(won) if won else None,
+            "won_said_before_last": sum(a > 0 for a in won), "won_with_proof": len(won),
+            "lost": lost, "lost_proven": proven_lost}
+
+
+def certainty_text(c: dict) -> str:
+    """``certainty`` in one line."""
+    parts = []
+    if c["won_with_proof"]:
+        parts.append(f"won games said won a median {c['won_said_early_median']:g} moves before the end "
+                     f"({c['won_said_before_last']} of {c['won_with_proof']} before their last move)")
+    if c["lost"]:
+        parts.append(f"{c['lost_proven']} of {c['lost']} lost games ended on a proof")
+    return "outcome certain: " + ("; ".join(parts) or "no game")
+
+
 def summarize(records: list[GameRecord]) -> dict:
     n = len(records)
     wins = sum(r.result == "won" for r in records)
@@ -128,6 +157,7 @@ def summarize(records: list[GameRecord]) -> dict:
         "median_ms_per_move": statistics.median(per_move) if per_move else 0.0,
         "median_think_ms": statistics.median(think) if think else 0.0,
         "p99_think_ms": think[min(len(think) - 1, int(0.99 * len(think)))] if think else 0.0,
+        "certainty": certainty((r.result, len(r.moves), r.proven_at) for r in records),
     }
 
 
