@@ -354,7 +354,7 @@ class BestStrategy:
                  tree: int = 0, tree_blend: bool = False, relax: bool = False, graded: bool | None = None,
                  reveal_bonus: float | None = None, tight_passes: float = 0.0,
                  uct: int | None = None, uct_depth: int = 6, uct_explore: float = 0.5, uct_stock: bool = False,
-                 prove: int = 5, endgame: int = 0,
+                 prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -409,12 +409,10 @@ class BestStrategy:
         if not 0 <= tight_passes <= 1:
             raise ValueError(f"tight_passes must be between 0 and 1, not {tight_passes}")
         self.tight_passes = tight_passes
-        if prove < 0 or endgame < 0:
-            raise ValueError(f"prove and endgame must be >= 0 (most unseen cards; 0 = none), not {prove} and {endgame}")
+        if prove < 0:
+            raise ValueError(f"prove must be >= 0 (most unseen cards for a proof; 0 = none), not {prove}")
         self.prove = prove
-        self.endgame = endgame
-        self._proofs = (ProofSearch(max_unseen=max(prove, endgame), time_limit=think_time)
-                        if prove or endgame else None)
+        self._proofs = ProofSearch(max_unseen=prove, time_limit=think_time) if prove else None
         self._take_rules(1)  # ease, reveal_bonus, uct, graded, min_samples: set again from each advice's rules
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
@@ -484,15 +482,6 @@ class BestStrategy:
             return Advice("lost", None, "No move makes progress: every move only repeats an earlier position")
         if len(fresh) == 1:
             return self._advice(state, fresh[0], "the only move that makes progress" if len(moves) > 1 else "the only move")
-        if self.endgame and len(state.unseen_cards()) <= self.endgame:
-            counts = self._proofs.weigh(state, fresh)
-            if counts and max(counts.values()) > 0:
-                top = max(counts.values())
-                fresh = [m for m in fresh if counts[m] == top]
-                if len(fresh) == 1:
-                    unseen = len(state.unseen_cards())
-                    return self._advice(state, fresh[0], f"wins {top} of the {math.factorial(unseen)} ways the "
-                                        f"{unseen} unseen cards can lie, choosing each move from what shows")
         return self._sampled(state, fresh)
 
     @staticmethod

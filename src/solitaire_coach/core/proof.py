@@ -76,16 +76,6 @@ def _shows_unseen(view: GameState) -> bool:
     return any(view.waste[-1 - depth] is None for depth in range(min(len(view.waste), view.rules.draw_count)))
 
 
-def _up_to_first_reveal(view: GameState, line: tuple[Move, ...]) -> tuple[Move, ...]:
-    """The moves of ``line`` up to and including the first that turns up an unseen card
-    (all of it when none does)."""
-    for i, move in enumerate(line):
-        view = view.play(move)
-        if _shows_unseen(view):
-            return line[: i + 1]
-    return line
-
-
 @dataclass(frozen=True)
 class Proof:
     """A proven outcome: ``status`` ``"won"`` (``move`` starts a line that wins every
@@ -114,8 +104,7 @@ class ProofSearch:
     each solve with at most ``node_limit`` positions, and at most ``max_solves`` solves and
     ``time_limit`` seconds (None: no limit) a position. Remembers the moves of the proofs it
     found (and where it failed), so a game that follows a proof is answered at once;
-    :meth:`clear` for a new game. :meth:`weigh` counts, move by move, the arrangements a
-    line chosen from the view can win (the same search, where no proof exists)."""
+    :meth:`clear` for a new game."""
 
     def __init__(self, max_unseen: int = 5, node_limit: int = 20_000, max_solves: int = 400,
                  time_limit: float | None = None) -> None:
@@ -134,7 +123,6 @@ class ProofSearch:
         self._winning: dict[GameState, Move] = {}
         self._failed: set[GameState] = set()
         self._solved: dict[GameState, SolveResult] = {}
-        self._values: dict[GameState, int] = {}
         self._solves_left = 0
         self._spent = False  # the solve budget ran out: a failure then is not remembered
 
@@ -161,68 +149,6 @@ class ProofSearch:
         if not self._spent:
             self._failed.add(view)
         return None
-
-    def weigh(self, view: GameState, moves: list[Move], max_solves: int = 2000) -> dict[Move, int] | None:
-        """For each of ``moves``, how many arrangements of the unseen cards (of
-        ``math.factorial(unseen)``) a line starting with it wins while choosing every later move
-        from what the player sees; None when more than ``max_unseen`` cards are unseen or the
-        budget (``max_solves`` solves, ``time_limit``) ran out.
-
-        The lines are made as the proofs are: a solver's win on one arrangement, followed up to
-        the first card it turns up, where the arrangements split by that card and each part
-        takes its own best line. So the counts are wins a player can really have (a lower bound
-        of the best possible), where hindsight optimisation's counts (a win per arrangement,
-        each with its own line) are an upper bound."""
-        if len(view.unseen_cards()) > self.max_unseen or _shows_unseen(view):
-            return None
-        self._start_budget(max_solves)
-        truths = arrangements(view)
-        counts = {}
-        for move in moves:
-            counts[move] = self._after(view.play(move), [t.play(move) for t in truths])
-            if self._spent:
-                return None
-        return counts
-
-    def _after(self, view: GameState, truths: list[GameState]) -> int:
-        """Arrangements won from ``view`` reached by a move: split first if it turned up a card."""
-        if not _shows_unseen(view):
-            return self._value(view, truths)
-        parts: dict[GameState, list[GameState]] = {}
-        for truth in truths:
-            parts.setdefault(shown_after(view, truth), []).append(truth)
-        return sum(self._value(part, members) for part, members in parts.items())
-
-    def _value(self, view: GameState, truths: list[GameState]) -> int:
-        """The most of ``truths`` (every arrangement consistent with ``view``) that one line,
-        choosing from what the player sees, wins: the best over the solver's lines of them."""
-        if view.is_won():
-            return len(truths)
-        known = self._values.get(view)
-        if known is not None:
-            return known
-        results = [self._solve(t) for t in truths]
-        if self._spent:
-            return 0
-        bound = sum(r.won for r in results)
-        best = 0
-        tried: set[tuple[Move, ...]] = set()
-        for result in results:
-            if best == bound:
-                break
-            if not result.won:
-                continue
-            prefix = _up_to_first_reveal(view, result.moves)
-            if prefix in tried:
-                continue
-            tried.add(prefix)
-            last = view.play_all(prefix)
-            moved = [t.play_all(prefix) for t in truths]
-            best = max(best, self._after(last, moved) if _shows_unseen(last) else len(truths) * last.is_won())
-            if self._spent:
-                return 0
-        self._values[view] = best
-        return best
 
     def _start_budget(self, solves: int) -> None:
         self._solves_left = solves
