@@ -190,7 +190,7 @@ def test_tree_makes_a_move_that_shows_nothing_commit_to_one_follow_up():
     """In the two-move search a move that shows no card keeps every layout in one
     information set: it is worth its best single next move's mean, never more than the
     mean of each layout's own best next move (what a player who sees the cards gets)."""
-    from solitaire_coach.core.proof import shown_after as _seen_after
+    from solitaire_coach.core.best import _seen_after
     from solitaire_coach.core.solver import solve
     truth = GameState.from_deal(deal_for_seed(29)).play(Move.draw())
     state = truth.masked({c for run in truth.faceup for c in run} | set(truth.waste))

@@ -8,7 +8,8 @@ import pytest
 
 from solitaire_coach.core.best import BestStrategy
 from solitaire_coach.core.cards import Card
-from solitaire_coach.core.proof import ProofSearch, arrangements, fill_unseen, shown_after
+from solitaire_coach.core.moves import Move
+from solitaire_coach.core.proof import ProofSearch, arrangements, fill_unseen, surely_shown
 from solitaire_coach.core.solver import solve
 from solitaire_coach.core.state import GameState, deal_for_seed
 
@@ -86,7 +87,7 @@ def follow(search: ProofSearch, view: GameState, truth: GameState, limit: int = 
             assert result.won
             return truth.play_all(result.moves)
         assert proof.status == "won"
-        view = shown_after(view.play(proof.move), truth := truth.play(proof.move))
+        view = surely_shown(view.play(proof.move), truth := truth.play(proof.move))
     raise AssertionError("the proof's line did not end")
 
 
@@ -198,3 +199,53 @@ def test_simulate_says_how_early_the_outcome_was_certain(capsys):
                  "lost_proven": 1}
     assert main(["simulate", "--seed", "3", "--count", "1", "--strategy", "baseline", "--quiet"]) == 0
     assert "outcome certain: " in capsys.readouterr().out
+
+
+def test_asking_again_in_the_same_game_keeps_what_was_found():
+    # the coach asks again after a picture that changed nothing: same history, same game
+    view = spades_left((None, None), J)
+    strategy = BestStrategy(think_time=None, samples=4)
+    first = strategy.advise(view, [Move.parse("2-1")])  # any history: a game under way
+    truth = arrangements(view)[0]
+    after = surely_shown(view.play(first.move), truth.play(first.move))  # the card under it turned up
+    history = [Move.parse("2-1"), first.move]
+    second = strategy.advise(after, history)
+    seen, found = set(strategy._visited), dict(strategy._proofs._winning)
+    assert second.proven and len(seen) == 2 and found
+    assert strategy.advise(after, history) == second
+    assert strategy._visited == seen and strategy._proofs._winning == found
+
+
+def test_a_view_proven_lost_stays_lost_after_a_search_that_failed_to_win_it():
+    # the search for a winning line marks the view; asked again it still proves the loss
+    view = spades_left((None, None), Q)
+    search = ProofSearch()
+    assert not search._won(view, arrangements(view))
+    proof = search.prove(view)
+    assert proof is not None and proof.status == "lost"
+
+
+def test_draw_3_counts_only_the_waste_top_as_shown_and_the_table_follows_the_proof():
+    # J♥ Q♥ K♥ on top of two waste cards never seen (the Q♠ and J♠), the K♠ in column 1:
+    # a proof may count on each waste card only once it is on top, as a camera shows it
+    from solitaire_coach.core.rules import Rules
+    from solitaire_coach.core.tracker import TableTracker
+    from solitaire_coach.core.virtual_table import VirtualTable
+
+    rules = Rules(draw_count=3, redeal_limit=0)
+    view = GameState(hidden=EMPTY, faceup=((K,),) + EMPTY[1:], stock=(),
+                     waste=(None, None, Card.parse("KH"), Card.parse("QH"), Card.parse("JH")),
+                     foundations=(13, 13, 10, 10), rules=rules)
+    assert ProofSearch().prove(view).status == "won"
+    for truth in arrangements(view):
+        search = ProofSearch()
+        table = VirtualTable(truth, fan=3)
+        tracker = TableTracker(rules, state=view, history=[])
+        for _ in range(12):
+            if table.state.is_won():
+                break
+            proof = search.prove(tracker.state)
+            assert proof is not None and proof.status == "won", "the proof was lost on the way"
+            table.perform(proof.move)
+            assert tracker.update(table.snapshot()).kind == "moves"
+        assert table.state.is_won()

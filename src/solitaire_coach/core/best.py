@@ -92,7 +92,7 @@ from typing import Sequence
 from .advisor import Advice, describe_move, terminal_advice
 from .cards import SUIT_SYMBOLS, Card
 from .moves import Move, MoveKind
-from .proof import ProofSearch, fill_unseen, shown_after
+from .proof import ProofSearch, fill_unseen
 from .state import GameState, stock_cycle
 from .solver import SolveResult, solve
 
@@ -248,6 +248,19 @@ def reveals_unseen(view: GameState, move: Move) -> bool:
 def _outcome(result) -> float:
     """1 won, 0 lost, one half undecided."""
     return 1.0 if result.status == "won" else 0.0 if result.status == "lost" else 0.5
+
+
+def _seen_after(view: GameState, truth: GameState) -> GameState:
+    """``view`` (the player's view after a move) with the cards the move turned up on the
+    layout ``truth`` named: a flipped column card, drawn waste cards. ``view`` itself
+    when the move showed nothing."""
+    for column in range(7):
+        if view.awaiting_flip(column):
+            view = view.reveal_column(column, truth.faceup[column][0])
+    for depth in range(min(len(view.waste), view.rules.draw_count)):
+        if view.waste[-1 - depth] is None:
+            view = view.reveal_waste_card(depth, truth.waste[-1 - depth])
+    return view
 
 
 def _next_stock_card_unseen(state: GameState) -> bool:
@@ -442,8 +455,10 @@ class BestStrategy:
         done = terminal_advice(state)
         if done is not None:
             return done
-        if len(history) <= self._history_len or not history:
-            self._visited.clear()  # a new game
+        if len(history) < self._history_len or not history:
+            # a new game (or one taken back); the same history again is the same game
+            # (the coach asks again after a picture that changed nothing)
+            self._visited.clear()
             self._looped.clear()
             if self._proofs is not None:
                 self._proofs.clear()
@@ -593,7 +608,7 @@ class BestStrategy:
                 break
             for j in close:
                 truth = sample.play(candidates[j])
-                view = shown_after(after[j], truth)
+                view = _seen_after(after[j], truth)
                 if view is after[j] and j in fixed_choice:
                     options, choice = fixed_choice[j]
                 else:
@@ -637,7 +652,7 @@ class BestStrategy:
             groups: dict[GameState, list[GameState]] = {}
             for sample in kept:
                 truth = sample.play(candidates[j])
-                groups.setdefault(shown_after(after, truth), []).append(truth)
+                groups.setdefault(_seen_after(after, truth), []).append(truth)
             total = 0.0
             for view, truths in groups.items():
                 options = self._tree_options(view)
@@ -678,7 +693,7 @@ class BestStrategy:
                 break
             for j in close:
                 truth = sample.play(candidates[j])
-                totals[j] += self._uct_path(shown_after(after[j], truth), truth, nodes, c)
+                totals[j] += self._uct_path(_seen_after(after[j], truth), truth, nodes, c)
             done += 1
         if done < 2:
             return {}, 0
@@ -715,7 +730,7 @@ class BestStrategy:
                 depth += 1
             for move in play:
                 truth = truth.play(move)
-                view = shown_after(view.play(move), truth)
+                view = _seen_after(view.play(move), truth)
         value = self._layout_score(truth)
         for node, k in path:
             node[1][k] += 1

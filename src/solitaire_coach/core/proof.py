@@ -15,9 +15,15 @@ arrangements, each a full layout the solver can search.
   and the line is a proof when every part has one. A part with one arrangement left is a
   game with every card known, where the solver's win is the proof.
 
+A card counts as turned up when it is flipped in a column or comes to the top of the
+waste; in draw 3 the cards under the top of a turn (the fan) are not counted on, as a camera
+need not read them (a line chosen with less is still one the player can follow).
+
 Both answers are certain (the solver's wins are replayed move by move; its "lost" is an
 exhaustive search) and depend only on what the player sees: the arrangements are listed
-in a fixed order from the view, never from the true layout.
+in a fixed order from the view, never from the true layout. Whether a proof is *found*
+can depend on the limits: with ``time_limit`` (the advisor's think time) a loaded machine
+may give up where an idle one finds it.
 """
 
 from __future__ import annotations
@@ -56,24 +62,25 @@ def arrangements(view: GameState) -> list[GameState]:
     return [fill_unseen(view, order) for order in itertools.permutations(view.unseen_cards())]
 
 
-def shown_after(view: GameState, truth: GameState) -> GameState:
-    """``view`` (the player's view after a move) with the cards the move turned up on the
-    layout ``truth`` named: a flipped column card, drawn waste cards. ``view`` itself
-    when the move showed nothing."""
-    for column in range(7):
-        if view.awaiting_flip(column):
-            view = view.reveal_column(column, truth.faceup[column][0])
-    for depth in range(min(len(view.waste), view.rules.draw_count)):
-        if view.waste[-1 - depth] is None:
-            view = view.reveal_waste_card(depth, truth.waste[-1 - depth])
-    return view
-
-
 def _shows_unseen(view: GameState) -> bool:
-    """True if the position just reached has a card to turn up that the player has not seen."""
+    """True if the position just reached has a card to turn up that the player has not seen:
+    a face-down card exposed in a column, or an unknown card on top of the waste."""
     if any(view.awaiting_flip(column) and view.hidden[column][-1] is None for column in range(7)):
         return True
-    return any(view.waste[-1 - depth] is None for depth in range(min(len(view.waste), view.rules.draw_count)))
+    return bool(view.waste) and view.waste[-1] is None
+
+
+def surely_shown(view: GameState, truth: GameState) -> GameState:
+    """``view`` after a move, with the cards the move surely showed named from ``truth``:
+    a flipped column card and the waste's top card. In draw 3 a turn of the stock may show
+    the cards under the top as well (the fan), but a camera need not read them, so a proof
+    does not count on them: a line chosen with less is still a line the player can follow."""
+    for column in range(7):
+        if view.awaiting_flip(column) and view.hidden[column][-1] is None:
+            view = view.reveal_column(column, truth.faceup[column][0])
+    if view.waste and view.waste[-1] is None:
+        view = view.reveal_waste(truth.waste[-1])
+    return view
 
 
 @dataclass(frozen=True)
@@ -121,7 +128,8 @@ class ProofSearch:
 
     def clear(self) -> None:
         self._winning: dict[GameState, Move] = {}
-        self._failed: set[GameState] = set()
+        self._no_proof: set[GameState] = set()  # views prove() answered None (within its limits)
+        self._no_line: set[GameState] = set()  # views where no line wins every arrangement
         self._solved: dict[GameState, SolveResult] = {}
         self._solves_left = 0
         self._spent = False  # the solve budget ran out: a failure then is not remembered
@@ -135,7 +143,7 @@ class ProofSearch:
         layouts = math.factorial(unseen)
         if view in self._winning:
             return Proof("won", unseen, layouts, self._winning[view])
-        if view in self._failed:
+        if view in self._no_proof:
             return None
         self._start_budget(self.max_solves)
         truths = arrangements(view)
@@ -147,7 +155,7 @@ class ProofSearch:
         if all(r.won for r in results) and self._won(view, truths):
             return Proof("won", unseen, layouts, self._winning[view])
         if not self._spent:
-            self._failed.add(view)
+            self._no_proof.add(view)
         return None
 
     def _start_budget(self, solves: int) -> None:
@@ -172,7 +180,7 @@ class ProofSearch:
         choosing each move from what the player sees; records its moves."""
         if view in self._winning or view.is_won():
             return True
-        if view in self._failed:
+        if view in self._no_line:
             return False
         tried: set[tuple[Move, ...]] = set()
         for truth in truths:
@@ -185,7 +193,7 @@ class ProofSearch:
             if self._follow(view, truths, result.moves):
                 return True
         if not self._spent:
-            self._failed.add(view)
+            self._no_line.add(view)
         return False
 
     def _follow(self, view: GameState, truths: list[GameState], line: tuple[Move, ...]) -> bool:
@@ -199,7 +207,7 @@ class ProofSearch:
             if _shows_unseen(view):
                 parts: dict[GameState, list[GameState]] = {}
                 for truth in truths:
-                    parts.setdefault(shown_after(view, truth), []).append(truth)
+                    parts.setdefault(surely_shown(view, truth), []).append(truth)
                 if not all(self._won(part, members) for part, members in parts.items()):
                     return False
                 break
