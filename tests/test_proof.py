@@ -220,7 +220,9 @@ def test_a_view_proven_lost_stays_lost_after_a_search_that_failed_to_win_it():
     # the search for a winning line marks the view; asked again it still proves the loss
     view = spades_left((None, None), Q)
     search = ProofSearch()
+    search._start_budget(search.max_solves)
     assert not search._won(view, arrangements(view))
+    assert search._no_line, "the failed search for a winning line is remembered"
     proof = search.prove(view)
     assert proof is not None and proof.status == "lost"
 
