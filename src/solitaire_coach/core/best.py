@@ -30,45 +30,21 @@ the player has not seen (face-down tableau cards, stock cards not yet turned) is
    the draw of an unseen stock card) gets ``reveal_bonus`` on top of its mean (by default
    0.03 in draw 1; none in draw 3, where it measured no better: ``DEFAULT_REVEAL_BONUS``):
    the solver sees every card of a layout, so the search alone gives looking before
-   committing no value. The other way round, ``known_turn_charge`` (off by default) is
-   taken off a turn of the stock that shows nothing (known cards only, or a redeal):
-   it spends the stock and plays no card (draw 1, seeds 0..199: 120 won at 0.03 and 117 at
-   0.1, against 120 without; see bench/RESULTS.md).
-
-An optional one-move look-ahead (``look`` > 0 kept layouts; off by default, as it
-measured no better) charges the close moves for what the player cannot see: on each
-kept layout the move is played, only the card it turns up is shown, the next move is
-chosen from fresh layouts consistent with that, and the move's cost is how often that
-blind choice loses a layout the clairvoyant solver wins.
-
-An optional two-move search over the player's information sets (``tree`` > 0 kept
-layouts; off by default) values each close move with one follow-up chosen the way a
-player must choose it: the layouts are grouped by the card the move turns up (a reveal
-is a chance node), and within a group one next move is chosen for all of them, so a move
-that shows nothing cannot pick a different follow-up for every layout. With
-``tree_blend`` the tree's value replaces the sampled mean only by its correction: the
-move's mean over all sampled layouts, plus its tree value minus its sampled mean on the
-tree's own layouts (the same layouts, so the difference is much less noisy than the
-tree value alone).
+   committing no value.
 
 A search over the player's information sets several moves deep (``uct`` > 0 kept
 layouts; by default 48 in draw 3, off in draw 1: ``DEFAULT_UCT``): UCT over sampled
 layouts, each close move's subtree searched on the same kept layouts, a node per view the player can
 tell apart (a reveal is a chance node), UCB1 among a node's moves, the solver's score at
-the leaves (``_uct_values``). With ``uct_stock`` (draw 1; off by default, as it measured
-worse: 111 of seeds 0..199 against 120) a choice in that search takes the stock as its
-plays: turn the stock (a redeal too) up to a known card and play it, one choice
-(``_stock_plays``), so 6 choices reach further than 6 single turns of a card.
+the leaves (``_uct_values``).
 
-An optional charge for wins that need every pass through the stock still left
-(``tight_passes`` > 0; off by default: at 0.3 it won 313 of draw-1 seeds 0..549 against 314,
-and 262 against 270 on the fresh deals 80..549; see bench/RESULTS.md): while a pass
-is left, each sampled layout is first solved with one pass fewer, and a win found only with
-the full count of passes scores ``tight_passes`` less. A player who does not see the cards
-needs passes to learn them, where the clairvoyant solver needs none (in 4 of 17 draw-1 games
-lost on winnable deals, seeds 0..56, one more pass would have won from the final
-position). The solver's own lines are no guide: they go round the stock as often as they
-may.
+Options that measured no better were removed from the code (commit ``33971e0`` still has
+them; their runs are in bench/RESULTS.md): a one-move look-ahead (``look``), a two-move
+search over information sets (``tree``, ``tree_blend``), turning the stock in a near-tie
+(``draw_margin``, ``known_draw_margin``) or charging a turn that shows nothing
+(``known_turn_charge``), looking through the whole stock first (``scout``), the search
+taking the stock as its plays (``uct_stock``), charging wins that need every pass left
+(``tight_passes``) and the solver's relaxation on every layout (``relax``).
 
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
@@ -86,15 +62,14 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import replace
 from typing import Sequence
 
 from .advisor import Advice, describe_move, terminal_advice
 from .cards import SUIT_SYMBOLS, Card
 from .moves import Move, MoveKind
 from .proof import ProofSearch, fill_unseen
-from .state import GameState, stock_cycle
-from .solver import SolveResult, solve
+from .state import GameState
+from .solver import solve
 
 _STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
 
@@ -245,11 +220,6 @@ def reveals_unseen(view: GameState, move: Move) -> bool:
     return any(after.waste[-1 - depth] is None for depth in range(drawn))
 
 
-def _outcome(result) -> float:
-    """1 won, 0 lost, one half undecided."""
-    return 1.0 if result.status == "won" else 0.0 if result.status == "lost" else 0.5
-
-
 def _seen_after(view: GameState, truth: GameState) -> GameState:
     """``view`` (the player's view after a move) with the cards the move turned up on the
     layout ``truth`` named: a flipped column card, drawn waste cards. ``view`` itself
@@ -266,24 +236,6 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
 def _next_stock_card_unseen(state: GameState) -> bool:
     """True if the next turn of the stock shows a card the player has not seen."""
     return bool(state.stock) and state.stock[0] is None
-
-
-def _stock_plays(view: GameState) -> list[tuple[tuple[Move, ...], GameState]]:
-    """Draw 1: every way to play a known stock or waste card below the waste's top, as the
-    turns of the stock that bring it up (a redeal too, while one is left) and the move that
-    plays it (to its foundation or onto a column), each with the position it leads to. Stops
-    at the first unseen stock card (a turn that shows a card is a choice of its own) and
-    after one whole round of the stock."""
-    plays: list[tuple[tuple[Move, ...], GameState]] = []
-    for turns, state in stock_cycle(view, len(view.stock) + len(view.waste)):
-        if turns[-1].kind is MoveKind.REDEAL:
-            continue
-        if state.waste[-1] is None:
-            break
-        for move in state.legal_moves():
-            if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
-                plays.append(((*turns, move), state.play(move)))
-    return plays
 
 
 # Share of the sampled layouts left undecided by the strategy's solve (3,000 positions) that
@@ -352,22 +304,19 @@ DEFAULT_MIN_SAMPLES = {1: 12, 3: 4}
 class BestStrategy:
     """Hindsight optimisation over sampled layouts, with a full-information solver.
 
-    Every solve here passes ``relaxation=relax`` (off by default): with the few thousand
-    positions a sampled layout gets, the solver's first pass without the redeal limit would
-    take half of them, and the strength figures in the README were measured without it (the
-    solver's default turned it on later)."""
+    Every solve here passes ``relaxation=False``: with the few thousand positions a sampled
+    layout gets, the solver's first pass without the redeal limit would take half of them
+    (on every layout it measured clearly weaker: 44 of draw-1 seeds 2150..2249 against 54),
+    and the strength figures in the README were measured without it (the solver's default
+    turned it on later)."""
 
     name = "best"
 
     def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 96, min_samples: int | None = None,
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
-                 unknown_value: float = 0.5, scout: bool = False, drop: float = 1.0, look: int = 0,
-                 look_samples: int = 8, look_moves: int = 3, look_time: float | None = 1.0,
-                 draw_margin: float = 0.0, known_draw_margin: float = 0.0, known_turn_charge: float = 0.0,
-                 tree: int = 0, tree_blend: bool = False, relax: bool = False, graded: bool | None = None,
-                 reveal_bonus: float | None = None, tight_passes: float = 0.0,
-                 uct: int | None = None, uct_depth: int = 6, uct_explore: float = 0.5, uct_stock: bool = False,
-                 prove: int = 5,
+                 unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
+                 reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
+                 uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -384,44 +333,19 @@ class BestStrategy:
         if ease is not None and ease < 0:
             raise ValueError(f"ease must be >= 0, not {ease}")
         self.ease_option = ease
-        self.scout = scout
         self.unknown_value = unknown_value
         self.drop = drop
-        if draw_margin < 0:
-            raise ValueError(f"draw margin must be >= 0, not {draw_margin}")
-        self.draw_margin = draw_margin
-        if known_draw_margin < 0:
-            raise ValueError(f"known draw margin must be >= 0, not {known_draw_margin}")
-        self.known_draw_margin = known_draw_margin
-        if known_turn_charge < 0:
-            raise ValueError(f"known turn charge must be >= 0, not {known_turn_charge}")
-        self.known_turn_charge = known_turn_charge
-        if look < 0 or look_samples < 1 or look_moves < 2:
-            raise ValueError("look must be >= 0, look_samples >= 1 and look_moves >= 2")
-        if look_time is not None and look_time <= 0:
-            raise ValueError(f"look time must be positive, not {look_time}")
-        self.look = look
-        self.look_samples = look_samples
-        self.look_moves = look_moves
-        self.look_time = look_time
-        if tree < 0:
-            raise ValueError(f"tree must be >= 0 (layouts for the two-move search), not {tree}")
-        self.tree = tree
-        self.tree_blend = bool(tree_blend)
-        if (uct is not None and uct < 0) or uct_depth < 1 or uct_explore < 0:
-            raise ValueError("uct must be >= 0 (layouts for the search), uct_depth >= 1 and uct_explore >= 0")
+        if (uct is not None and uct < 0) or uct_depth < 1 or uct_explore < 0 or uct_moves < 2:
+            raise ValueError("uct must be >= 0 (layouts for the search), uct_depth >= 1, uct_explore >= 0 "
+                             "and uct_moves >= 2")
         self.uct_option = uct
         self.uct_depth = uct_depth
         self.uct_explore = uct_explore
-        self.uct_stock = bool(uct_stock)
-        self.relax = bool(relax)
+        self.uct_moves = uct_moves
         self.graded_option = graded
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
         self.reveal_bonus_option = reveal_bonus
-        if not 0 <= tight_passes <= 1:
-            raise ValueError(f"tight_passes must be between 0 and 1, not {tight_passes}")
-        self.tight_passes = tight_passes
         if prove < 0:
             raise ValueError(f"prove must be >= 0 (most unseen cards for a proof; 0 = none), not {prove}")
         self.prove = prove
@@ -481,9 +405,6 @@ class BestStrategy:
         safe = _safe_foundation_move(state, moves)
         if safe is not None:
             return self._advice(state, safe, "")
-        if self.scout and self._scouting(state):
-            return self._advice(state, Move.draw(), "look through the whole stock first: knowing its cards costs "
-                                "one pass and makes every later choice better")
         fresh = self._fresh_moves(state, moves)
         if not fresh:
             # every move repeats an earlier position. Going round the stock once more brings
@@ -498,14 +419,6 @@ class BestStrategy:
         if len(fresh) == 1:
             return self._advice(state, fresh[0], "the only move that makes progress" if len(moves) > 1 else "the only move")
         return self._sampled(state, fresh)
-
-    @staticmethod
-    def _scouting(state: GameState) -> bool:
-        """True while the stock still holds unseen cards and a pass through it can be spared."""
-        if not state.stock or state.stock[-1] is not None:
-            return False
-        left = state.redeals_left()
-        return left is None or left >= 1
 
     def _fresh_moves(self, state: GameState, moves: list[Move]) -> list[Move]:
         """The moves that lead to a position not yet seen in this game; moves that achieve
@@ -532,7 +445,7 @@ class BestStrategy:
         elif self._failed_full == state:
             return None
         else:
-            result = solve(state, node_limit=self.solve_node_limit, relaxation=self.relax)
+            result = solve(state, node_limit=self.solve_node_limit, relaxation=False)
             if result.status == "lost":
                 return Advice("lost", None, "The game cannot be won from here: every line was searched", proven=True)
             if result.status != "won":
@@ -548,26 +461,11 @@ class BestStrategy:
 
     def _solve_layout(self, layout: GameState):
         """The solver on one sampled layout, with this strategy's budget a layout."""
-        return solve(layout, node_limit=self.node_limit, verify=False, relaxation=self.relax)
-
-    def _scored(self, position: GameState) -> tuple[SolveResult, float]:
-        """The solver's result on one sampled layout and its score (``_score``). With
-        ``tight_passes``, while passes through the stock are left, the layout is first
-        solved with one pass fewer: a win that needs every pass left counts
-        ``tight_passes`` less, as a player who does not see the cards spends passes
-        learning them and the clairvoyant solver does not."""
-        charge = 0.0
-        if self.tight_passes and position.redeals_left():
-            spare = self._solve_layout(replace(position, redeals_used=position.redeals_used + 1))
-            if spare.status == "won":
-                return spare, self._score(spare)
-            charge = self.tight_passes
-        result = self._solve_layout(position)
-        return result, self._score(result) - (charge if result.status == "won" else 0.0)
+        return solve(layout, node_limit=self.node_limit, verify=False, relaxation=False)
 
     def _layout_score(self, position: GameState) -> float:
-        """The score of one sampled layout (``_scored``)."""
-        return self._scored(position)[1]
+        """The score of one sampled layout: the solver's result on it, scored by ``_score``."""
+        return self._score(self._solve_layout(position))
 
     def _score(self, result) -> float:
         """A layout's value after a move: 0 lost, 1 to ``1 + ease`` won; undecided,
@@ -583,87 +481,6 @@ class BestStrategy:
         if self.graded and result.closest is not None:
             return unknown_won_share(result.closest, self._draw_count)
         return self.unknown_value
-
-    def _look_ahead(self, state: GameState, candidates: list[Move], close: list[int],
-                    kept: list[GameState], rng: random.Random) -> tuple[dict[int, float], int]:
-        """What not seeing the cards costs each close move, one move further on.
-
-        Hindsight optimisation values a move as if every card were seen after it. Here, on
-        each kept layout, the move is played, the player sees only what it shows (the card
-        a flip or a draw turns up), and chooses the next move by sampling the cards still
-        unseen (``look_samples`` fresh layouts consistent with what is now seen); that
-        choice is then played on the kept layout. The cost of a move is the mean, over the
-        kept layouts, of the move's outcome (won 1, lost 0) for a player who sees every
-        card minus its outcome when the next move is the one the player would really
-        choose. A move that commits before looking (and so may choose wrong next) costs
-        more than one that shows a card first. Its time is bounded by ``look_time``,
-        on top of ``think_time``."""
-        start = time.perf_counter()
-        cost = {j: 0.0 for j in close}
-        after = {j: state.play(candidates[j]) for j in close}
-        fixed_choice: dict[int, tuple] = {}  # moves that show nothing: one choice for all layouts
-        n = 0
-        for sample in kept:
-            if n >= 2 and self.look_time is not None and time.perf_counter() - start > self.look_time:
-                break
-            for j in close:
-                truth = sample.play(candidates[j])
-                view = _seen_after(after[j], truth)
-                if view is after[j] and j in fixed_choice:
-                    options, choice = fixed_choice[j]
-                else:
-                    options, choice = self._next_choice(view, rng)
-                    if view is after[j]:
-                        fixed_choice[j] = (options, choice)
-                if choice is None:
-                    continue  # nothing to choose (won, lost, or a single move): no cost
-                # win/loss only: the solver's effort varies from move to move by chance,
-                # and a maximum over many moves' efforts would charge positions with many
-                # options for that noise rather than for what the player cannot see
-                seeing = _outcome(self._solve_layout(truth))
-                blind = _outcome(self._solve_layout(truth.play(options[choice])))
-                cost[j] += seeing - blind
-            n += 1
-        return ({j: c / max(1, n) for j, c in cost.items()}, n)
-
-    def _tree_values(self, state: GameState, candidates: list[Move], close: list[int],
-                     kept: list[GameState]) -> dict[int, float]:
-        """Each close move's value in a two-move search over the player's information sets.
-
-        Hindsight optimisation scores a move by the mean over layouts of what the solver,
-        seeing every card, makes of it: after the move it may choose a different next move
-        on every layout (strategy fusion). Here the move is played on each kept layout and
-        the layouts are grouped by what the player then sees (the card a flip or a draw
-        turns up: a reveal is a chance node). Within a group the player cannot tell the
-        layouts apart, so one next move is chosen for all of them: the group is worth the
-        best next move's total over its layouts. A move that shows nothing keeps all
-        layouts in one group and must commit to a single follow-up; one that shows a card
-        may choose its follow-up by the card. Where the next move is forced (a safe
-        foundation move, a single move that makes progress, every card known) it is
-        played on each layout as it is. When the moves would take more than ``think_time``
-        (judged after the first), it gives up and returns no value, so that all keep their
-        sampled means."""
-        start = time.perf_counter()
-        values: dict[int, float] = {}
-        for n, j in enumerate(close):
-            if n and self.think_time is not None and (time.perf_counter() - start) * len(close) / n > self.think_time:
-                return {}  # it would take more than think_time: keep the sampled means for all
-            after = state.play(candidates[j])
-            groups: dict[GameState, list[GameState]] = {}
-            for sample in kept:
-                truth = sample.play(candidates[j])
-                groups.setdefault(_seen_after(after, truth), []).append(truth)
-            total = 0.0
-            for view, truths in groups.items():
-                options = self._tree_options(view)
-                if len(options) <= 1:
-                    for truth in truths:
-                        leaf = truth.play(options[0]) if options else truth
-                        total += self._layout_score(leaf)
-                    continue
-                total += max(sum(self._layout_score(truth.play(m)) for truth in truths) for m in options)
-            values[j] = total / max(1, len(kept))
-        return values
 
     def _uct_values(self, state: GameState, candidates: list[Move], close: list[int],
                     kept: list[GameState], start: float) -> tuple[dict[int, float], int]:
@@ -705,54 +522,38 @@ class BestStrategy:
         path: list[tuple[list, int]] = []
         depth = 0
         for _step in range(8 * self.uct_depth + 40):  # forced moves too: a stock turned round and round ends
-            options = self._uct_options(view)
+            options = self._choices(view)
             if not options or depth >= self.uct_depth:
                 break
             if len(options) == 1:
-                play = options[0]
+                move = options[0]
             else:
                 key = _visible_key(view)
                 node = nodes.get(key)
                 if node is None:
-                    options.sort(key=lambda p: _preference(view, p[0]) if len(p) == 1 else 6)
+                    options.sort(key=lambda m: _preference(view, m))
                     nodes[key] = [options, [0] * len(options), [0.0] * len(options)]
                     break  # a new node: its value is the layout's hindsight value
-                plays, visits, total = node
+                moves, visits, total = node
                 untried = next((i for i, n in enumerate(visits) if n == 0), None)
                 if untried is not None:
                     k = untried
                 else:
                     log_n = math.log(sum(visits))
-                    k = max(range(len(plays)),
+                    k = max(range(len(moves)),
                             key=lambda i: (total[i] / visits[i] + c * math.sqrt(log_n / visits[i]), -i))
-                play = plays[k]
+                move = moves[k]
                 path.append((node, k))
                 depth += 1
-            for move in play:
-                truth = truth.play(move)
-                view = _seen_after(view.play(move), truth)
+            truth = truth.play(move)
+            view = _seen_after(view.play(move), truth)
         value = self._layout_score(truth)
         for node, k in path:
             node[1][k] += 1
             node[2][k] += value
         return value
 
-    def _uct_options(self, view: GameState) -> list[tuple[Move, ...]]:
-        """The choices of a node of the UCT search, each a tuple of moves played together:
-        ``_tree_options`` one move each, or with ``uct_stock`` in draw 1 the stock taken as
-        its plays (``_stock_plays``) instead of one card at a time."""
-        options = self._tree_options(view)
-        if (not self.uct_stock or view.rules.draw_count != 1 or not options
-                or (len(options) == 1 and is_safe_foundation_move(view, options[0]))):
-            return [(m,) for m in options]
-        plays = [(m,) for m in options if m.kind not in _STOCK_KINDS]
-        if _next_stock_card_unseen(view):
-            plays.extend((m,) for m in options if m.kind is MoveKind.DRAW)  # shows a card: a chance node
-        else:
-            plays.extend(p for p, after in _stock_plays(view) if self._position_key(after) not in self._visited)
-        return plays
-
-    def _tree_options(self, view: GameState) -> list[Move]:
+    def _choices(self, view: GameState) -> list[Move]:
         """The next moves the player would weigh in ``view``: none when the position is
         decided or every card is known (no choice made blind), one when it is forced."""
         if view.is_won() or terminal_advice(view) is not None or view.is_complete_knowledge():
@@ -765,25 +566,6 @@ class BestStrategy:
             return [safe]
         return self._fresh_moves(view, moves)
 
-    def _next_choice(self, view: GameState, rng: random.Random) -> tuple[list[Move], int | None]:
-        """The moves the player would weigh in ``view`` and the index of the one chosen by
-        sampling the unseen cards (None when there is no real choice)."""
-        if view.is_won() or terminal_advice(view) is not None:
-            return [], None
-        moves = view.legal_moves()
-        if _safe_foundation_move(view, moves) is not None:
-            return [], None
-        fresh = self._fresh_moves(view, moves)
-        if len(fresh) < 2:
-            return [], None
-        fresh.sort(key=lambda m: _preference(view, m))
-        totals = [0.0] * len(fresh)
-        for _ in range(self.look_samples):
-            layout = sample_layout(view, rng)
-            for k, m in enumerate(fresh):
-                totals[k] += self._layout_score(layout.play(m))
-        return fresh, max(range(len(fresh)), key=lambda k: (totals[k], -k))
-
     def _sampled(self, state: GameState, moves: list[Move]) -> Advice:
         start = time.perf_counter()
         rng = random.Random(f"{self.seed}|{_visible_key(state)}")
@@ -795,19 +577,15 @@ class BestStrategy:
         complete = not state.unseen_cards()
         n_samples = 1 if complete else self.samples
         done = 0
-        keep = max(self.look, self.tree, self.uct)
-        kept: list[GameState] = []  # the first ``keep`` layouts, for the look-ahead or the tree
-        kept_scores: dict[int, list[float]] = {j: [] for j in active}  # each move's scores on them
+        kept: list[GameState] = []  # the first ``uct`` layouts, for the search over information sets
         for i in range(n_samples):
             sample = sample_layout(state, rng)
             for j in active:
-                result, score = self._scored(sample.play(candidates[j]))
+                result = self._solve_layout(sample.play(candidates[j]))
                 tried[j] += 1
                 won[j] += result.status == "won"
-                scores[j] += score
-                if i < keep:
-                    kept_scores[j].append(score)
-            if i < keep:
+                scores[j] += self._score(result)
+            if i < self.uct:
                 kept.append(sample)
             done = i + 1
             if done >= self.min_samples:
@@ -829,51 +607,18 @@ class BestStrategy:
         value = {j: scores[j] / max(1, tried[j]) for j in range(len(candidates))}
         looked = 0
         if self.uct and not complete and len(active) > 1:
-            close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
-            uct, looked = self._uct_values(state, candidates, close, kept[: self.uct], start)
+            close = sorted(active, key=lambda j: (-value[j], j))[: self.uct_moves]
+            uct, looked = self._uct_values(state, candidates, close, kept, start)
             if uct:
                 value.update(uct)
                 active = close
-        elif self.tree and not complete and len(active) > 1:
-            close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
-            tree = self._tree_values(state, candidates, close, kept[: self.tree])
-            if tree:
-                looked = min(len(kept), self.tree)
-                if self.tree_blend:
-                    # the tree's correction measured on its layouts (paired: the same layouts
-                    # for both values, so the difference is far less noisy than either),
-                    # added to the mean over all sampled layouts
-                    for j, v in tree.items():
-                        tree[j] = value[j] + v - sum(kept_scores[j][:looked]) / looked
-                value.update(tree)
-                active = close
-        elif self.look and not complete and len(active) > 1:
-            close = sorted(active, key=lambda j: (-value[j], j))[: self.look_moves]
-            cost, looked = self._look_ahead(state, candidates, close, kept, rng)
-            for j in close:
-                value[j] -= cost[j]
-            active = close
-        if self.reveal_bonus or self.known_turn_charge:
+        if self.reveal_bonus and not complete:
             # hindsight optimisation gives seeing a card no value (every layout is searched
-            # as if all were seen): a move that turns up an unseen card is worth a little
-            # more; the other way round, turning known stock cards (a redeal too) shows
-            # nothing and spends the stock, so it may be charged against playing a card
+            # as if all were seen): a move that turns up an unseen card is worth a little more
             for j in active:
-                if not complete and reveals_unseen(state, candidates[j]):
+                if reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
-                elif candidates[j].kind in _STOCK_KINDS:
-                    value[j] -= self.known_turn_charge
         best = max(active, key=lambda j: (value[j], -j))
-        # turning an unseen stock card shows it and commits nothing on the tableau; a move
-        # that scores about as well commits blind, where the solver on each layout saw what
-        # comes next: when close, look first (``draw_margin``). Turning a known card shows
-        # nothing but still commits nothing (``known_draw_margin``, by default 0: at 0.03 it
-        # won 111 of draw-1 seeds 0..199 against 120, see bench/RESULTS.md)
-        margin = self.draw_margin if _next_stock_card_unseen(state) else self.known_draw_margin
-        if margin:
-            draws = [j for j in active if candidates[j].kind is MoveKind.DRAW]
-            if draws and value[draws[0]] >= value[best] - margin:
-                best = draws[0]
         self.last_stats = {"samples": done, "looked": looked,
                            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
                            "seconds": time.perf_counter() - start}
