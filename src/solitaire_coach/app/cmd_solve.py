@@ -48,7 +48,8 @@ MAX_TIME_LIMIT = 86_400
 
 
 def register(sub) -> None:
-    p = sub.add_parser("solve", help="solve a deal or position with every card known (won/lost/unknown)")
+    p = sub.add_parser("solve", help="solve a deal, game log or coach journal: won (with the moves), lost or unknown; "
+                                     "with a few cards unknown, won or lost whatever they are")
     p.add_argument("source", nargs="+", help="a deal line (52 codes), or a deal file, game log or journal; several are solved in turn")
     add_rules_arguments(p)
     p.add_argument("--node-limit", type=at_most(positive_int, MAX_NODE_LIMIT), default=None,
