@@ -121,6 +121,18 @@ def test_explanations():
     assert is_safe_foundation_card(GameState(((),) * 7, ((),) * 7, (), (ace,)), ace)
 
 
+def test_a_draw_of_an_unseen_card_is_explained_by_what_else_could_move():
+    """The reason for turning an unseen stock card says whether a card on the table could
+    have moved instead."""
+    state = GameState.from_deal(deal_for_seed(0)).masked()
+    assert len(state.legal_moves()) > 1
+    assert explain(state, Move.draw()) == "see what the stock holds before committing a card on the table"
+    tops = [Card.parse(code) for code in ("9S", "9C", "9H", "9D", "5S", "5C", "5H")]
+    blocked = replace(state, hidden=((None,),) * 7, faceup=tuple((card,) for card in tops), stock=(None,) * 38, waste=())
+    assert [m.text for m in blocked.legal_moves()] == ["draw"]
+    assert explain(blocked, Move.draw()) == "nothing on the table can move: see what the stock holds"
+
+
 def test_lost_when_no_move():
     empty = ((),) * 7
     state = GameState(empty, ((Card(13, 0),),) + ((),) * 6, (), (), foundations=(11, 13, 13, 13))

@@ -152,7 +152,9 @@ def explain(state: GameState, move: Move) -> str:
     k = move.kind
     if k is MoveKind.DRAW:
         if _next_stock_card_unseen(state):
-            return "nothing on the table helps yet: see what the stock holds"
+            if any(m.kind not in _STOCK_KINDS for m in state.legal_moves()):
+                return "see what the stock holds before committing a card on the table"
+            return "nothing on the table can move: see what the stock holds"
         return "brings the next stock card up to play"
     if k is MoveKind.REDEAL:
         return "the stock is used up: go through it again"
