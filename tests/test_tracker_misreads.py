@@ -1,10 +1,13 @@
-"""A wrong snapshot anywhere in a game: the tracker refuses it, says why, keeps the game,
-and follows the true table on from there (hypothesis picks the game, the moment and the
-slots misread)."""
+"""A wrong snapshot anywhere in a game: the tracker refuses it (it says why and keeps the
+game) or, when legal moves explain it, takes those moves and keeps the position before
+them in mind, so that the true table takes them back. Either way the true table is
+followed on from there (hypothesis picks the game, the moment and the slots misread)."""
+
+import json
 
 from hypothesis import given, settings, strategies as st
 
-from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Snapshot, deal_for_seed
+from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, Snapshot, deal_for_seed
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.tracker import TableTracker
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
@@ -12,36 +15,110 @@ from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
 SLOT_VALUES = st.one_of(st.sampled_from(FULL_DECK), st.sampled_from([EMPTY, UNKNOWN]))
 
 
+class _Game:
+    """A baseline game on a virtual table, followed by a tracker from true snapshots."""
+
+    def __init__(self, seed, keep_misread=True):
+        self.strategy = make_strategy("baseline")
+        self.table = VirtualTable.from_deal(deal_for_seed(seed))
+        self.tracker = TableTracker(keep_misread=keep_misread)
+        self.tracker.update(self.table.snapshot())
+
+    def play(self, moves):
+        for _ in range(moves):
+            advice = self.strategy.advise(self.tracker.state, self.tracker.history)
+            if advice.status != "move":
+                return
+            self.table.perform(advice.move)
+            report = self.tracker.update(self.table.snapshot())
+            assert report.accepted, report
+
+    def misread(self, changes):
+        """The true snapshot with ``changes`` ({slot: value}) read instead."""
+        slots = list(self.table.snapshot().slots)
+        for slot, value in changes.items():
+            slots[slot] = value
+        return Snapshot(tuple(slots))
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 999), at=st.integers(0, 70),
        misreads=st.lists(st.tuples(st.integers(0, 11), SLOT_VALUES), min_size=1, max_size=3))
-def test_a_refused_snapshot_changes_nothing_and_the_game_goes_on(seed, at, misreads):
-    strategy = make_strategy("baseline")
-    table = VirtualTable.from_deal(deal_for_seed(seed))
-    tracker = TableTracker()
-    tracker.update(table.snapshot())
+def test_after_any_misread_the_true_table_is_followed_on(seed, at, misreads):
+    game = _Game(seed)
+    game.play(at)
+    before = (game.tracker.state, game.tracker.history)
+    report = game.tracker.update(game.misread(dict(misreads)))  # never raises, whatever was read
+    if not report.accepted:
+        assert report.kind == "inconsistent" and report.message
+        assert (game.tracker.state, game.tracker.history) == before
+    after = game.tracker.update(game.table.snapshot())
+    assert after.accepted, after
+    if not report.accepted or report.kind == "no change":
+        assert after.kind == "no change"
+    else:   # taken as moves or a card seen: the true table takes the misread back
+        assert (game.tracker.state, game.tracker.history) == before, (report, after)
+    game.play(30)
+    check_in_sync(game.tracker.state, game.table.state)
 
-    def play(moves):
-        for _ in range(moves):
-            advice = strategy.advise(tracker.state, tracker.history)
-            if advice.status != "move":
-                return
-            table.perform(advice.move)
-            assert tracker.update(table.snapshot()).accepted
 
-    play(at)
-    true_slots = table.snapshot().slots
-    wrong = list(true_slots)
-    for slot, value in misreads:
-        wrong[slot] = value
-    before = (tracker.state, tracker.history)
-    report = tracker.update(Snapshot(tuple(wrong)))  # never raises, whatever was read
-    if report.accepted:
-        # a misread that legal moves explain (about 2 in 100 random ones: a stock card read
-        # on the waste) cannot be told from a real move: see the README, "Known limits"
-        return
-    assert report.kind == "inconsistent" and report.message
-    assert (tracker.state, tracker.history) == before
-    assert tracker.update(table.snapshot()).kind == "no change"
-    play(30)
-    check_in_sync(tracker.state, table.state)
+def test_a_stock_card_misread_on_the_waste_is_taken_back_by_the_true_table():
+    # seed 80 after 5 baseline moves: the waste shows A♣; read as K♠, a card later in the
+    # stock, it is explained by turning the stock to it
+    game = _Game(80)
+    game.play(5)
+    assert game.table.snapshot().slots[0] == Card.parse("AC")
+    before = (game.tracker.state, game.tracker.history)
+    report = game.tracker.update(game.misread({0: Card.parse("KS")}))
+    assert report.kind == "moves" and [m.text for m in report.moves] == ["draw"]
+    back = game.tracker.update(game.table.snapshot())
+    assert back.kind == "taken back" and back.misread and back.corrected
+    assert [m.text for m in back.undone] == ["draw"]
+    assert back.message == "taken back: draw (after move 5); the read that showed it was wrong"
+    assert (game.tracker.state, game.tracker.history) == before
+    game.play(30)
+    check_in_sync(game.tracker.state, game.table.state)
+
+
+def test_without_the_misread_alternative_the_true_table_is_refused():
+    # what the alternative is for: the same misread with keep_misread=False leaves the
+    # tracker one move ahead, and the true table is then explained by yet more stock
+    # turns (or not at all)
+    game = _Game(370, keep_misread=False)
+    game.play(3)
+    game.tracker.update(game.misread({6: Card.parse("9C")}))
+    assert game.tracker.update(game.table.snapshot()).kind == "inconsistent"
+    game = _Game(370)
+    game.play(3)
+    report = game.tracker.update(game.misread({6: Card.parse("9C")}))
+    # 9♣, the next stock card, read on column 2's 10♦: "draw, then w-2"
+    assert [m.text for m in report.moves] == ["draw", "w-2"]
+    back = game.tracker.update(game.table.snapshot())
+    assert back.kind == "taken back" and [m.text for m in back.undone] == ["draw", "w-2"]
+
+
+def test_a_card_just_turned_and_read_otherwise_next_time_is_re_read_and_said():
+    # seed 854 after 66 moves: column 7 shows 2♣, just turned; a read of 7♦ there (a card
+    # not yet seen) says that the 2♣ was the misread, and the next true read says it back
+    game = _Game(854)
+    game.play(66)
+    assert game.table.snapshot().slots[11] == Card.parse("2C")
+    report = game.tracker.update(game.misread({11: Card.parse("7D")}))
+    assert report.kind == "revealed" and report.misread and report.corrected
+    assert report.message == "re-read: 7♦ in column 7 (the 2♣ read before was a misread)"
+    back = game.tracker.update(game.table.snapshot())
+    assert back.kind == "revealed" and back.misread
+    assert back.message == "re-read: 2♣ in column 7 (the 7♦ read before was a misread)"
+    game.play(30)
+    check_in_sync(game.tracker.state, game.table.state)
+
+
+def test_the_misread_alternative_survives_a_journal():
+    game = _Game(80)
+    game.play(5)
+    game.tracker.update(game.misread({0: Card.parse("KS")}))
+    data = json.loads(json.dumps(game.tracker.to_dict()))
+    assert data["alternatives"][-1]["misread"] is True
+    copy = TableTracker.from_dict(data)
+    back = copy.update(game.table.snapshot())
+    assert back.kind == "taken back" and back.misread

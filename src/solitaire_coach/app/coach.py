@@ -62,7 +62,9 @@ class CoachSession:
             return None
         advised = self.advised_move
         report = self.tracker.update(snap, prefer=advised)
-        if report.kind == "moves":
+        if report.corrected:
+            self.say(report.message)   # earlier moves or cards re-read (a misread taken back, say)
+        elif report.kind == "moves":
             played = " then ".join(m.text for m in report.moves)
             if advised is not None and report.moves[0] != advised:
                 self.say(f"you played {played} instead of the advised {advised.text}: that is legal, new advice follows")

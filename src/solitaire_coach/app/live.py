@@ -44,6 +44,7 @@ from .coach import CoachSession
 GUESS_FLOOR = 0.3   # the least confidence of a face's best card that the coach still looks at
 DEAL_GUESS = 0.6    # ... and that it takes, unconfirmed, to start a game from a deal
 PLACE_CHANGE = 12.0  # mean grey change of an empty column's place that shows a card was put there
+MISSED_CARD_MOVES = 3  # a card missed on a column is preferred to taking moves back when fewer moves explain it
 PROBE_BUDGET = 8    # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
 OBJECT_REASON = "something over the table that is not a card (a hand?)"
 
@@ -273,16 +274,18 @@ class LiveCoach:
         before; an unread waste is never taken on trust). Else the read is not used."""
         state = self.session.tracker.state
         if (state is not None and not self._forced and not reading.guesses and not unreadable_tops(detection)
-                and (report := self._probe(reading.snapshot)[1]).kind == "moves"
-                and any(m.kind is MoveKind.REDEAL for m in report.moves)):
-            # the tracker explains the read by a redeal, unseen; a card
-            # put on a column (a king into an empty one) that the detector missed may
-            # explain it in fewer moves (the waste shows the card that was under it, or none)
-            found = self._missed_card(reading.snapshot, detection, len(report.moves))
+                and ((report := self._probe(reading.snapshot)[1]).misread
+                     or report.kind == "moves" and any(m.kind is MoveKind.REDEAL for m in report.moves))):
+            # the tracker explains the read by a redeal, unseen, or by an earlier read
+            # being wrong; a card put on a column (a king into an empty one) that the
+            # detector missed may explain it in fewer moves (the waste shows the card that
+            # was under it, or none)
+            found = self._missed_card(reading.snapshot, detection,
+                                      MISSED_CARD_MOVES if report.misread else len(report.moves))
             if found is not None:
                 return found, [], []
         missed_waste = (state is not None and reading.snapshot.slots[0] is EMPTY and len(state.stock) > 1
-                        and bool(state.waste) and _unseen_stock_pass(self._probe(reading.snapshot)[1].moves))
+                        and bool(state.waste) and _unseen_stock_pass(self._probe(reading.snapshot)[1]))
         if missed_waste:
             # no card seen on the waste, and the tracker explains that by turning more than
             # one stock card and then the waste over, all unseen: a waste card the detector
@@ -378,12 +381,12 @@ class LiveCoach:
         that way when exactly one such pile makes it explainable."""
         state = self.session.tracker.state
         _, report = self._probe(snap)
-        if report.kind != "inconsistent":
+        if report.kind != "inconsistent" and not report.misread:
             return snap, [], guessed
         if snap.runs is not None and any(r is not None for r in snap.runs):
             # the cards under the tops (read from their strips) are doubted first
             bare = replace(snap, runs=None)
-            if self._probe(bare)[1].kind in ("moves", "no change", "revealed"):
+            if (found := self._probe(bare)[1]).kind in ("moves", "no change", "revealed") and not found.misread:
                 self.doubted = ["the cards under the tops"]
                 return bare, [], guessed
         if illegal_placements(state, snap):
@@ -597,10 +600,13 @@ def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) 
     return [c for c in cards if c not in seen]   # the tracker judges where each could come from
 
 
-def _unseen_stock_pass(moves) -> bool:
-    """Do ``moves`` (one read's explanation) turn more than one stock card and then redeal?"""
+def _unseen_stock_pass(report: TrackerReport) -> bool:
+    """Does the tracker explain a read by turning more than one stock card and then a
+    redeal, or by taking moves back (an empty waste seen again)?"""
+    if report.misread:
+        return True
     draws = 0
-    for m in moves:
+    for m in report.moves:
         if m.kind is MoveKind.REDEAL:
             return draws > 1
         if m.kind is MoveKind.DRAW:

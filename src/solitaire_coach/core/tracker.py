@@ -12,6 +12,9 @@ as one step, up to :attr:`TableTracker.max_steps` steps) and reports one of
 
 * ``started``      the first snapshot of a fresh deal started a game;
 * ``moves``        the move(s) the player made (``report.moves``);
+* ``taken back``   the snapshot shows the position before the last move(s) again, which
+  no legal move leads back to (or only a longer way round): the read that showed those
+  moves was wrong, and they are taken back (``report.undone``);
 * ``revealed``     no move, but a card that was unknown was seen (a late flip);
 * ``no change``    nothing happened;
 * ``waiting``      the snapshot cannot start a game yet (for instance a UU column);
@@ -35,7 +38,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 from .cards import KING, Card
@@ -51,11 +54,13 @@ class TrackerReport:
     moves: tuple[Move, ...] = ()
     message: str = ""
     corrected: bool = False  # earlier moves were re-read to explain this snapshot
+    undone: tuple[Move, ...] = ()  # moves of the earlier explanation that the re-read drops
+    misread: bool = False  # the explanation holds that an earlier snapshot was misread
 
     @property
     def accepted(self) -> bool:
         """True if the snapshot was merged into the state (anything but inconsistent/waiting)."""
-        return self.kind in ("started", "moves", "revealed", "no change")
+        return self.kind in ("started", "moves", "taken back", "revealed", "no change")
 
 
 class _Mismatch(Exception):
@@ -186,6 +191,7 @@ class _Hypothesis:
     cost: int                     # moves assumed since the start (fewer is likelier)
     state: GameState
     history: tuple[Move, ...]
+    misread: bool = False         # holds that a snapshot since the last report was misread
 
 
 class TableTracker:
@@ -205,8 +211,11 @@ class TableTracker:
 
     def __init__(self, rules: Rules = DEFAULT_RULES, state: GameState | None = None,
                  history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000,
-                 max_hypotheses: int = 8, margin: int = 2, deep_after: int = 2) -> None:
+                 max_hypotheses: int = 8, margin: int = 2, deep_after: int = 2,
+                 keep_misread: bool = True, misread_cost: int = 2) -> None:
         self.rules = rules
+        self.keep_misread = keep_misread
+        self.misread_cost = misread_cost
         self.max_steps = max_steps
         self.node_limit = node_limit
         self.max_hypotheses = max_hypotheses
@@ -273,9 +282,10 @@ class TableTracker:
             return self._start(snap)
         old = self._hypotheses[0]
         children: dict[GameState, _Hypothesis] = {}
+        parent: dict[GameState, int] = {}   # which hypothesis each child came from (0: the likeliest)
         best: int | None = None
         self._nodes = 0
-        for hyp in self._hypotheses:
+        for index, hyp in enumerate(self._hypotheses):
             budget = None if best is None else best + self.margin - hyp.cost
             if budget is not None and budget < 0:
                 continue
@@ -283,24 +293,60 @@ class TableTracker:
             if prefer is not None and found:
                 found = self._preferred(hyp.state, snap, prefer, found) + found
             for path, merged in found:
-                child = _Hypothesis(hyp.cost + len(path), merged, hyp.history + path)
+                child = _Hypothesis(hyp.cost + len(path), merged, hyp.history + path, hyp.misread)
                 known = children.get(merged)
                 if known is None or child.cost < known.cost:
                     children[merged] = child
+                    parent[merged] = index
                 best = child.cost if best is None else min(best, child.cost)
         if not children:
             deep = self._deep_search(old, snap)
             if deep is None:
                 return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap))
             children[deep.state] = deep
+            parent[deep.state] = 0
             # the snapshot may also have been misread: keep the old positions in mind
-            for hyp in self._hypotheses:
-                children.setdefault(hyp.state, _Hypothesis(deep.cost + 1, hyp.state, hyp.history))
+            for index, hyp in enumerate(self._hypotheses):
+                if hyp.state not in children:
+                    children[hyp.state] = _Hypothesis(deep.cost + 1, hyp.state, hyp.history, True)
+                    parent[hyp.state] = index
         self._unexplained = None
         ranked = sorted(children.values(), key=lambda h: h.cost)  # stable: search order breaks ties
         limit = ranked[0].cost + self.margin
-        self._hypotheses = [h for h in ranked if h.cost <= limit][: self.max_hypotheses]
-        new = self._hypotheses[0]
+        kept = [h for h in ranked if h.cost <= limit][: self.max_hypotheses]
+        new = kept[0]
+        misread = new.misread
+        if misread:   # reported now: the alternatives are measured from this explanation on
+            kept = [_Hypothesis(h.cost, h.state, h.history) for h in kept]
+        if self.keep_misread and all(h.state != old.state for h in kept):
+            # the snapshot itself may have been misread (a card read as another that legal
+            # moves can explain): the position before it stays in mind, last, so that the
+            # next snapshots can take the moves back
+            kept.append(_Hypothesis(old.cost + self.misread_cost, old.state, old.history, True))
+        self._hypotheses = kept
+        report = self._report(old, new, parent[new.state] == 0)
+        return replace(report, misread=True) if misread else report
+
+    def _report(self, old: _Hypothesis, new: _Hypothesis, from_likeliest: bool) -> TrackerReport:
+        """What changed from the likeliest explanation ``old`` to ``new``."""
+        if len(new.history) < len(old.history) and old.history[: len(new.history)] == new.history:
+            undone = old.history[len(new.history):]
+            return TrackerReport(
+                "taken back", (), f"taken back: {' '.join(m.text for m in undone)} (after move {len(new.history)}); "
+                f"the read that showed {'them' if len(undone) > 1 else 'it'} was wrong", corrected=True,
+                undone=undone)
+        if new.history[: len(old.history)] == old.history and not from_likeliest:
+            # the same moves and more, but from another position than the likeliest: a card
+            # the camera showed before was read wrong
+            moves = new.history[len(old.history):]
+            lost = sorted(old.state.known_cards() - new.state.known_cards())
+            note = (f"the {', '.join(c.symbol for c in lost)} read before {'was' if len(lost) == 1 else 'were'} "
+                    f"a misread" if lost else "an earlier read was wrong")
+            if moves:
+                return TrackerReport("moves", moves, f"played: {' '.join(m.text for m in moves)} ({note})",
+                                     corrected=True)
+            return TrackerReport("revealed", (), f"re-read: {_describe_rereads(old.state, new.state)} ({note})",
+                                 corrected=True)
         if new.history[: len(old.history)] == old.history:
             moves = new.history[len(old.history):]
             if moves:
@@ -316,7 +362,8 @@ class TableTracker:
             "moves", tuple(moves),
             f"played: {' '.join(m.text for m in moves) or 'nothing new'} (the moves after move {common} "
             f"re-read as {' '.join(m.text for m in new.history[common:])} instead of "
-            f"{' '.join(m.text for m in old.history[common:]) or 'nothing'})", corrected=True)
+            f"{' '.join(m.text for m in old.history[common:]) or 'nothing'})", corrected=True,
+            undone=old.history[common:])
 
     def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> _Hypothesis | None:
         """A longer explanation, for a table that stayed the same and unexplained: the
@@ -408,7 +455,8 @@ class TableTracker:
                       "foundation_return": self.rules.foundation_return},
             "state": None if self.state is None else state_to_dict(self.state),
             "history": [m.text for m in self.history],
-            "alternatives": [{"cost": h.cost, "state": state_to_dict(h.state), "history": [m.text for m in h.history]}
+            "alternatives": [{"cost": h.cost, "state": state_to_dict(h.state), "history": [m.text for m in h.history],
+                              **({"misread": True} if h.misread else {})}
                              for h in self._hypotheses[1:]],
         }
 
@@ -458,8 +506,11 @@ class TableTracker:
             where = f"alternative {n}"
             if not isinstance(alt, dict) or type(alt.get("cost")) is not int:
                 raise ValueError(f"{where} must be an object with a whole-number cost, not {json_text(alt)}")
+            if type(alt.get("misread", False)) is not bool:
+                raise ValueError(f"the misread flag of {where} must be true or false, not {json_text(alt['misread'])}")
             tracker._hypotheses.append(_Hypothesis(alt["cost"], position(alt.get("state"), where),
-                                                   tuple(moves(alt.get("history"), f"the history of {where}"))))
+                                                   tuple(moves(alt.get("history"), f"the history of {where}")),
+                                                   alt.get("misread", False)))
         return tracker
 
 
@@ -517,6 +568,19 @@ def _describe_reveals(before: GameState, after: GameState) -> str:
     return ", ".join(parts)
 
 
+
+
+def _describe_rereads(before: GameState, after: GameState) -> str:
+    """The piles whose cards a re-read changed (``after`` may know less than ``before``)."""
+    parts = []
+    for i in range(COLUMN_COUNT):
+        if before.faceup[i] != after.faceup[i] or before.hidden[i] != after.hidden[i]:
+            top = after.faceup[i][-1].symbol if after.faceup[i] else "a card not yet turned"
+            parts.append(f"{top} in column {i + 1}")
+    if before.waste != after.waste:
+        top = after.waste[-1] if after.waste else None
+        parts.append(f"{top.symbol if top else 'a card not yet seen'} on the waste")
+    return ", ".join(parts) or "the table"
 
 
 def json_type(value) -> str:
