@@ -286,7 +286,10 @@ class TableTracker:
         best: int | None = None
         self._nodes = 0
         for index, hyp in enumerate(self._hypotheses):
-            budget = None if best is None else best + self.margin - hyp.cost
+            # a misread alternative only counts where it explains the snapshot at least as
+            # cheaply as the best so far: searching it within the margin too costs a search
+            # two moves deep from the position before every snapshot, for nothing
+            budget = None if best is None else best + (0 if hyp.misread else self.margin) - hyp.cost
             if budget is not None and budget < 0:
                 continue
             found = self._explanations(hyp.state, snap, budget)
