@@ -23,6 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from solitaire_coach.core import GameState, Rules, deal_for_seed
 from solitaire_coach.core.advisor import make_strategy
+from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.solver import solve
 from solitaire_coach.app.simulate import certainty, certainty_text, wilson_interval
 
@@ -35,7 +36,9 @@ def _game(job):
     seed, strategy, rules, options = job
     from solitaire_coach.app.simulate import play_game
     record = play_game(deal_for_seed(seed), strategy, rules, strategy_options=options)
-    return seed, record.result, len(record.moves), record.think_ms, _peak_mb(), getattr(record, "proven_at", None)
+    redeals = sum(m.kind is MoveKind.REDEAL for m in record.moves)
+    return (seed, record.result, len(record.moves), record.think_ms, _peak_mb(), getattr(record, "proven_at", None),
+            redeals)
 
 
 def _ceiling(job):
@@ -145,6 +148,7 @@ def main(argv=None) -> int:
         print(f"think time per move: median {statistics.median(think):.1f} ms, p99 {pct(think, 0.99):.0f} ms, "
               f"max {max(think):.0f} ms over {len(think)} decisions; peak memory {peak:.0f} MB per process")
         print(certainty_line(rows))
+        print(redeals_line(rows))
     print(f"wall time {time.perf_counter() - start:.0f} s with {args.workers} workers")
     if args.json:
         _write_json(args.json, args, rows)
@@ -155,6 +159,19 @@ def certainty_line(rows) -> str:
     """How early the advisor was sure of the outcome (``simulate.certainty``); rows of runs
     made before ``proven_at`` was kept count as never sure."""
     return certainty_text(certainty((r[1], r[2], r[5] if len(r) > 5 else None) for r in rows))
+
+
+def redeals_line(rows) -> str:
+    """How many redeals (passes through the stock after the first) the won games used:
+    how many used 0, 1, 2, 3 and more than 3; rows of runs made before the count was kept
+    (no 7th field) are left out."""
+    used = sorted(r[6] for r in rows if r[1] == "won" and len(r) > 6)
+    if not used:
+        return "redeals used by won games: not kept in this run"
+    counts = [sum(u == k for u in used) for k in range(4)] + [sum(u > 3 for u in used)]
+    return (f"redeals used by won games: median {statistics.median(used):g}, max {used[-1]}; "
+            f"0: {counts[0]}, 1: {counts[1]}, 2: {counts[2]}, 3: {counts[3]}, more than 3: {counts[4]} "
+            f"(of {len(used)})")
 
 
 def _write_json(path, args, rows) -> None:

@@ -53,3 +53,19 @@ def test_a_deal_with_two_results_is_refused(tmp_path):
     out = _report("--paired", a, f"{a}+{b}")
     assert out.returncode != 0
     assert "b.json: seed 1 won, but lost in an earlier part" in out.stderr
+
+
+def test_strength_bench_counts_the_redeals_of_won_games():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("strength_bench", SCRIPT.parent / "strength.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = [(0, "won", 100, [], 1.0, 60, 2), (1, "won", 90, [], 1.0, 90, 5), (2, "lost", 80, [], 1.0, 80, 3),
+            (3, "won", 70, [], 1.0, None, 0), (4, "won", 50, [], 1.0, None)]  # an old run's row: no 7th field
+    assert bench.redeals_line(rows) == ("redeals used by won games: median 2, max 5; "
+                                        "0: 1, 1: 0, 2: 1, 3: 0, more than 3: 1 (of 3)")
+    assert bench.redeals_line(rows[-1:]) == "redeals used by won games: not kept in this run"
+    seed, result, moves, _, _, _, redeals = bench._game((2, "baseline", bench.rules_of(
+        bench.argparse.Namespace(draw=1, redeals="3")), {}))
+    assert seed == 2 and 0 <= redeals <= 3
