@@ -602,7 +602,8 @@ def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) 
 
 def _unseen_stock_pass(report: TrackerReport) -> bool:
     """Does the tracker explain a read by turning more than one stock card and then a
-    redeal, or by taking moves back (an empty waste seen again)?"""
+    redeal, or by an earlier read being wrong (``report.misread``: moves taken back, a
+    card re-read)?"""
     if report.misread:
         return True
     draws = 0

@@ -320,7 +320,7 @@ class TableTracker:
         new = kept[0]
         misread = new.misread
         if misread:   # reported now: the alternatives are measured from this explanation on
-            kept = [_Hypothesis(h.cost, h.state, h.history) for h in kept]
+            kept = [replace(h, misread=False) for h in kept]
         if self.keep_misread and all(h.state != old.state for h in kept):
             # the snapshot itself may have been misread (a card read as another that legal
             # moves can explain): the position before it stays in mind, last, so that the
@@ -569,8 +569,6 @@ def _describe_reveals(before: GameState, after: GameState) -> str:
     if before.waste != after.waste:
         parts.append(f"{after.waste[-1].symbol} on the waste")
     return ", ".join(parts)
-
-
 
 
 def _describe_rereads(before: GameState, after: GameState) -> str:
