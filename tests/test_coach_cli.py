@@ -287,3 +287,14 @@ def test_coach_refuses_a_symlink_loop_or_a_named_pipe_at_start(tmp_path, capsys)
         os.mkfifo(fifo)
         assert main(["coach", "--snapshot-file", str(fifo), "--strategy", "baseline"]) == 2
         assert capsys.readouterr().err == f"error: --snapshot-file {fifo}: is not a regular file: it is a named pipe (FIFO)\n"
+
+
+def test_coach_says_up_front_when_the_snapshot_file_or_its_folder_is_missing(tmp_path):
+    loop = LoopInThread(tmp_path / "no" / "such" / "snap.txt")
+    lines = loop.wait_for("does not exist")
+    assert f"the folder {tmp_path / 'no' / 'such'} does not exist" in lines[-1], lines
+    assert loop.quit() == 0
+    loop = LoopInThread(tmp_path / "snap.txt")
+    lines = loop.wait_for("does not exist")
+    assert "waiting for it to be written" in lines[-1], lines
+    assert loop.quit() == 0

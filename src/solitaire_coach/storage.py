@@ -6,8 +6,8 @@ from __future__ import annotations
 import errno
 import json
 import os
+import secrets
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write ``data`` to ``path`` so that a reader sees either the old or the whole new content."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_temporary(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -29,6 +29,27 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """A new file beside ``path`` (a hidden name of its own), open for writing. It is made
+    with mode 0666 less the umask, as ``open`` makes a file (``tempfile.mkstemp`` would make
+    it 0600, so every file written here would be private to its owner); a file that is
+    replaced keeps its mode."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = None
+    for _attempt in range(100):
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        if mode is not None:
+            os.chmod(fd, mode)
+        return fd, tmp
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
 
 
 def write_json_atomic(path: str | os.PathLike, obj: Any) -> None:

@@ -128,6 +128,11 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
     pipe, bytes that are not UTF-8 text) is reported as ``cannot read PATH: why`` (once
     until the reason changes, or Enter is pressed) and the watching goes on."""
     session.say(f"watching {path}: press Enter to read it now, q then Enter to quit")
+    if not path.parent.is_dir():
+        session.say(f"note: the folder {path.parent} does not exist (yet): nothing is read until "
+                    f"{path.name} is written there")
+    elif not path.exists():
+        session.say(f"note: {path} does not exist yet: waiting for it to be written")
     last = None
     problem = None  # the last "cannot read" reason said, so a lasting one is said once
 
