@@ -917,7 +917,8 @@ def _unusable_output_cases(tmp_path):
     return rec, plain, views, video
 
 
-@pytest.mark.parametrize("case", ["save-overlay", "record-file", "record-under-file", "journal-folder",
+@pytest.mark.parametrize("case", ["save-overlay", "record-file", "record-under-file", "record-into-recording",
+                                  "journal-folder",
                                   "record-command", "calibrate-folder", "print-board-ext", "print-board-under-file"])
 def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeypatch, capsys):
     rec, plain, views, video = _unusable_output_cases(tmp_path)
@@ -928,6 +929,8 @@ def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeyp
                          "--record", str(plain)], "--record", "is a file, not a folder"),
         "record-under-file": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
                                "--record", str(plain / "sub")], "--record", f"{str(plain)!r} is a file, not a folder"),
+        "record-into-recording": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
+                                   "--record", str(rec)], "--record", "is not empty: give a new or empty folder"),
         "journal-folder": (["play", "--frames", str(rec), "--no-window", "--journal", str(views)], "--journal",
                            "is a folder, not a file"),
         "record-command": (["record", str(plain), "--camera", str(video), "--no-window", "--seconds", "1"], "record",
@@ -943,6 +946,7 @@ def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeyp
     err = capsys.readouterr().err
     assert err.startswith(f"solitaire-coach: {option} ") and why in err
     assert plain.read_text() == "not a folder" and list(views.iterdir()) == []
+    assert [p.name for p in rec.iterdir()] == ["frame_1.png"]
 
 
 def test_print_board_makes_its_folder(tmp_path, capsys):

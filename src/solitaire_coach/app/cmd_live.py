@@ -77,7 +77,7 @@ def register(sub) -> None:
     p.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
     p.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
-    p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR")
+    p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR (a new or empty folder)")
     p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
                    help="the game journal (default ./solitaire-coach-game.journal.json): a restart resumes the game")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
@@ -309,7 +309,7 @@ def cmd_play(args) -> int:
         print(line, file=text_out, flush=True)
 
     problem = output_problem(args.journal, "--journal") or (
-        output_problem(args.record, "--record", folder=True) if args.record else None)
+        _recording_folder_problem(args.record, "--record") if args.record else None)
     if problem:
         return _err(problem)
     try:
@@ -353,6 +353,20 @@ def cmd_play(args) -> int:
 
 
 # ----------------------------------------------------------------------------- record
+def _recording_folder_problem(folder: Path, option: str) -> str | None:
+    """Why ``folder`` cannot take a new recording (None if it can): it must be a new or
+    empty folder, so that one folder is one recording (frames added to an earlier one
+    would replay as one game jumping into another)."""
+    problem = output_problem(folder, option, folder=True)
+    if problem:
+        return problem
+    if folder.is_dir() and any(folder.iterdir()):
+        return (f"{option} {str(folder)!r} is not empty"
+                + (" (it holds a recording)" if (folder / "frames.jsonl").exists() else "")
+                + ": give a new or empty folder")
+    return None
+
+
 def cmd_record(args) -> int:
     import cv2
 
@@ -362,13 +376,9 @@ def cmd_record(args) -> int:
     def say(line: str) -> None:
         print(line, flush=True)
 
-    problem = output_problem(args.dir, "record", folder=True)
+    problem = _recording_folder_problem(args.dir, "record")
     if problem:
         return _err(problem)
-    if args.dir.is_dir() and any(args.dir.iterdir()):
-        return _err(f"record {str(args.dir)!r} is not empty"
-                    + (" (it holds a recording)" if (args.dir / "frames.jsonl").exists() else "")
-                    + ": give a new or empty folder")
     try:
         cam = CameraSource(args.camera, width=args.width, height=args.height, warn=lambda m: say("warning: " + m),
                            purpose="the recording")
