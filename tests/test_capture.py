@@ -110,6 +110,23 @@ def test_camera_that_cannot_open_is_a_clear_error():
         CameraSource(7, opener=lambda dev: FakeCapture({"plugged": False}))
 
 
+def test_a_mistyped_camera_path_is_named_as_missing_not_tried_as_a_camera(tmp_path):
+    tried = []
+    with pytest.raises(SourceError, match="camera '.*nope.avi': no such file or device"):
+        CameraSource(str(tmp_path / "nope.avi"), opener=tried.append)
+    assert tried == []
+
+
+def test_a_missing_camera_opens_without_opencv_log_lines(capfd):
+    import cv2
+
+    level = cv2.utils.logging.getLogLevel()
+    with pytest.raises(SourceError, match="camera 99 could not be opened"):
+        CameraSource(99)
+    assert capfd.readouterr().err == ""
+    assert cv2.utils.logging.getLogLevel() == level
+
+
 # ----------------------------------------------------------------------------- serial
 def test_serial_loop_trigger_partial_lines_and_garbage():
     warnings = []

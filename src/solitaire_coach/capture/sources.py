@@ -285,6 +285,19 @@ def parse_camera(spec: str | int) -> int | str:
     return s
 
 
+def _open_capture_quietly(device: int | str):
+    """``cv2.VideoCapture(device)`` with OpenCV's own log silenced while it opens: each
+    backend it tries for a missing camera prints its warnings and errors (ten lines
+    before ours, which says what to check)."""
+    logging = cv2.utils.logging
+    level = logging.getLogLevel()
+    logging.setLogLevel(logging.LOG_LEVEL_SILENT)
+    try:
+        return cv2.VideoCapture(device)
+    finally:
+        logging.setLogLevel(level)
+
+
 class CameraSource:
     """A live camera through ``cv2.VideoCapture``, by index or device path, at a chosen size.
 
@@ -307,6 +320,9 @@ class CameraSource:
                  opener: Callable[[int | str], object] | None = None, clock: Callable[[], float] = time.monotonic,
                  require_open: bool = True, purpose: str = "the game") -> None:
         self.device = parse_camera(camera)
+        if isinstance(self.device, str) and "://" not in self.device and not Path(self.device).exists():
+            raise SourceError(f"camera {self.device!r}: no such file or device (a camera is an index such as 0, "
+                              f"a device path such as /dev/video0, a stream URL, or a video file)")
         self.file = isinstance(self.device, str) and Path(self.device).is_file()
         self.ended = False
         self.purpose = purpose
@@ -315,7 +331,7 @@ class CameraSource:
         self.width, self.height = int(width), int(height)
         self.name = f"camera {self.device}"
         self._warn = warn or (lambda msg: None)
-        self._opener = opener or (lambda dev: cv2.VideoCapture(dev))
+        self._opener = opener or _open_capture_quietly
         self._clock = clock
         self.retry_s, self.max_retry_s = retry_s, max_retry_s
         self._delay = retry_s
