@@ -125,6 +125,18 @@ def test_bad_calibration_files(tmp_path):
         calibration_path("../etc/x")
 
 
+def test_a_shipped_calibration_name_is_found_from_any_folder_and_a_local_one_comes_first(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shipped = load_calibration("example")
+    assert set(shipped["slots"]) == set(SLOT_KEYS)
+    (tmp_path / "calibration").mkdir()
+    mine = dict(shipped, slots={**shipped["slots"], "waste": [5.0, 6.0]})
+    (tmp_path / "calibration" / "example.json").write_text(json.dumps(mine))
+    assert load_calibration("example")["slots"]["waste"] == [5.0, 6.0]
+    with pytest.raises(CalibrationError, match="no file 'calibration/nothing.json'"):
+        load_calibration("nothing")
+
+
 def test_table_calibration_on_rendered_deals_with_the_card_detector():
     try:
         from solitaire_coach.vision.detector import CardDetector

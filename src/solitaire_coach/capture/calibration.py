@@ -477,8 +477,16 @@ def _positive_pair(value) -> bool:
     return isinstance(value, list) and len(value) == 2 and all(_finite(v) and v > 0 for v in value)
 
 
+SHIPPED_CALIBRATIONS = Path(__file__).resolve().parents[3] / "calibration"
+
+
 def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> dict:
     """Read a calibration file as a dict: ``NAME`` (``FOLDER/NAME.json``) or a .json path.
+
+    A ``NAME`` is looked up in ``calibration/`` under the current folder (where ``calibrate
+    --name`` writes by default), then among the calibrations shipped in the repository's
+    ``calibration/`` (``SHIPPED_CALIBRATIONS``), so ``--calibration example`` works from
+    any folder and a user's own calibration of the same name comes first.
 
     The one loader of every command that takes ``--calibration``. Checked: the file exists
     and is a JSON object holding a table (``slots``) or a lens (``camera``), and slots, card
@@ -487,6 +495,9 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
     edge still shows that card), or at least not negative when no picture size is recorded.
     Anything else raises CalibrationError naming the file and what is wrong."""
     path = calibration_path(name_or_path, folder)
+    shipped = calibration_path(name_or_path, SHIPPED_CALIBRATIONS)
+    if not path.exists() and path != shipped and Path(folder) == Path("calibration") and shipped.is_file():
+        path = shipped  # a name not among this folder's calibrations, but shipped with the package
     if not path.is_file():
         raise CalibrationError(f"calibration {str(name_or_path)!r}: no file {str(path)!r} "
                                f"(make one with: solitaire-coach calibrate --camera 0 --name {Path(str(name_or_path)).stem})")
