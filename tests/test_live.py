@@ -411,6 +411,19 @@ def test_calibrate_command_offline_and_print_board(tmp_path, capsys):
     assert "reprojection error" in out and "12 slots" in out
     d = json.loads((tmp_path / "cal" / "desk.json").read_text())
     assert abs(d["camera"]["camera_matrix"][0][0] - 600) < 6
+    # the table alone, without chessboard photos: slots found, no lens
+    assert main(["calibrate", "--table", str(tmp_path / "deal.png"), "--name", "flat",
+                 "--folder", str(tmp_path / "cal")]) == 0
+    out = capsys.readouterr().out
+    assert "lens: not calibrated" in out and "12 slots" in out
+    d = json.loads((tmp_path / "cal" / "flat.json").read_text())
+    assert "camera" not in d and {"waste", "column 7"} <= set(d["slots"])
+    # a missing photo is named before the lens work, without OpenCV's own warning
+    assert main(["calibrate", "--images", str(views), "--table", str(tmp_path / "nope.png"), "--name", "x",
+                 "--folder", str(tmp_path / "cal")]) == 2
+    captured = capsys.readouterr()
+    assert "--table" in captured.err and "no such file" in captured.err and "imread" not in captured.err
+    assert captured.out == "" and not (tmp_path / "cal" / "x.json").exists()
 
 
 def test_serial_rig_triggers_reads_and_gets_the_advice(tmp_path):

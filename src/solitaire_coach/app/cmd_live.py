@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from .argtypes import non_negative_int, positive_float, positive_int, strategy_name
-from .paths import output_problem
+from .paths import input_file_problem, output_problem
 
 DEMO_GAME = "game1"
 
@@ -130,7 +130,8 @@ def register(sub) -> None:
     c.add_argument("--camera", help="camera index or device path: capture the views live (a video file "
                    "plays as a camera, once)")
     c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
-    c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration)")
+    c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration; "
+                   "alone, without --images, the table is calibrated without a lens)")
     c.add_argument("--print-board", type=Path, metavar="PNG", help="write the chessboard to print, then stop")
     c.add_argument("--board", type=board_size, default="9x6",
                    help="inner corners of the board, COLSxROWS (default 9x6)")
@@ -604,27 +605,38 @@ def cmd_calibrate(args) -> int:
     problem = output_problem(args.folder, "--folder", folder=True) or output_problem(out_path, "--name")
     if problem:
         return _err(problem)
-    if (args.camera is None) == (args.images is None):
-        return _err("give either --camera N (live) or --images DIR (offline)")
+    if args.camera is not None and (args.images is not None or args.table is not None):
+        return _err("--camera calibrates lens and table live: give --images DIR and --table PHOTO only offline")
+    if args.camera is None and args.images is None and args.table is None:
+        return _err("give --camera N (live), --images DIR (offline lens; with --table PHOTO the table too) "
+                    "or --table PHOTO alone (the table without a lens)")
+    problem = input_file_problem(args.table, "--table") if args.table is not None else None
+    if problem:
+        return _err(problem)
     lens = table = None
     try:
-        if args.images is not None:
-            views = load_images(args.images)
-            lens = calibrate_lens(views, pattern, args.square_mm)
-            if args.table is not None:
+        if args.camera is not None:
+            lens, table = _calibrate_live(args, pattern)
+        else:
+            if args.table is not None:  # read before the lens work, so a bad photo is said at once
                 img = cv2.imread(str(args.table), cv2.IMREAD_COLOR)
                 if img is None:
-                    return _err(f"--table {str(args.table)!r} is not a readable image")
+                    return _err(f"--table {str(args.table)!r} is not an image OpenCV can decode")
+            if args.images is not None:
+                lens = calibrate_lens(load_images(args.images), pattern, args.square_mm)
+            if args.table is not None:
                 table = calibrate_table(img, lens, detector=_try_detector())
-        else:
-            lens, table = _calibrate_live(args, pattern)
     except CalibrationError as exc:
         return _err(str(exc))
     cal = Calibration(args.name, lens, table)
     save_calibration(cal, out_path)
-    print(f"lens: {len(lens.views)} views, focal {lens.focal_px[0]:.1f} x {lens.focal_px[1]:.1f} px, "
-          f"reprojection error {lens.rms_px:.3f} px" + (f"; skipped {len(lens.skipped)}: " + "; ".join(lens.skipped[:5])
-                                                          if lens.skipped else ""))
+    if lens is not None:
+        print(f"lens: {len(lens.views)} views, focal {lens.focal_px[0]:.1f} x {lens.focal_px[1]:.1f} px, "
+              f"reprojection error {lens.rms_px:.3f} px" + (f"; skipped {len(lens.skipped)}: "
+                                                              + "; ".join(lens.skipped[:5]) if lens.skipped else ""))
+    else:
+        print("lens: not calibrated (table only: pictures are read as they come, not undistorted; "
+              "give --images DIR of chessboard photos to calibrate the lens)")
     if table is not None:
         print(f"table: 12 slots found, card {table.card_size_px[0]:.0f} x {table.card_size_px[1]:.0f} px")
     else:

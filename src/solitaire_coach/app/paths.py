@@ -50,3 +50,18 @@ def output_problem(path, option: str, *, folder: bool = False, image: bool = Fal
         if not cv2.haveImageWriter(str(path if path.suffix else path.with_suffix(".png"))):
             return f"{where}: OpenCV cannot write {path.suffix!r} images (use .png or .jpg)"
     return None
+
+
+def input_file_problem(path, option: str) -> str | None:
+    """Why ``path``, given as ``option``, cannot be read as a file, or None if it can: no
+    such file, a folder, or no permission; checked before any work (and before OpenCV
+    prints its own warning for a missing image)."""
+    path = Path(path)
+    where = f"{option} {str(path)!r}"
+    if not path.exists():
+        return f"{where}: no such file"
+    if path.is_dir():
+        return f"{where} is a folder, not a file"
+    if not os.access(path, os.R_OK):
+        return f"{where} cannot be read (permission denied)"
+    return None
