@@ -358,6 +358,14 @@ def test_replay_checks_an_expected_log(tmp_path, monkeypatch, capsys):
     assert main(["replay", str(folder), "--json", "--strategy", "baseline"]) == 1
     summary = json.loads(capsys.readouterr().out.splitlines()[-1])["summary"]
     assert summary["matches_expected"] is False and summary["first_difference"]["index"] == len(moves) - 1
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert (f"moves inferred (NOT as in moves.log, {len(moves)} expected: from move {len(moves)} inferred "
+            f"{moves[-1]}, expected draw)") in last, last
+    (folder / "moves.log").write_text(format_log(deal_for_seed(7), [Move.draw()]))
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert "the moves seen cannot be played from moves.log's deal: another game?" in last, last
 
 
 def test_play_resumes_from_its_journal(tmp_path, monkeypatch, capsys):

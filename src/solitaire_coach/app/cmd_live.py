@@ -549,13 +549,33 @@ def run_replay(args, folder: Path) -> int:
     if hand_moves:
         ok = False
     say(f"replay: {frames} frames, {reads} read, {len(history)} moves inferred"
-        + (f" ({'all' if summary.get('matches_expected') else 'NOT all'} as in {expect_path.name}"
-           f"{'' if summary.get('in_logged_order', True) else ', some seen together in another order'}: "
-           f"{len(expected)} expected)" if expected is not None else "")
+        + (_expected_words(summary, expect_path.name, start, inferred) if expected is not None else "")
         + f", {len(hand_moves)} from frames with a hand; {elapsed:.1f} s")
     if args.json:
         print(json.dumps({"summary": summary}, ensure_ascii=False), flush=True)
     return 0 if ok else 1
+
+
+def _expected_words(summary: dict, log_name: str, start, inferred) -> str:
+    """How the inferred game compares with the expected log, for the replay summary:
+    the same moves (perhaps some seen together in another order), or where they first
+    differ, and whether the moves seen fit the log's deal at all."""
+    expected = summary["expected_moves"]
+    if summary["matches_expected"]:
+        order = "" if summary["in_logged_order"] else ", some seen together in another order"
+        return f" (all as in {log_name}{order}: {expected} expected)"
+    from ..core.moves import IllegalMoveError
+
+    diff = summary["first_difference"]
+    got = " ".join(diff["inferred"]) or "no more moves"
+    want = " ".join(diff["expected"]) or "no more moves"
+    try:
+        start.play_all(inferred)
+        deal = ""
+    except IllegalMoveError:
+        deal = f"; the moves seen cannot be played from {log_name}'s deal: another game?"
+    return (f" (NOT as in {log_name}, {expected} expected: from move {diff['index'] + 1} "
+            f"inferred {got}, expected {want}{deal})")
 
 
 def _frame_truth(folder: Path, say) -> dict:
