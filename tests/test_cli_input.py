@@ -168,7 +168,7 @@ def test_solve_several_files(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "deals.txt deal 1: won" in out and "deals.txt deal 2: won" in out
     assert "game.log after " in out and "deal (argument 3): won" in out
-    assert "total: 4 deals" in out
+    assert "total of 4: won" in out
 
 
 def test_solve_names_the_file_and_line_of_a_bad_deal(tmp_path, capsys):

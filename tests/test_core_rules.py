@@ -129,8 +129,11 @@ def test_draw_and_redeal_limits():
     with pytest.raises(IllegalMoveError, match="only be turned over when the stock is empty"):
         s.check(Move.redeal())
     s = s.play(Move.draw()).play(Move.draw())
-    with pytest.raises(IllegalMoveError, match="already been turned over 1 times"):
+    with pytest.raises(IllegalMoveError, match="already been turned over once, the most these rules allow"):
         s.check(Move.redeal())
+    none = state(EMPTY7, stock=["2C"], rules=Rules(redeal_limit=0)).play(Move.draw())
+    with pytest.raises(IllegalMoveError, match="these rules allow no redeal: the waste cannot be turned over"):
+        none.check(Move.redeal())
     empty = state(EMPTY7)
     with pytest.raises(IllegalMoveError, match="both empty"):
         empty.check(Move.draw())

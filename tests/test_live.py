@@ -1165,14 +1165,16 @@ def test_demo_lists_the_built_in_games_for_a_name_that_is_none(game, capsys):
     assert "pip install" not in err and "holds no images" not in err
 
 
-def test_live_and_vision_commands_have_a_description_and_every_option_a_help():
+def test_every_command_has_a_description_and_every_option_a_help():
     import argparse
 
     from solitaire_coach.app.cli import build_parser
     from solitaire_coach.core.advisor import strategy_names
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    for name in ("play", "record", "replay", "demo", "calibrate", "detect", "learn-deck"):
+    assert set(sub.choices) >= {"play", "record", "replay", "demo", "calibrate", "detect", "learn-deck",
+                                "simulate", "coach", "check-log", "solve"}
+    for name in sub.choices:
         parser = sub.choices[name]
         assert parser.description and parser.description.endswith("."), name
         helps = {a.option_strings[0] if a.option_strings else a.dest: a.help for a in parser._actions}
@@ -1181,6 +1183,14 @@ def test_live_and_vision_commands_have_a_description_and_every_option_a_help():
             assert f"advisor strategy: {', '.join(strategy_names())} (default " in helps["--strategy"]
     assert "default ./calibration" in sub.choices["calibrate"].format_help().replace("\n", " ")
     assert "--fps" in sub.choices["replay"].format_help() and "--fps" not in sub.choices["demo"].format_help()
+
+
+def test_version_is_printed(capsys):
+    from solitaire_coach import __version__
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out == f"solitaire-coach {__version__}\n"
 
 
 @pytest.mark.parametrize("board, why", [("1x1", "'1x1' is not allowed: use at least 3x3 corners"),

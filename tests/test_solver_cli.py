@@ -23,7 +23,7 @@ def test_solve_deal_file_and_game_log(tmp_path, capsys):
     deals.write_text("# two deals\n" + format_deal(deal_for_seed(3)) + "\n" + format_deal(deal_for_seed(4)) + "\n")
     assert main(["solve", str(deals), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "deal 1: won" in out and "deal 2: won" in out and "total: 2 deals" in out
+    assert "deal 1: won" in out and "deal 2: won" in out and "total of 2: won 2" in out
 
     state = GameState.from_deal(deal_for_seed(3))
     first = state.legal_moves()[0]

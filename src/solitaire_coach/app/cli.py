@@ -26,6 +26,9 @@ OPTIONAL_COMMAND_MODULES = [
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="solitaire-coach", description="A webcam Klondike coach: reads the cards, tracks the game, advises the next move.")
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"solitaire-coach {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

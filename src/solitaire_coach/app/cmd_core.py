@@ -78,7 +78,10 @@ def rules_from_args(args) -> Rules:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("simulate", help="play whole games on the virtual table and report the win rate")
+    p = sub.add_parser("simulate", help="play whole games on the virtual table and report the win rate",
+                       description="Play whole games with a strategy on the virtual table (seeded deals or a "
+                       "file of deal lines) and report the win rate with its 95% interval, think time and, with "
+                       "--ceiling, how many of the deals a player who sees every card wins.")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--deals", type=Path, help="file of deal lines")
     src.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
@@ -95,7 +98,10 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=cmd_simulate)
 
-    c = sub.add_parser("coach", help="coach a game from a snapshot file written by a detector")
+    c = sub.add_parser("coach", help="coach a game from a snapshot file written by a detector",
+                       description="Coach a game from a 12-slot snapshot file: each time the file changes (or "
+                       "Enter is pressed) it is read, the moves made since the last one are worked out, and the "
+                       "next move is advised. The game is journalled, so a restart resumes it.")
     c.add_argument("--snapshot-file", type=Path, required=True, help="the 12-slot snapshot file to watch")
     c.add_argument("--journal", type=Path, help="journal file (default: beside the snapshot file)")
     c.add_argument("--new", action="store_true", help="start a new game even if a journal exists")
@@ -105,7 +111,9 @@ def register(sub) -> None:
     add_rules_arguments(c)
     c.set_defaults(func=cmd_coach)
 
-    k = sub.add_parser("check-log", help="replay game logs and check every move is legal")
+    k = sub.add_parser("check-log", help="replay game logs and check every move is legal",
+                       description="Replay each game log (a deal line, then one move per line, then won or lost) "
+                       "and check that every move is legal and the result is right; a bad one names the line.")
     k.add_argument("logs", nargs="+", type=Path, metavar="LOG",
                    help="game log files (a deal line, then one move per line, then won or lost); each is checked")
     add_rules_arguments(k)

@@ -49,7 +49,12 @@ MAX_TIME_LIMIT = 86_400
 
 def register(sub) -> None:
     p = sub.add_parser("solve", help="solve a deal, game log or coach journal: won (with the moves), lost or unknown; "
-                                     "with a few cards unknown, won or lost whatever they are")
+                                     "with a few cards unknown, won or lost whatever they are",
+                       description="Solve with every card seen: a deal line, a file of deal lines, the position "
+                       "at the end of a game log, or a coach journal's position. Each is won (the moves are "
+                       "printed), proven lost, or unknown at the limits. A position with unknown cards is "
+                       "proven won or lost whatever they are when there are few (--prove), or solved on random "
+                       "layouts of them (--samples). Exit status 3 when any is left undecided.")
     p.add_argument("source", nargs="+", help="a deal line (52 codes), or a deal file, game log or journal; several are solved in turn")
     add_rules_arguments(p)
     p.add_argument("--node-limit", type=at_most(positive_int, MAX_NODE_LIMIT), default=None,
@@ -190,7 +195,7 @@ def cmd_solve(args) -> int:
             continue
         result = solve(state, node_limit=args.node_limit, time_limit=time_limit, memory_mb=args.memory_mb)
         counts[result.status] += 1
-        where = f"{result.nodes} positions, {result.seconds:.2f} s"
+        where = f"{result.nodes} position{'s' if result.nodes != 1 else ''}, {result.seconds:.2f} s"
         if result.status == "won":
             print(f"{label}: won in {len(result.moves)} moves ({where})")
             if args.log and deal and state == GameState.from_deal(deal, rules):
@@ -206,7 +211,7 @@ def cmd_solve(args) -> int:
             print(f"[{n}/{len(jobs)}] won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}",
                   file=sys.stderr, flush=True)
     if len(jobs) > 1:
-        print(f"total: {len(jobs)} deals, won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}")
+        print(f"total of {len(jobs)}: won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}")
     return 3 if undecided else 0
 
 
