@@ -53,6 +53,9 @@ def test_snapshot_extra_lines_are_tolerated_and_runs_read():
     snap = parse_snapshot(text)
     assert snap.runs[0] == (Card.parse("6H"), Card.parse("5S")) and snap.runs[2] is None
     assert parse_snapshot(snap.text()) == snap
+    assert parse_snapshot("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns:  \n").runs is None  # not read
+    with pytest.raises(SnapshotParseError, match="line 2: runs needs 7 columns separated by '\\|', found 2"):
+        parse_snapshot("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns: 5H|\n")
 
 
 def test_waste_fan_line_round_trip_and_lenient_reading():

@@ -8,7 +8,8 @@ Everything here works on strings; reading and writing files (atomically) is done
     the four foundations (any order), slots 6-12 the top card of tableau columns 1-7.
     ``XX`` = no card, ``UU`` = could not be read. Optional extra lines follow; the one
     this module knows is ``runs: <col1>|<col2>|...|<col7>`` giving each column's whole
-    visible face-up run bottom to top (space-separated codes, empty if unknown), and
+    visible face-up run bottom to top (space-separated codes, empty if unknown; an empty
+    ``runs:`` line says nothing, as if it were not there), and
     ``waste: <c1> <c2> <c3>`` the visible fan of the waste bottom to top (the cards of
     the last stock turn still on the waste, 1 to 3 codes, the top card last).
     Other extra lines, blank lines and ``#`` comments are ignored.
@@ -211,6 +212,8 @@ def parse_snapshot(text: str) -> Snapshot:
                 raise SnapshotParseError(f"line {n}: waste: {problem}")
             fan = tuple(cards)
         elif sep and key.strip().lower() == "runs":
+            if not value.strip():
+                continue  # not read, as an empty waste: line
             groups = value.split("|")
             if len(groups) != 7:
                 raise SnapshotParseError(f"line {n}: runs needs 7 columns separated by '|', found {len(groups)}")
