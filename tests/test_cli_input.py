@@ -406,6 +406,28 @@ def test_simulate_deals_given_a_game_log_says_it_looks_like_one(tmp_path, capsys
     assert "game log" not in capsys.readouterr().err
 
 
+def test_a_snapshot_or_journal_given_where_another_file_is_wanted_is_named(tmp_path, capsys):
+    snap = tmp_path / "snap.txt"
+    snap.write_text("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns: 6H 5S|5H||7H|||\n")
+    journal = tmp_path / "game.journal.json"
+    journal.write_text('{"version": 1}\n')
+    snapshot_hint = "(the file looks like a 12-slot snapshot: line 1 has 12 slots; coach --snapshot-file reads"
+    journal_hint = "(the file looks like a coach journal (JSON); solve reads the position in a journal)"
+    assert main(["solve", str(snap)]) == 2
+    assert snapshot_hint in capsys.readouterr().err
+    assert main(["check-log", str(snap)]) == 1
+    assert snapshot_hint in capsys.readouterr().out
+    assert main(["check-log", str(journal)]) == 1
+    assert journal_hint in capsys.readouterr().out
+    assert main(["simulate", "--deals", str(journal), "--strategy", "baseline"]) == 2
+    assert journal_hint in capsys.readouterr().err
+    log = good_log(tmp_path, "game.log")
+    text = log.read_text().splitlines()
+    log.write_text("\n".join(text[:2] + ["9-9"] + text[2:]) + "\n")
+    assert main(["check-log", str(log)]) == 1
+    assert "looks like" not in capsys.readouterr().out  # a game log with a bad line is a game log
+
+
 def test_simulate_count_with_deals_is_refused(tmp_path, capsys):
     from solitaire_coach.core import deal_for_seed, format_deal
 

@@ -173,7 +173,7 @@ def test_the_rules_of_a_journal_are_checked_in_json_terms(tmp_path, field, value
     with pytest.raises(JournalError) as caught:
         journal.load()
     message = str(caught.value)
-    assert f"cannot read the journal: the rules" in message and words in message
+    assert "cannot read the journal: the rules" in message and words in message
     for python in ("not supported between", "None", "True", "'", "NoneType"):
         assert python not in message.replace(str(journal.path), "")
 

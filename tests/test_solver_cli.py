@@ -61,7 +61,8 @@ def test_solve_tells_a_journal_from_a_deal_file_by_content_not_name(tmp_path, ca
     journal = tmp_path / "mygame.jnl"
     journal.write_text(_journal_text())
     assert main(["solve", str(journal)]) == 3
-    assert "mygame.jnl: 44 cards are unknown in this position" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "mygame.jnl: 44 cards are unknown in this position" in out and "--prove" not in out  # 44 > 8
     deal = tmp_path / "deal.json"
     deal.write_text(format_deal(deal_for_seed(3)) + "\n")
     assert main(["solve", str(deal), "--quiet"]) == 0
@@ -137,7 +138,9 @@ def test_solve_proves_a_journal_won_whatever_its_few_unknown_cards_are(tmp_path,
     assert f"late.json: won whatever the {unknown} unknown cards are: a line that chooses each move" in out
     assert "its first move: " in out
     assert main(["solve", str(journal), "--prove", "0"]) == 3  # as before: the solver needs every card
-    assert f"{unknown} cards are unknown in this position" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"{unknown} cards are unknown in this position" in out
+    assert f"(solve the deal, --prove {unknown} to prove it won or lost whatever they are" in out
 
 
 def test_solve_proves_a_position_lost_whatever_its_unknown_cards_are(tmp_path, capsys):

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from ..core.advisor import STRATEGY_FACTORIES, make_strategy, strategy_names
 from ..core.moves import IllegalMoveError
-from ..core.notation import DealParseError, LogParseError, is_log_line, parse_deals, parse_log_lines
+from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
 from ..core.rules import Rules
 from ..core.state import GameState, deal_for_seed
 from ..core.rules import MAX_REDEAL_LIMIT
 from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
+from .filekinds import wrong_kind_hint
 from .journal import Journal
 from .paths import file_in_the_way
 from ..storage import NotTextError, describe_os_error, file_kind, read_text_file
@@ -143,7 +144,7 @@ def cmd_simulate(args) -> int:
         try:
             deals = parse_deals(text)
         except DealParseError as exc:
-            print(f"error: {args.deals}: {exc}{_game_log_hint(text)}", file=sys.stderr)
+            print(f"error: {args.deals}: {exc}{wrong_kind_hint(text)}", file=sys.stderr)
             return 2
         if not deals:
             print(f"error: {args.deals}: holds no deal lines (only blank lines and # comments)", file=sys.stderr)
@@ -196,18 +197,6 @@ def cmd_simulate(args) -> int:
             print(f"ceiling (full information): won {summary['ceiling_won']}, proven lost {summary['ceiling_lost']}, "
                   f"unknown {summary['ceiling_unknown']}; strategy wins / winnable = {summary['ratio_to_ceiling']:.1%}")
     return 0
-
-
-def _game_log_hint(text: str) -> str:
-    """'' unless ``text`` (a deal file that could not be read as deals) looks like a game log:
-    then what says so (the first line after the first that reads as a move), to add to the error."""
-    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
-    for n, line in lines[1:]:
-        if is_log_line(line):
-            return (f" (the file looks like a game log: line {n} is a move; check-log replays a log and "
-                    f"solve solves the position after it)")
-    return ""
 
 
 def _ceiling(deals, rules: Rules, wins: int, seconds: float, quiet: bool = False) -> dict:
@@ -270,8 +259,10 @@ def cmd_check_log(args) -> int:
     rules = rules_from_args(args)
     bad = 0
     for path in args.logs:
+        text = ""
         try:
-            log, where = parse_log_lines(read_text_file(path))
+            text = read_text_file(path)
+            log, where = parse_log_lines(text)
             state = GameState.from_deal(log.deal, rules)
             for n, (move, card, line) in enumerate(zip(log.moves, log.cards, where.moves), start=1):
                 try:
@@ -290,5 +281,5 @@ def cmd_check_log(args) -> int:
             print(f"{path}: {describe_os_error(exc)}")
         except (NotTextError, LogParseError, IllegalMoveError) as exc:
             bad += 1
-            print(f"{path}: {exc}")
+            print(f"{path}: {exc}{wrong_kind_hint(text, ('game log',)) if isinstance(exc, LogParseError) else ''}")
     return 1 if bad else 0

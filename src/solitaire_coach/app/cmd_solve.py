@@ -34,6 +34,7 @@ from ..core.solver import SolverError, solve
 from .argtypes import at_most, non_negative_float, non_negative_int, positive_float, positive_int
 from ..storage import NotTextError, describe_os_error, read_text_file
 from .cmd_core import add_rules_arguments, rules_from_args
+from .filekinds import wrong_kind_hint
 
 
 MAX_NODE_LIMIT = 10**18
@@ -106,6 +107,9 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
     return jobs
 
 
+_SOLVED_KINDS = ("journal", "game log")  # and deal files: what solve reads
+
+
 def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
     """The positions a deal file, game log or journal gives; errors name the file.
 
@@ -146,11 +150,11 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
                 Card.parse(first)
             except CardParseError:
                 raise ValueError(f"{path}: line {n}: {quote(second.strip())} is neither a move (as in a game log) "
-                                 f"nor a deal line of 52 cards") from None
+                                 f"nor a deal line of 52 cards{wrong_kind_hint(text, _SOLVED_KINDS)}") from None
         return [(f"{path.name} deal {i}", GameState.from_deal(d, rules), tuple(d))
                 for i, d in enumerate(parse_deals(text), start=1)]
     except (DealParseError, LogParseError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise ValueError(f"{path}: {exc}{wrong_kind_hint(text, _SOLVED_KINDS)}") from None
 
 
 def cmd_solve(args) -> int:
@@ -187,8 +191,10 @@ def cmd_solve(args) -> int:
                 undecided += 1
                 continue
             if args.samples <= 0:
+                prove = (f", --prove {unknown} to prove it won or lost whatever they are (every arrangement "
+                         f"is searched: slower with more cards)" if unknown <= MAX_PROVE else "")
                 print(f"{label}: {unknown} cards are unknown in this position; the solver needs every card "
-                      f"(solve the deal, or pass --samples N to solve N random layouts of the unknown cards)")
+                      f"(solve the deal{prove}, or pass --samples N to solve N random layouts of the unknown cards)")
                 undecided += 1
                 continue
             _sampled(label, state, args, time_limit)
