@@ -888,6 +888,16 @@ def test_an_unknown_strategy_is_a_usage_error(command, capsys):
     assert "--strategy: unknown strategy 'nope'" in capsys.readouterr().err
 
 
+def test_replay_of_frames_none_of_which_can_be_read_fails(tmp_path, capsys):
+    folder = tmp_path / "rec"
+    folder.mkdir()
+    (folder / "frame_000001.jpg").write_text("garbage")
+    assert main(["replay", str(folder), "--strategy", "baseline"]) == 1
+    out = capsys.readouterr()
+    assert "not a readable image, skipped" in out.err + out.out
+    assert out.out.splitlines()[-1].endswith("; no picture could be read")
+
+
 def test_replay_names_a_bad_calibration_in_the_recording(tmp_path, capsys):
     cv2.imwrite(str(tmp_path / "frame_1.png"), np.zeros((8, 8, 3), np.uint8))
     (tmp_path / "calibration.json").write_text('{"slots": ')

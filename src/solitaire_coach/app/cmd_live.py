@@ -546,11 +546,12 @@ def run_replay(args, folder: Path) -> int:
             ok = False
             summary["first_difference"] = {"index": first, "inferred": history[first:first + 3],
                                            "expected": expected[first:first + 3]}
-    if hand_moves:
-        ok = False
+    if hand_moves or frames == 0:
+        ok = False  # moves from a hand, or no picture at all to replay: not a good replay
     say(f"replay: {frames} frames, {reads} read, {len(history)} moves inferred"
         + (_expected_words(summary, expect_path.name, start, inferred) if expected is not None else "")
-        + f", {len(hand_moves)} from frames with a hand; {elapsed:.1f} s")
+        + f", {len(hand_moves)} from frames with a hand; {elapsed:.1f} s"
+        + ("; no picture could be read" if frames == 0 else ""))
     if args.json:
         print(json.dumps({"summary": summary}, ensure_ascii=False), flush=True)
     return 0 if ok else 1
