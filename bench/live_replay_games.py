@@ -39,7 +39,8 @@ def main(argv=None) -> int:
         detect = sorted(f["ms"]["detect"] for f in frames if "ms" in f and "detect" in f["ms"])
         inconsistent = sum(1 for f in frames if f.get("report") == "inconsistent")
         print(f"{name}: {summary['moves']} of {summary.get('expected_moves')} moves inferred, "
-              f"all as logged: {summary.get('matches_expected')}, moves from hand frames: "
+              f"all as logged: {summary.get('matches_expected')} (in the logged order: "
+              f"{summary.get('in_logged_order')}), moves from hand frames: "
               f"{len(summary['moves_from_hand_frames'])}, reads {summary['reads']} of {summary['frames']} frames, "
               f"'not legal' reports {inconsistent}, detector median {detect[len(detect) // 2] if detect else 0:.0f} ms, "
               f"{summary['seconds']:.0f} s" + ("" if summary.get("matches_expected") else
