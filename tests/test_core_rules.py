@@ -3,6 +3,7 @@
 import pytest
 
 from solitaire_coach.core import Card, CardParseError, GameState, IllegalMoveError, Move, MoveParseError, Rules
+from solitaire_coach.core.cards import FULL_DECK
 from solitaire_coach.core.state import deal_for_seed
 
 C = Card.parse
@@ -231,3 +232,48 @@ def test_first_difference_takes_moves_seen_together_in_either_order():
     assert k is not None
     with pytest.raises(IllegalMoveError):
         other_start.play_all(moves[:k]).play(moves[k])
+
+
+def test_cards_take_symbols_order_fully_and_refuse_what_is_no_card():
+    assert Card.parse("10♥") is Card.parse("0H") and Card.parse(" a♠ ") is Card.parse("AS")
+    assert all(Card.parse(c.symbol) is c for c in FULL_DECK)
+    ace, king = Card.parse("AC"), Card.parse("KS")
+    assert ace < king and ace <= ace and king > ace and king >= king and sorted([king, ace]) == [ace, king]
+    with pytest.raises(TypeError):
+        ace < 3
+    for rank, suit in ((1.0, 0), ("A", "H"), (True, 0), (14, 0), (1, 4)):
+        with pytest.raises(ValueError, match=f"no card with rank {rank!r} and suit {suit!r}"):
+            Card(rank, suit)
+    for index in (-1, 52, 1.5):
+        with pytest.raises(ValueError, match=f"no card with index {index!r}"):
+            Card.from_index(index)
+    with pytest.raises(CardParseError, match="None is not a card"):
+        Card.parse(None)
+
+
+def test_moves_are_the_87_there_are_and_a_field_out_of_range_is_named():
+    from solitaire_coach.core.moves import MoveKind
+
+    assert Move.column_to_column(1, 2) is Move.parse("2-3") and Move.waste_to_column(0) is Move.parse("w-1")
+    for make, words in ((lambda: Move.column_to_column(-1, 0), "source -1 is not a column 0..6"),
+                        (lambda: Move.column_to_column(9, 2), "source 9 is not a column 0..6"),
+                        (lambda: Move.column_to_column(2, 2), "column 3 cannot move onto itself"),
+                        (lambda: Move.foundation_to_column(5, 1), "source 5 is not a suit 0..3"),
+                        (lambda: Move.waste_to_column(7), "target 7 is not a column 0..6"),
+                        (lambda: Move.column_to_foundation(True), "source True is not a column"),
+                        (lambda: Move(MoveKind.DRAW, 5, 5), "draw has no source"),
+                        (lambda: Move("draw"), "'draw' is not a MoveKind")):
+        with pytest.raises(ValueError, match=words):
+            make()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("fX-1", "'X' is not a suit"),
+    ("3-5 7H", "expected one move with nothing after it"),
+    ("8-1", "'8' is not a column number 1..7"),
+    ("W-9", "'9' is not a column number 1..7"),
+])
+def test_move_parse_says_which_part_is_wrong_in_the_users_own_letters(text, words):
+    with pytest.raises(MoveParseError, match=words):
+        Move.parse(text)
+    assert Move.parse("W-F") is Move.waste_to_foundation() and Move.parse("fh-2").text == "fH-2"

@@ -2,8 +2,8 @@
 
 A card is written as two characters, rank then suit: ``7H``, ``0S`` (the ten), ``KC``.
 Ranks: ``A 2 3 4 5 6 7 8 9 0 J Q K``; suits: ``C D H S``. Parsing also accepts lower
-case, surrounding whitespace and ``10``/``T`` for the ten. People see suit symbols:
-``7♥``, ``10♠``.
+case, surrounding whitespace, ``10``/``T`` for the ten and the suit symbols people see
+(``7♥``, ``10♠``), which is how cards are written for them.
 
 There are exactly 52 card objects (interned), so cards compare by identity as well as
 by value and can be used as dictionary keys or indexed by ``card.index`` (0..51).
@@ -52,8 +52,8 @@ class Card:
     code: str
 
     def __new__(cls, rank: int, suit: int) -> "Card":
-        if not (1 <= rank <= 13) or not (0 <= suit <= 3):
-            raise ValueError(f"no card with rank {rank} and suit {suit}")
+        if not (_is_int(rank) and _is_int(suit) and 1 <= rank <= 13 and 0 <= suit <= 3):
+            raise ValueError(f"no card with rank {rank!r} and suit {suit!r} (rank 1..13, suit 0..3 for C, D, H, S)")
         return _DECK[suit * 13 + rank - 1]
 
     @classmethod
@@ -78,8 +78,18 @@ class Card:
     def __str__(self) -> str:
         return self.code
 
-    def __lt__(self, other: "Card") -> bool:
-        return self.index < other.index
+    # ordered by index: clubs ace to king, then diamonds, hearts, spades
+    def __lt__(self, other: object) -> bool:
+        return self.index < other.index if isinstance(other, Card) else NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self.index <= other.index if isinstance(other, Card) else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return self.index > other.index if isinstance(other, Card) else NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self.index >= other.index if isinstance(other, Card) else NotImplemented
 
     @property
     def symbol(self) -> str:
@@ -96,12 +106,20 @@ class Card:
 
     @staticmethod
     def from_index(index: int) -> "Card":
+        """The card of ``index`` 0..51 (``card.index``); ValueError for anything else."""
+        if not (_is_int(index) and 0 <= index < 52):
+            raise ValueError(f"no card with index {index!r} (0..51)")
         return _DECK[index]
 
     @staticmethod
     def parse(text: str) -> "Card":
-        """Parse a card code (``7H``, `` 10s ``, ``th``); raise CardParseError naming the text."""
+        """Parse a card code (``7H``, `` 10s ``, ``th``) or a card as ``symbol`` writes it
+        (``10♥``); raise CardParseError naming the text."""
+        if not isinstance(text, str):
+            raise CardParseError(f"{text!r} is not a card (expected text such as 7H)")
         code = text.strip().upper()
+        if code and code[-1] in SUIT_SYMBOLS:
+            code = code[:-1] + SUITS[SUIT_SYMBOLS.index(code[-1])]
         if len(code) == 3 and code.startswith("10"):
             code = "0" + code[2]
         elif len(code) == 2 and code[0] == "T":
@@ -109,6 +127,11 @@ class Card:
         if len(code) != 2 or code[0] not in RANK_CODES or code[1] not in SUITS:
             raise CardParseError(f"{quote(text)} is not a card (expected rank A,2-9,10,J,Q,K then suit C,D,H,S)")
         return _DECK[SUITS.index(code[1]) * 13 + RANK_CODES.index(code[0])]
+
+
+def _is_int(value: object) -> bool:
+    """True for an int that is not a bool (``True`` is no rank)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 _DECK: tuple[Card, ...] = tuple(Card._make(rank, suit) for suit in range(4) for rank in range(1, 14))

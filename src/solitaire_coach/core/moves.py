@@ -50,7 +50,12 @@ class Move:
     source: int = -1
     target: int = -1
 
-    # constructors -----------------------------------------------------------------
+    def __post_init__(self) -> None:
+        problem = _move_problem(self.kind, self.source, self.target)
+        if problem:
+            raise ValueError(problem)
+
+    # constructors (each returns one of the 87 moves there are, made once) -----------
     @staticmethod
     def draw() -> "Move":
         return _DRAW
@@ -65,19 +70,19 @@ class Move:
 
     @staticmethod
     def waste_to_column(column: int) -> "Move":
-        return Move(MoveKind.WASTE_TO_COLUMN, -1, column)
+        return _known(MoveKind.WASTE_TO_COLUMN, -1, column)
 
     @staticmethod
     def column_to_foundation(column: int) -> "Move":
-        return Move(MoveKind.COLUMN_TO_FOUNDATION, column, -1)
+        return _known(MoveKind.COLUMN_TO_FOUNDATION, column, -1)
 
     @staticmethod
     def column_to_column(source: int, target: int) -> "Move":
-        return Move(MoveKind.COLUMN_TO_COLUMN, source, target)
+        return _known(MoveKind.COLUMN_TO_COLUMN, source, target)
 
     @staticmethod
     def foundation_to_column(suit: int, column: int) -> "Move":
-        return Move(MoveKind.FOUNDATION_TO_COLUMN, suit, column)
+        return _known(MoveKind.FOUNDATION_TO_COLUMN, suit, column)
 
     # notation -----------------------------------------------------------------------
     @property
@@ -106,22 +111,29 @@ class Move:
     @staticmethod
     def parse(text: str) -> "Move":
         """Parse one move in the game-log notation; a trailing card annotation is not allowed here."""
+        if not isinstance(text, str):
+            raise MoveParseError(f"{text!r} is not a move (expected text such as 3-5)")
         t = text.strip().lower()
         if t == "draw":
             return _DRAW
         if t == "redeal":
             return _REDEAL
-        parts = t.split("-")
+        if len(t.split()) > 1:
+            raise MoveParseError(f"{quote(text)}: expected one move with nothing after it (a card after the move, as in "
+                                 f"'3-5 7H', is written only in a game log line)")
+        parts = text.strip().split("-")
         if len(parts) == 2:
             a, b = parts
-            if a == "w":
-                if b == "f":
+            if a.lower() == "w":
+                if b.lower() == "f":
                     return _WASTE_TO_FOUNDATION
                 return Move.waste_to_column(_column(b, text))
-            if len(a) == 2 and a[0] == "f" and a[1].upper() in SUITS:
+            if len(a) == 2 and a[0].lower() == "f":
+                if a[1].upper() not in SUITS:
+                    raise MoveParseError(f"{quote(text)}: {quote(a[1])} is not a suit (C, D, H or S, as in fH-3)")
                 return Move.foundation_to_column(SUITS.index(a[1].upper()), _column(b, text))
             source = _column(a, text)
-            if b == "f":
+            if b.lower() == "f":
                 return Move.column_to_foundation(source)
             target = _column(b, text)
             if target == source:
@@ -138,6 +150,55 @@ def _column(text: str, whole: str) -> int:
     raise MoveParseError(f"{quote(whole)}: {quote(text)} is not a column number 1..7")
 
 
+def _is_index(value: object, size: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < size
+
+
+def _move_problem(kind: object, source: object, target: object) -> str:
+    """Why ``Move(kind, source, target)`` is no move ('' if it is one): columns are 0..6,
+    suits 0..3, a field the kind does not use is -1, and a run never moves onto its own
+    column."""
+    if not isinstance(kind, MoveKind):
+        return f"{kind!r} is not a MoveKind"
+    column = "a column 0..6 (1..7 in the notation)"
+    uses_source = kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
+    uses_target = kind in (MoveKind.WASTE_TO_COLUMN, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
+    if kind is MoveKind.FOUNDATION_TO_COLUMN:
+        if not _is_index(source, 4):
+            return f"{kind.value}: source {source!r} is not a suit 0..3 (C, D, H, S)"
+    elif uses_source and not _is_index(source, 7):
+        return f"{kind.value}: source {source!r} is not {column}"
+    if uses_target and not _is_index(target, 7):
+        return f"{kind.value}: target {target!r} is not {column}"
+    if not uses_source and source != -1:
+        return f"{kind.value} has no source (it is -1), not {source!r}"
+    if not uses_target and target != -1:
+        return f"{kind.value} has no target (it is -1), not {target!r}"
+    if kind is MoveKind.COLUMN_TO_COLUMN and source == target:
+        return f"column {source + 1} cannot move onto itself"
+    return ""
+
+
 _DRAW = Move(MoveKind.DRAW)
 _REDEAL = Move(MoveKind.REDEAL)
 _WASTE_TO_FOUNDATION = Move(MoveKind.WASTE_TO_FOUNDATION)
+_MOVES: dict[tuple[MoveKind, int, int], Move] = {
+    (m.kind, m.source, m.target): m
+    for m in (
+        [_DRAW, _REDEAL, _WASTE_TO_FOUNDATION]
+        + [Move(MoveKind.WASTE_TO_COLUMN, -1, c) for c in range(7)]
+        + [Move(MoveKind.COLUMN_TO_FOUNDATION, c, -1) for c in range(7)]
+        + [Move(MoveKind.COLUMN_TO_COLUMN, a, b) for a in range(7) for b in range(7) if a != b]
+        + [Move(MoveKind.FOUNDATION_TO_COLUMN, s, c) for s in range(4) for c in range(7)]
+    )
+}
+
+
+def _known(kind: MoveKind, source: int, target: int) -> Move:
+    """The move of these fields, made once; ValueError naming a field out of range."""
+    if isinstance(source, bool) or isinstance(target, bool):
+        return Move(kind, source, target)  # raises, naming the field
+    try:
+        return _MOVES[(kind, source, target)]
+    except (KeyError, TypeError):
+        return Move(kind, source, target)  # raises, naming the field
