@@ -1,5 +1,7 @@
 """Snapshot, deal and game-log formats: round trips and malformed input."""
 
+import re
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -13,9 +15,21 @@ from solitaire_coach.storage import write_atomic
 slot_values = st.one_of(st.sampled_from(FULL_DECK), st.just(EMPTY), st.just(UNKNOWN))
 
 
+def _one_foundation_a_suit(values) -> tuple:
+    """``values`` with a foundation card of a suit already on an earlier foundation read
+    as empty (a table has one foundation a suit)."""
+    seen, out = set(), list(values)
+    for i in range(1, 5):
+        if isinstance(out[i], Card):
+            if out[i].suit in seen:
+                out[i] = EMPTY
+            seen.add(out[i].suit if isinstance(out[i], Card) else None)
+    return tuple(out)
+
+
 @given(st.lists(slot_values, min_size=12, max_size=12).filter(lambda v: not repeated_cards(v)))
 def test_snapshot_round_trip(values):
-    snap = Snapshot(tuple(values))
+    snap = Snapshot(_one_foundation_a_suit(values))
     assert parse_snapshot(snap.text()) == snap
 
 
@@ -71,7 +85,7 @@ def test_waste_fan_line_round_trip_and_lenient_reading():
 @given(st.lists(st.sampled_from(FULL_DECK), min_size=13, max_size=15, unique=True))
 def test_snapshot_with_fan_round_trip(cards):
     fan = tuple(cards[12:])
-    snap = Snapshot((fan[-1], *cards[1:12]), None, fan)
+    snap = Snapshot(_one_foundation_a_suit((fan[-1], *cards[1:12])), None, fan)
     assert parse_snapshot(snap.text()) == snap
 
 
@@ -200,3 +214,45 @@ def test_a_deal_line_may_separate_its_codes_by_commas():
     assert parse_deal(format_deal(deal).replace(" ", ",")) == deal
     assert parse_deal(format_deal(deal).replace(" ", " , ")) == deal
     assert parse_deals("# c\n" + format_deal(deal).replace(" ", ",") + "\n") == [deal]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("KS,AD,UU,4D,UU,5S,5H,QC,9C,8D,9D,XX",
+     "slot 2 (foundation 1) and slot 4 (foundation 3) both hold diamonds: each suit has one foundation"),
+    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 6S 5S||||||", "runs of column 1: 5♠ cannot lie on 6♠ in a face-up run"),
+    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 7D 6H 5S||||||", "runs of column 1: 6♥ cannot lie on 7♦ in a face-up run"),
+    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: QC 5S||||||", "runs of column 1: 5♠ cannot lie on Q♣"),
+    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,6D\nruns: 6D 5S||||||",
+     "6♦ is shown in slot 12 (column 7) and the run of column 1"),
+    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nwaste: 9C KS", "9♣ is shown in slot 9 (column 4) and the waste fan"),
+])
+def test_a_snapshot_of_an_impossible_table_is_refused_naming_where(text, words):
+    with pytest.raises(SnapshotParseError, match=re.escape(words)):
+        parse_snapshot(text)
+    assert parse_snapshot("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 6H 5S|6C 5H|||||\nwaste: 4D KS").runs[1] == \
+        (Card.parse("6C"), Card.parse("5H"))
+
+
+def test_a_snapshot_is_built_in_its_form_or_refused():
+    snap = Snapshot([EMPTY] * 12, runs=[(), [Card.parse("KS")], None, None, None, None, None])
+    assert isinstance(snap.slots, tuple) and snap.runs[0] is None and snap.runs[1] == (Card.parse("KS"),)
+    hash(snap)
+    for kwargs, words in (({"slots": ("XX",) * 12}, "slot 1 (waste): 'XX' is not a Card, EMPTY or UNKNOWN"),
+                          ({"slots": (EMPTY,) * 12, "runs": ((Card.parse("KS"),),)}, "runs: one per column, 7, not 1"),
+                          ({"slots": (EMPTY,) * 12, "runs": (("KS",),) + (None,) * 6}, "runs of column 1")):
+        with pytest.raises(SnapshotParseError, match=re.escape(words)):
+            Snapshot(**kwargs)
+    with pytest.raises(AttributeError):
+        EMPTY.code = "ZZ"
+    assert parse_snapshot("XX," * 11 + "XX").line() == ",".join(["XX"] * 12)
+
+
+def test_writers_refuse_what_the_readers_would_refuse():
+    deal = deal_for_seed(0)
+    with pytest.raises(ValueError, match="a card \\(or None\\) for each move: 2 moves, 1 cards"):
+        format_log(deal, [Move.parse("1-f"), Move.parse("3-f")], cards=[None])
+    with pytest.raises(ValueError, match="won, lost or None"):
+        format_log(deal, [], result="banana")
+    with pytest.raises(DealParseError, match="not a full deck of 52 different cards \\(3 cards"):
+        format_deal(deal[:3])
+    assert parse_log(format_log(deal, [Move.parse("draw")], result="lost")).result == "lost"

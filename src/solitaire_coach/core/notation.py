@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence, Union
 
-from .cards import Card, CardParseError, check_permutation, quote
+from .cards import SUIT_NAMES, Card, CardParseError, check_permutation, quote
 from .moves import Move, MoveParseError
 
 
@@ -50,7 +50,10 @@ class SlotMark:
     __slots__ = ("code",)
 
     def __init__(self, code: str) -> None:
-        self.code = code
+        object.__setattr__(self, "code", code)
+
+    def __setattr__(self, name, value):  # shared by every snapshot: immutable
+        raise AttributeError("EMPTY and UNKNOWN are immutable")
 
     def __repr__(self) -> str:
         return self.code
@@ -94,9 +97,28 @@ class Snapshot:
     waste_fan: tuple[Card, ...] | None = None
 
     def __post_init__(self) -> None:
-        if len(self.slots) != 12:
-            raise SnapshotParseError(f"a snapshot has 12 slots, not {len(self.slots)}")
+        slots = tuple(self.slots)
+        if len(slots) != 12:
+            raise SnapshotParseError(f"a snapshot has 12 slots, not {len(slots)}")
+        for i, value in enumerate(slots):
+            if not isinstance(value, Card) and value is not EMPTY and value is not UNKNOWN:
+                raise SnapshotParseError(f"{slot_name(i)}: {value!r} is not a Card, EMPTY or UNKNOWN")
+        object.__setattr__(self, "slots", slots)
+        if self.runs is not None:
+            runs = tuple(self.runs)
+            if len(runs) != 7:
+                raise SnapshotParseError(f"runs: one per column, 7, not {len(runs)}")
+            checked = []
+            for col, run in enumerate(runs):
+                run = tuple(run) if run is not None else ()
+                if not all(isinstance(c, Card) for c in run):
+                    raise SnapshotParseError(f"runs of column {col + 1}: {run!r} is not a sequence of Cards")
+                checked.append(run or None)  # an empty run is a run not read
+            object.__setattr__(self, "runs", tuple(checked))
         if self.waste_fan is not None:
+            object.__setattr__(self, "waste_fan", tuple(self.waste_fan))
+            if not all(isinstance(c, Card) for c in self.waste_fan):
+                raise SnapshotParseError(f"waste fan: {self.waste_fan!r} is not a sequence of Cards")
             problem = _fan_problem(self.waste_fan, self.slots[0])
             if problem:
                 raise SnapshotParseError(f"waste fan: {problem}")
@@ -230,10 +252,50 @@ def parse_snapshot(text: str) -> Snapshot:
                 if problem:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1} ({slot_name(5 + col)}): {problem}")
             runs = tuple(parsed)
+    problem = _impossible_table(slots, runs, fan)
+    if problem:
+        raise SnapshotParseError(problem)
     return Snapshot(slots, runs, fan)
 
 
+def _impossible_table(slots: tuple[SlotValue, ...], runs, fan) -> str:
+    """What makes the table a snapshot shows impossible ('' if nothing): two foundations
+    of one suit, a column's run that does not go down by one in alternating colours, or a
+    card shown in two places by the runs and the waste fan (their last cards are the slots'
+    own)."""
+    suits: dict[int, int] = {}
+    for i in range(1, 5):
+        card = slots[i]
+        if isinstance(card, Card):
+            if card.suit in suits:
+                return (f"{slot_name(suits[card.suit])} and {slot_name(i)} both hold {SUIT_NAMES[card.suit]}: "
+                        f"each suit has one foundation")
+            suits[card.suit] = i
+    places: dict[Card, list[str]] = {}
+    for i, value in enumerate(slots):
+        if isinstance(value, Card):
+            places.setdefault(value, []).append(slot_name(i))
+    for col, run in enumerate(runs or ()):
+        for lower, upper in zip(run or (), (run or ())[1:]):
+            if not upper.goes_on_tableau(lower):
+                return (f"runs of column {col + 1}: {upper.symbol} cannot lie on {lower.symbol} in a face-up run "
+                        f"(one rank lower, the other colour)")
+        for card in (run or ())[:-1]:
+            places.setdefault(card, []).append(f"the run of column {col + 1}")
+    for card in (fan or ())[:-1]:
+        places.setdefault(card, []).append("the waste fan")
+    return "; ".join(f"{card.symbol} is shown in {' and '.join(where)}: a card lies in one place only"
+                     for card, where in places.items() if len(where) > 1)
+
+
 def format_deal(deal: Sequence[Card]) -> str:
+    """The deal line of ``deal`` (52 codes); DealParseError naming duplicate and missing
+    cards when it is not a deck, as reading the line would."""
+    deal = list(deal)
+    try:
+        check_permutation(deal)
+    except ValueError as exc:
+        raise DealParseError(str(exc)) from None
     return " ".join(c.code for c in deal)
 
 
@@ -280,6 +342,13 @@ class GameLog:
     moves: tuple[Move, ...]
     cards: tuple[Card | None, ...]
     result: str | None  # "won", "lost" or None (unfinished)
+
+    def __post_init__(self) -> None:
+        if len(self.cards) != len(self.moves):
+            raise ValueError(f"a game log has a card (or None) for each move: {len(self.moves)} moves, "
+                             f"{len(self.cards)} cards")
+        if self.result not in (None, "won", "lost"):
+            raise ValueError(f"a game log's result is won, lost or None (unfinished), not {self.result!r}")
 
     def text(self) -> str:
         lines = [format_deal(self.deal)]
