@@ -1,5 +1,7 @@
 """Cards, rules, every move type and every refusal."""
 
+import re
+
 import pytest
 
 from solitaire_coach.core import Card, CardParseError, GameState, IllegalMoveError, Move, MoveParseError, Rules
@@ -277,3 +279,31 @@ def test_move_parse_says_which_part_is_wrong_in_the_users_own_letters(text, word
     with pytest.raises(MoveParseError, match=words):
         Move.parse(text)
     assert Move.parse("W-F") is Move.waste_to_foundation() and Move.parse("fh-2").text == "fH-2"
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"redeal_limit": 1.5}, "redeal limit must be a whole number 0 to 1000 (or None: unlimited), not 1.5"),
+    ({"redeal_limit": "3"}, "not '3'"),
+    ({"draw_count": True}, "draw count must be 1 or 3, not True"),
+    ({"draw_count": 1.0}, "draw count must be 1 or 3, not 1.0"),
+    ({"draw_count": "1"}, "not '1'"),
+    ({"foundation_return": "no"}, "foundation return must be True or False, not 'no'"),
+])
+def test_rules_refuse_values_of_the_wrong_kind(kwargs, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        Rules(**kwargs)
+
+
+def test_a_redeal_past_the_limit_names_the_limit_not_the_count():
+    s = state(EMPTY7, stock=["2C"], rules=Rules(redeal_limit=3)).play(Move.draw())
+    s = GameState(s.hidden, s.faceup, s.stock, s.waste, s.foundations, 7, s.rules)
+    with pytest.raises(IllegalMoveError, match="turned over 3 times, the most these rules allow"):
+        s.check(Move.redeal())
+
+
+def test_make_strategy_refuses_an_option_the_baseline_does_not_take():
+    from solitaire_coach.core.advisor import make_strategy
+
+    make_strategy("baseline", think_time=0.5, seed=3)
+    with pytest.raises(ValueError, match="strategy 'baseline' takes no option 'foo'"):
+        make_strategy("baseline", foo=1)

@@ -28,8 +28,10 @@ _STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
 class BaselineStrategy:
     name = "baseline"
 
-    def __init__(self, **_options) -> None:
-        pass
+    def __init__(self, think_time: float | None = None, seed: int = 0) -> None:
+        """``think_time`` and ``seed`` are the options every strategy takes, so one command
+        line serves them all; the baseline decides at once and without chance, so it uses
+        neither. Any other option is refused by ``make_strategy``."""
 
     def advise(self, state: GameState, history: Sequence[Move] = ()) -> Advice:
         done = terminal_advice(state)
@@ -69,8 +71,12 @@ class BaselineStrategy:
         if stock and trailing <= len(state.stock) + len(state.waste):
             _, _, move, reason = stock[0]
             return move_advice(state, move, reason)
-        proven = not any(m.kind not in _STOCK_KINDS for m in moves) and not stock
-        return Advice("lost", None, "No moves left: the game is lost", proven=proven)
+        if not moves:
+            return Advice("lost", None, "No moves left: the game is lost", proven=True)
+        # moves are left, but none this player makes progress with (only turning the stock
+        # round again, or moves it never plays): it gives up, without claiming a proof
+        return Advice("lost", None, "No move makes progress (only going round the stock again): "
+                      "the baseline player gives up", proven=False)
 
     @staticmethod
     def _priority(state: GameState, move: Move) -> tuple[int | None, str]:

@@ -26,11 +26,14 @@ class Rules:
     foundation_return: bool = False
 
     def __post_init__(self) -> None:
-        if self.draw_count not in (1, 3):
-            raise ValueError(f"draw count must be 1 or 3, not {self.draw_count}")
-        if self.redeal_limit is not None and not 0 <= self.redeal_limit <= MAX_REDEAL_LIMIT:
-            raise ValueError(f"redeal limit must be 0 to {MAX_REDEAL_LIMIT} (or None: unlimited), "
-                             f"not {self.redeal_limit}")
+        if not _is_int(self.draw_count) or self.draw_count not in (1, 3):
+            raise ValueError(f"draw count must be 1 or 3, not {self.draw_count!r}")
+        if self.redeal_limit is not None and not (_is_int(self.redeal_limit)
+                                                  and 0 <= self.redeal_limit <= MAX_REDEAL_LIMIT):
+            raise ValueError(f"redeal limit must be a whole number 0 to {MAX_REDEAL_LIMIT} (or None: unlimited), "
+                             f"not {self.redeal_limit!r}")
+        if not isinstance(self.foundation_return, bool):
+            raise ValueError(f"foundation return must be True or False, not {self.foundation_return!r}")
 
     def describe(self) -> str:
         redeals = "unlimited redeals" if self.redeal_limit is None else f"{self.redeal_limit} redeals"
@@ -40,6 +43,10 @@ class Rules:
     def redeals_left(self, used: int) -> int | None:
         """How many more times the waste may be turned over (None: unlimited)."""
         return None if self.redeal_limit is None else max(0, self.redeal_limit - used)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 DEFAULT_RULES = Rules()

@@ -256,9 +256,10 @@ class GameState:
             if not self.waste:
                 raise IllegalMoveError("the waste is empty: there is nothing to turn over")
             if self.redeals_left() == 0:
-                if self.redeals_used == 0:
+                limit = self.rules.redeal_limit
+                if limit == 0:
                     raise IllegalMoveError("these rules allow no redeal: the waste cannot be turned over")
-                times = "once" if self.redeals_used == 1 else f"{self.redeals_used} times"
+                times = "once" if limit == 1 else f"{limit} times"
                 raise IllegalMoveError(f"the waste has already been turned over {times}, the most these rules allow")
             return
         if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
