@@ -329,3 +329,15 @@ def test_a_card_read_in_two_slots_is_a_misreading_not_a_move_to_take_back():
     assert report.message == f"{card} is read in slot 6 (column 1) and slot 7 (column 2): one of them is misread"
     fresh = TableTracker(Rules()).update(Snapshot(tuple(slots)))
     assert fresh.kind == "waiting" and f"{card} is read in slot 6 (column 1) and slot 7 (column 2)" in fresh.message
+
+
+def test_the_tracker_names_wrong_inputs_at_once():
+    from solitaire_coach.core import Rules
+
+    state = GameState.from_deal(deal_for_seed(2))
+    with pytest.raises(ValueError, match="other rules \\(draw 1, 3 redeals\\) than the tracker's \\(draw 3"):
+        TableTracker(Rules(draw_count=3), state=state)
+    with pytest.raises(TypeError, match="state must be a GameState, not 'x'"):
+        TableTracker(state="x")
+    with pytest.raises(TypeError, match="update takes a Snapshot"):
+        TableTracker().update("4D,XX,XX,XX,XX,AC,JD,AH,6H,5D,2S,5C")

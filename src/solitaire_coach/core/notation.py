@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence, Union
 
-from .cards import SUIT_NAMES, Card, CardParseError, check_permutation, quote
+from .cards import Card, CardParseError, check_permutation, quote
 from .moves import Move, MoveParseError
 
 
@@ -90,7 +90,12 @@ class Snapshot:
     """What the camera saw: 12 slot values plus, optionally, each column's visible run
     and the visible fan of the waste (``waste_fan``: 1 to 3 cards bottom to top, the
     last one the waste's top card; with draw 3, the cards of the last turn still on
-    the waste)."""
+    the waste).
+
+    The constructor checks the form (12 slots of Cards, ``EMPTY`` or ``UNKNOWN``; 7 runs,
+    an empty one kept as None, not read; the fan against the waste slot), not whether the
+    table could be: a camera's misread is a snapshot too, and the tracker judges it.
+    ``parse_snapshot`` also refuses text that shows one card in two places."""
 
     slots: tuple[SlotValue, ...]
     runs: tuple[tuple[Card, ...] | None, ...] | None = None
@@ -259,27 +264,16 @@ def parse_snapshot(text: str) -> Snapshot:
 
 
 def _impossible_table(slots: tuple[SlotValue, ...], runs, fan) -> str:
-    """What makes the table a snapshot shows impossible ('' if nothing): two foundations
-    of one suit, a column's run that does not go down by one in alternating colours, or a
-    card shown in two places by the runs and the waste fan (their last cards are the slots'
-    own)."""
-    suits: dict[int, int] = {}
-    for i in range(1, 5):
-        card = slots[i]
-        if isinstance(card, Card):
-            if card.suit in suits:
-                return (f"{slot_name(suits[card.suit])} and {slot_name(i)} both hold {SUIT_NAMES[card.suit]}: "
-                        f"each suit has one foundation")
-            suits[card.suit] = i
+    """What makes the table a snapshot shows impossible ('' if nothing): a card shown in two
+    places by the slots, the runs and the waste fan (a run's last card and the fan's are
+    their slots' own). A card put down where the rules do not allow it (5♠ on 10♠, a 4♦
+    on an empty foundation) is a table a person can make: it is read, and the tracker
+    says to take it back."""
     places: dict[Card, list[str]] = {}
     for i, value in enumerate(slots):
         if isinstance(value, Card):
             places.setdefault(value, []).append(slot_name(i))
     for col, run in enumerate(runs or ()):
-        for lower, upper in zip(run or (), (run or ())[1:]):
-            if not upper.goes_on_tableau(lower):
-                return (f"runs of column {col + 1}: {upper.symbol} cannot lie on {lower.symbol} in a face-up run "
-                        f"(one rank lower, the other colour)")
         for card in (run or ())[:-1]:
             places.setdefault(card, []).append(f"the run of column {col + 1}")
     for card in (fan or ())[:-1]:

@@ -213,6 +213,14 @@ class TableTracker:
                  history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000,
                  max_hypotheses: int = 8, margin: int = 2, deep_after: int = 2,
                  keep_misread: bool = True, misread_cost: int = 2) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, not {rules!r}")
+        if state is not None:
+            if not isinstance(state, GameState):
+                raise TypeError(f"state must be a GameState, not {state!r}")
+            if state.rules != rules:
+                raise ValueError(f"the state is played under other rules ({state.rules.describe()}) than the "
+                                 f"tracker's ({rules.describe()})")
         self.rules = rules
         self.keep_misread = keep_misread
         self.misread_cost = misread_cost
@@ -278,6 +286,8 @@ class TableTracker:
         """Merge one snapshot; see the module docstring for the reports. ``prefer``: the
         move the person was advised to make; of the explanations with the fewest moves,
         one that starts with it comes first (the search order decides the rest)."""
+        if not isinstance(snap, Snapshot):
+            raise TypeError(f"update takes a Snapshot (parse_snapshot reads one from text), not {snap!r:.80}")
         if not self._hypotheses:
             return self._start(snap)
         old = self._hypotheses[0]
