@@ -52,7 +52,12 @@ def foundation_card(suit: int, height: int) -> Card | None:
 
 @dataclass(frozen=True)
 class GameState:
-    """An immutable Klondike position plus the rules it is played under."""
+    """An immutable Klondike position plus the rules it is played under.
+
+    Built by ``from_deal`` and by playing moves; the constructor itself trusts its fields
+    (tuples throughout, as the moves build them: it is on the search's hot path). A
+    position built by hand or read from outside is checked with ``check_position``, which
+    names what makes it no Klondike position."""
 
     hidden: tuple[tuple[MaybeCard, ...], ...]
     faceup: tuple[tuple[Card, ...], ...]
