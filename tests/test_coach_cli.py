@@ -14,6 +14,7 @@ from solitaire_coach.core import Rules
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.state import deal_for_seed
 from solitaire_coach.core.virtual_table import VirtualTable
+from solitaire_coach.core.tracker import TableTracker
 from solitaire_coach.storage import write_atomic
 
 CLI = [sys.executable, "-m", "solitaire_coach.app.cli"]
@@ -298,3 +299,43 @@ def test_coach_says_up_front_when_the_snapshot_file_or_its_folder_is_missing(tmp
     lines = loop.wait_for("does not exist")
     assert "waiting for it to be written" in lines[-1], lines
     assert loop.quit() == 0
+
+
+def _session_with(tmp_path, state, history=()):
+    journal = Journal(tmp_path / "game.journal.json")
+    session = CoachSession(Rules(), make_strategy("baseline"), journal, say=[].append)
+    session.tracker = TableTracker(Rules(), state=state, history=list(history))
+    if state is not None:
+        journal.save(session.tracker)
+    said = []
+    session.say = said.append
+    return session, journal, said
+
+
+def test_a_fresh_deal_after_a_finished_game_starts_a_new_one_and_keeps_the_old_journal(tmp_path):
+    from solitaire_coach.core import GameState
+
+    won = GameState(((),) * 7, ((),) * 7, (), (), (13, 13, 13, 13))
+    session, journal, said = _session_with(tmp_path, won)
+    deal = VirtualTable.from_deal(deal_for_seed(5)).snapshot().text()
+    report = session.process_text(deal)
+    assert report.kind == "started" and not session.tracker.history
+    assert any("the last game is over (won, 0 moves) and a fresh deal is on the table: a new game starts; "
+               "its journal is kept as game.journal.json.game-1" in s for s in said), said
+    assert json.loads((tmp_path / "game.journal.json.game-1").read_text())["tracker"]["state"]["foundations"] == \
+        [13, 13, 13, 13]
+    assert json.loads(journal.path.read_text())["tracker"]["history"] == []
+
+
+def test_a_fresh_deal_during_a_game_is_only_pointed_out(tmp_path):
+    table = VirtualTable.from_deal(deal_for_seed(1))
+    session, journal, said = _session_with(tmp_path, None)
+    session.tracker = TableTracker(Rules())
+    session.process_text(table.snapshot().text())
+    table.perform(table.state.legal_moves()[0])
+    session.process_text(table.snapshot().text())
+    said.clear()
+    report = session.process_text(VirtualTable.from_deal(deal_for_seed(5)).snapshot().text())
+    assert report.kind == "inconsistent" and len(session.tracker.history) == 1
+    assert any("the table looks like a fresh deal: if a new game was dealt, restart with --new (the game in "
+               "hand, 1 moves, is kept until then)" in s for s in said), said

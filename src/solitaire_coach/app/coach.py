@@ -10,6 +10,7 @@ from __future__ import annotations
 import select
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, TextIO
 
@@ -17,7 +18,7 @@ from ..core.advisor import Advice, Strategy
 from ..core.moves import Move
 from ..core.notation import SnapshotParseError, parse_snapshot
 from ..core.rules import Rules
-from ..core.tracker import TableTracker, TrackerReport
+from ..core.tracker import TableTracker, TrackerReport, looks_like_a_deal
 from .journal import Journal, JournalError
 from ..storage import NotTextError, describe_os_error, read_text_file
 
@@ -62,6 +63,14 @@ class CoachSession:
             return None
         advised = self.advised_move
         report = self.tracker.update(snap, prefer=advised)
+        if report.kind == "inconsistent" and looks_like_a_deal(snap, self.tracker.rules):
+            over = self._game_over()
+            if over is None:
+                report = replace(report, message=report.message + (
+                    "; the table looks like a fresh deal: if a new game was dealt, restart with --new (the "
+                    f"game in hand, {len(self.tracker.history)} moves, is kept until then)"))
+            else:
+                return self._new_game(snap, over, where)
         if report.corrected:
             self.say(report.message)   # earlier moves or cards re-read (a misread taken back, say)
         elif report.kind == "moves":
@@ -81,6 +90,33 @@ class CoachSession:
                 self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
                 self.say("advice: " + self.last_advice.line())
         return report
+
+    def _game_over(self) -> str | None:
+        """'won' or 'lost' when the game in hand has ended (lost: proven, or no move left),
+        else None."""
+        state = self.tracker.state
+        if state is None:
+            return None
+        if state.is_won():
+            return "won"
+        advice = self.last_advice or self.strategy.advise(state, self.tracker.history)
+        return advice.status if advice.status in ("won", "lost") else None
+
+    def _new_game(self, snap, over: str, where: str) -> TrackerReport | None:
+        """A fresh deal after a game that has ended: the finished game's journal is kept
+        (``PATH.game-N``) and a new game starts from ``snap``."""
+        kept = ""
+        if self.journal is not None and self.journal.exists():
+            try:
+                kept = f"; its journal is kept as {self.journal.set_aside('game').name}"
+            except (OSError, JournalError) as why:
+                reason = describe_os_error(why) if isinstance(why, OSError) else why
+                kept = f"; its journal cannot be kept aside ({reason}) and is overwritten"
+        self.say(f"the last game is over ({over}, {len(self.tracker.history)} moves) and a fresh deal is on the "
+                 f"table: a new game starts{kept}")
+        self.tracker = TableTracker(self.tracker.rules)
+        self.last_advice = None
+        return self.process_text(snap.text(), where=where)
 
     def _save_journal(self) -> None:
         """Save the tracker; a journal that cannot be written is reported (once until it

@@ -71,14 +71,15 @@ class Journal:
         """Write the tracker atomically (OSError when the file cannot be written)."""
         write_json_atomic(self.path, {"version": JOURNAL_VERSION, "tracker": tracker.to_dict()})
 
-    def set_aside(self) -> Path:
-        """Rename an unreadable journal out of the way; returns its new name. Raises
-        JournalError, moving nothing, when the path is not a file, and OSError when the
-        rename fails (a read-only folder)."""
+    def set_aside(self, tag: str = "bad") -> Path:
+        """Rename the journal out of the way (``PATH.bad-N`` for an unreadable one,
+        ``PATH.game-N`` for a finished game's); returns its new name. Raises JournalError,
+        moving nothing, when the path is not a file, and OSError when the rename fails (a
+        read-only folder)."""
         if not self.path.is_file():
             raise JournalError(f"{self.path} is not a file, so it is left as it is")
         n = 1
-        while (target := self.path.with_name(f"{self.path.name}.bad-{n}")).exists():
+        while (target := self.path.with_name(f"{self.path.name}.{tag}-{n}")).exists():
             n += 1
         self.path.rename(target)
         return target

@@ -37,7 +37,7 @@ from ..core.cards import KING, RANK_NAMES, Card
 from ..core.moves import MoveKind
 from ..core.notation import EMPTY, SLOT_NAMES, UNKNOWN, Snapshot
 from ..core.state import GameState
-from ..core.tracker import TrackerReport, illegal_placements
+from ..core.tracker import TrackerReport, illegal_placements, looks_like_a_deal
 from .coach import CoachSession
 
 
@@ -292,6 +292,12 @@ class LiveCoach:
             # missed leaves the same read -- the waste counts as unread (a real redeal is
             # seen at the next stock turn)
             reading = replace(reading, snapshot=replace(reading.snapshot, slots=(UNKNOWN,) + reading.snapshot.slots[1:]))
+        if (state is not None and not reading.guesses and not unreadable_tops(detection) and any(state.foundations)
+                and looks_like_a_deal(reading.snapshot, state.rules)):
+            # every foundation empty, a card on each column and the waste, runs of one card:
+            # a new deal, not foundation cards missed -- the session starts a new game if
+            # the game in hand has ended, else says to restart with --new
+            return reading.snapshot, [], []
         missed_foundations = set()
         if state is not None and (sum(1 for h in state.foundations if h > 0)
                                   > sum(1 for v in reading.snapshot.foundations if v is not EMPTY)):

@@ -726,6 +726,16 @@ def _sym(v: SlotValue | None) -> str:
     return "no card" if v is EMPTY else "an unreadable card"
 
 
+def looks_like_a_deal(snap: Snapshot, rules: Rules = DEFAULT_RULES) -> bool:
+    """True when ``snap`` shows a table as dealt: a card on each column and on the waste,
+    empty foundations, and each column's run (where read) one card. A game's table early
+    on looks the same when its runs are not read; callers use this only to start a new
+    game once the game in hand has ended, or to say that a new deal may be on the table."""
+    if snap.runs is not None and any(run is not None and len(run) != 1 for run in snap.runs):
+        return False
+    return TableTracker(rules).update(snap).kind == "started"
+
+
 def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
     """Cards the snapshot shows where no legal move could have put them, said for the
     player ("5♥ was put on 7♣ in column 4: take it back"). Only when the table differs
