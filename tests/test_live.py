@@ -477,6 +477,40 @@ def test_serial_rig_triggers_reads_and_gets_the_advice(tmp_path):
         os.close(slave)
 
 
+def test_a_rig_trigger_keeps_the_hand_checks_and_gets_a_reply_for_every_read():
+    """A SNAP asks for a read at the next still picture with no hand in it (a rig that
+    triggers before every frame reads no still hand), and the rig gets the advice after
+    every triggered read, even when it is the same; two SNAPs before a read force it."""
+    class Rig:
+        def __init__(self):
+            self.sent = []
+
+        def send(self, text):
+            self.sent.append(text)
+            return True
+
+    double = TableDouble()
+    frames, moves = _game_frames(double, n_moves=4)
+    rig = Rig()
+    coach = LiveCoach(_session(), double, ReadGate(), say=lambda s: None, trigger=rig)
+    results = []
+    for frame in frames:
+        coach.request()
+        results.append(coach.step(frame))
+    assert [m.text for m in coach.session.tracker.history] == moves
+    assert not any(r.accepted for r in results if _key(r.frame.image) in double.hands)
+    replies = len(rig.sent)
+    assert replies >= len(moves) + 1
+    still = frames[-1]
+    coach.request()
+    for _ in range(3):
+        coach.step(still)
+    assert len(rig.sent) == replies + 1 and rig.sent[-1] == rig.sent[-2]  # the same advice, sent again
+    for _ in range(3):
+        coach.step(still)
+    assert len(rig.sent) == replies + 1  # no trigger: an unchanged advice is not sent again
+
+
 def _video(path: Path, pictures, repeat: int, fps: int = 30) -> Path:
     h, w = pictures[0].shape[:2]
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))

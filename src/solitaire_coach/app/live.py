@@ -138,6 +138,7 @@ class LiveCoach:
         self._last_waiting: str | None = None
         self._last_unread_note: str | None = None
         self._forced = False
+        self._reply_due = False  # a trigger asked: the rig gets a line after the next read
         session.say = self._collect  # the session speaks through us
 
     # the session's lines, with a repeated unchanged advice left out ---------------------
@@ -171,6 +172,13 @@ class LiveCoach:
         even if a card in it could not be read)."""
         self.gate.force()
         self._forced = True
+
+    def request(self) -> None:
+        """Read the table at the next still frame with no hand in it, even if nothing
+        moved (the serial rig's trigger), and answer the rig after that read even if the
+        advice is unchanged."""
+        self.gate.wake()
+        self._reply_due = True
 
     def start(self) -> None:
         """Say the advice for a resumed game before the first frame."""
@@ -249,17 +257,28 @@ class LiveCoach:
             if result.report is not None and result.report.kind == "waiting":
                 self.gate.wake()  # a camera gives a slightly different picture next time: look again
             result.timings_ms["track_advise"] = (time.perf_counter() - t2) * 1000
-            self._send_advice()
+            self._send_advice(result.report)
         self._flush(result)
         return result
 
-    def _send_advice(self) -> None:
+    def _send_advice(self, report: TrackerReport | None = None) -> None:
+        """Send the advice to the rig when it changed, or when a trigger asked for a read;
+        after a read that shows a card put down wrong, what to take back instead."""
         advice = self.session.last_advice
-        if self.trigger is None or advice is None:
+        if self.trigger is None:
+            return
+        placements = [p for p in (report.message.split("; ") if report is not None and report.kind == "inconsistent"
+                                  else []) if p.endswith("take it back")]
+        if placements and self._reply_due:
+            self._reply_due = not self.trigger.send(placements[0][0].upper() + placements[0][1:])
+            self._sent = None  # the advice is sent again once the table is right
+            return
+        if advice is None:
             return
         text = advice.text
-        if text != self._sent and self.trigger.send(text):
+        if (text != self._sent or self._reply_due) and self.trigger.send(text):
             self._sent = text
+            self._reply_due = False
 
     def _choose(self, reading: Reading, detection) -> tuple[Snapshot, list[str], list[str]]:
         """What to make of a read: the snapshot for the tracker, the piles whose top card
@@ -767,7 +786,12 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
             if trigger is not None:
                 n = trigger.poll()
                 if n:
-                    coach.force()
+                    # a trigger asks for a read at the next still picture with no hand in
+                    # it; a second one before that read forces it (the way out when the
+                    # table or light is taken for a hand)
+                    if pending_trigger or n > 1:
+                        coach.force()
+                    coach.request()
                     pending_trigger += n
             frame = source.read()
             if frame is None:

@@ -446,10 +446,11 @@ class ReadGate:
     * A read is only *accepted* when it agrees with the read before it (``agree`` reads
       in a row giving the same snapshot), with no motion or hand in between.
     * After an accepted read the gate rests until the picture moves again, so a still
-      table is not read over and over; ``force()`` (Enter, the serial trigger) asks for
-      a read anyway -- still subject to stillness and agreement, but not to the hand
-      check (the person says the table is clear: the way out when a skin-coloured table
-      or light is taken for a hand).
+      table is not read over and over; ``force()`` (Enter, or a second serial trigger
+      before the read) asks for a read anyway -- still subject to stillness and
+      agreement, but not to the hand check (the person says the table is clear: the way
+      out when a skin-coloured table or light is taken for a hand); ``wake()`` (a serial
+      trigger) asks for one with the hand check.
     """
 
     def __init__(self, *, motion_threshold: float = 2.0, change_fraction: float = 0.0005, still_frames: int = 1,
