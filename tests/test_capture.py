@@ -146,6 +146,20 @@ def test_serial_loop_trigger_partial_lines_and_garbage():
     assert "without an end of line" in warnings[-1]
 
 
+def test_serial_noise_is_said_a_few_times_then_once_with_a_baud_hint_and_a_trigger_after_noise_counts():
+    warnings = []
+    trig = SerialTrigger("loop://", warn=warnings.append)
+    port = trig._port
+    port.write(b"".join(bytes([0xF0 + i]) + b"\x81garble\n" for i in range(10)))
+    assert trig.poll() == 0
+    assert len(warnings) == 4 and all("garbled" in w for w in warnings[:3])
+    assert "3 lines in a row were not SNAP or PING" in warnings[3] and "--baud 9600" in warnings[3]
+    port.write(b"y" * 100 + b"SNAP\n")        # noise ran into the trigger: it still counts
+    assert trig.poll() == 1 and len(warnings) == 4  # (said no more: the run of noise goes on)
+    port.write(b"SNAP\nHELLO\n")             # a clean trigger ends the run: the next is said again
+    assert trig.poll() == 1 and "HELLO" in warnings[-1] and len(warnings) == 5
+
+
 def test_serial_send_is_one_ascii_line():
     assert ascii_line("Move 7♥ from column 3 onto 8♠ — now", 80) == "Move 7H from column 3 onto 8S - now"
     assert len(ascii_line("x" * 200, 32)) == 32
@@ -226,8 +240,10 @@ def test_serial_port_reopens_after_it_comes_back():
 
 
 def test_serial_missing_port_is_a_clear_error():
-    with pytest.raises(serial.SerialException, match="/dev/does-not-exist"):
+    with pytest.raises(serial.SerialException) as caught:
         SerialTrigger("/dev/does-not-exist")
+    assert str(caught.value) == ("serial port '/dev/does-not-exist' could not be opened: no such port (is the rig "
+                                 "plugged in? on Linux, ls /dev/ttyUSB* /dev/ttyACM*)")
 
 
 # ----------------------------------------------------------------------------- gate

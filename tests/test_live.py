@@ -511,6 +511,22 @@ def test_a_rig_trigger_keeps_the_hand_checks_and_gets_a_reply_for_every_read():
     assert len(rig.sent) == replies + 1  # no trigger: an unchanged advice is not sent again
 
 
+def test_serial_with_recorded_frames_needs_auto_and_waiting_frames_are_strict_json(tmp_path, capsys):
+    from solitaire_coach.app.live import GateView, StepResult, json_line
+    from solitaire_coach.capture.sources import Frame
+
+    folder = tmp_path / "rec"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "frame_1.png"), np.zeros((36, 64, 3), np.uint8))
+    assert main(["play", "--serial", "loop://", "--frames", str(folder), "--no-window",
+                 "--journal", str(tmp_path / "j.json")]) == 2
+    assert "--serial with --frames: recorded frames do not wait for the rig" in capsys.readouterr().err
+    waiting = StepResult(Frame(np.zeros((4, 4, 3), np.uint8), 1, 0.0, "f"),
+                         GateView(False, False, False, float("nan"), "waiting for the trigger"))
+    line = json_line(waiting)
+    assert json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))["motion"] is None
+
+
 def _video(path: Path, pictures, repeat: int, fps: int = 30) -> Path:
     h, w = pictures[0].shape[:2]
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))

@@ -319,6 +319,10 @@ def cmd_play(args) -> int:
     except (CalibrationError, ModelError) as exc:
         return _err(str(exc))
     trigger = None
+    if args.serial and args.frames is not None and not args.auto:
+        return _err(f"--serial with --frames: recorded frames do not wait for the rig, so all of them would pass "
+                    f"before its first SNAP; add --auto to read them as usual and still answer the rig, or use "
+                    f"--camera")
     if args.serial:
         try:
             trigger = SerialTrigger(args.serial, args.baud, warn=lambda m: say("warning: " + m))
@@ -338,8 +342,9 @@ def cmd_play(args) -> int:
     coach = LiveCoach(session, detector, ReadGate(), say=say, trigger=trigger)
     recorder = FrameRecorder(args.record) if args.record else None
     window = not args.no_window and _window_or_note(say, "running without a window (use --no-window to silence this)")
-    say(f"watching {source.name}: the table is read when it is still; press Enter (or the trigger) to read now, "
-        "q then Enter to quit" + ("; q in the window" if window else ""))
+    say(f"watching {source.name}: the table is read when it is still"
+        + (" and the rig sends SNAP" if trigger is not None and not args.auto else "")
+        + "; press Enter to read now, q then Enter to quit" + ("; q in the window" if window else ""))
     on_result = (lambda r: print(json_line(r), flush=True)) if args.json else None
     try:
         return run_loop(coach, source, window=window, keys=KeyReader(sys.stdin), on_result=on_result,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import select
 import time
 from dataclasses import dataclass, field, replace
@@ -73,7 +74,7 @@ class StepResult:
     def to_json(self) -> dict:
         d: dict = {"frame": self.frame.name, "index": self.frame.index, "t": round(self.frame.timestamp, 4),
                    "read": self.snapshot is not None, "gate": self.gate.reason,
-                   "motion": None if self.gate.motion == float("inf") else round(self.gate.motion, 3),
+                   "motion": round(self.gate.motion, 3) if math.isfinite(self.gate.motion) else None,
                    "hand": self.gate.hand}
         if self.snapshot is not None:
             d["snapshot"] = self.snapshot.line()
@@ -1049,4 +1050,5 @@ def format_terminal(results: Iterable[StepResult]) -> Sequence[str]:
 
 
 def json_line(result: StepResult) -> str:
-    return json.dumps(result.to_json(), ensure_ascii=False)
+    """One strict JSON line (no NaN or Infinity, which JSON has no words for)."""
+    return json.dumps(result.to_json(), ensure_ascii=False, allow_nan=False)

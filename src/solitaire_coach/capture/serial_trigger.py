@@ -18,6 +18,7 @@ Any URL pyserial understands works as the port (``/dev/ttyUSB0``, ``COM3``, ``lo
 
 from __future__ import annotations
 
+import errno
 import time
 from typing import Callable
 
@@ -25,6 +26,22 @@ import serial  # pyserial
 
 TRIGGER_WORDS = ("SNAP",)
 MAX_PENDING = 256  # bytes without a newline before the buffer is called garbage and dropped
+MAX_IGNORED_SAID = 3  # ignored lines in a row said one by one; after that, one line for the rest
+
+_PORT_ERRORS = {
+    errno.ENOENT: "no such port (is the rig plugged in? on Linux, ls /dev/ttyUSB* /dev/ttyACM*)",
+    errno.EACCES: "permission denied (on Linux, join the dialout group)",
+    errno.EBUSY: "busy: another program has it open",
+}
+
+
+def describe_port_error(exc: BaseException) -> str:
+    """Why a port could not be opened, in words: pyserial's message repeats the OS error
+    inside its own ('[Errno 2] could not open port X: [Errno 2] No such file ...')."""
+    code = getattr(exc, "errno", None)
+    if code in _PORT_ERRORS:
+        return _PORT_ERRORS[code]
+    return str(exc) or exc.__class__.__name__
 
 _ASCII = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "→": "->", "—": "-", "–": "-", "…": "...",
           "‘": "'", "’": "'", "“": '"', "”": '"'}
@@ -62,6 +79,7 @@ class SerialTrigger:
         self._port = None
         self._buffer = b""
         self._down = False
+        self._ignored = 0  # lines ignored in a row
         self.reconnects = 0
         self.warnings = 0
         error = self._open()
@@ -76,7 +94,7 @@ class SerialTrigger:
             self._port = self._opener(self.port_name, self.baudrate)
         except (serial.SerialException, OSError, ValueError) as exc:
             self._port = None
-            return str(exc) or exc.__class__.__name__
+            return describe_port_error(exc)
         self._buffer = b""
         return None
 
@@ -151,22 +169,37 @@ class SerialTrigger:
         raw = raw.strip(b"\r\x00 \t")
         if not raw:
             return 0
+        word = raw.decode("ascii", "replace").strip().upper()
+        if word in TRIGGER_WORDS or word == "PING":
+            self._ignored = 0
+            if word == "PING":
+                self.send("PONG")
+                return 0
+            return 1
+        if word.endswith(TRIGGER_WORDS):
+            # noise on the line ran into a trigger with no end of line between them
+            self._ignore(f"took the trigger at the end of {raw[:32]!r} (noise before it)")
+            return 1
         try:
             line = raw.decode("ascii").strip()
         except UnicodeDecodeError:
-            self._say(f"serial port {self.port_name}: ignored a garbled line {raw[:32]!r} (expected SNAP)")
-            return 0
-        word = line.upper()
-        if word in TRIGGER_WORDS:
-            return 1
-        if word == "PING":
-            self.send("PONG")
-            return 0
-        if not line.isprintable():
-            self._say(f"serial port {self.port_name}: ignored a garbled line {raw[:32]!r} (expected SNAP)")
+            line = None
+        if line is None or not line.isprintable():
+            self._ignore(f"ignored a garbled line {raw[:32]!r} (expected SNAP)")
         else:
-            self._say(f"serial port {self.port_name}: ignored unknown line {line[:32]!r} (expected SNAP or PING)")
+            self._ignore(f"ignored unknown line {line[:32]!r} (expected SNAP or PING)")
         return 0
+
+    def _ignore(self, what: str) -> None:
+        """Say a line that was not a clean trigger; after a few in a row, say once that the
+        rest go unsaid (a baud rate mismatch garbles every line)."""
+        self._ignored += 1
+        if self._ignored <= MAX_IGNORED_SAID:
+            self._say(f"serial port {self.port_name}: {what}")
+        if self._ignored == MAX_IGNORED_SAID:
+            self._say(f"serial port {self.port_name}: {MAX_IGNORED_SAID} lines in a row were not SNAP or PING; "
+                      f"more are ignored without a word until one is (if this goes on, check that --baud "
+                      f"{self.baudrate} is the rig's rate)")
 
     @property
     def pending(self) -> bytes:
