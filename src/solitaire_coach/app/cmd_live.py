@@ -320,9 +320,9 @@ def cmd_play(args) -> int:
         return _err(str(exc))
     trigger = None
     if args.serial and args.frames is not None and not args.auto:
-        return _err(f"--serial with --frames: recorded frames do not wait for the rig, so all of them would pass "
-                    f"before its first SNAP; add --auto to read them as usual and still answer the rig, or use "
-                    f"--camera")
+        return _err("--serial with --frames: recorded frames do not wait for the rig, so all of them would pass "
+                    "before its first SNAP; add --auto to read them as usual and still answer the rig, or use "
+                    "--camera")
     if args.serial:
         try:
             trigger = SerialTrigger(args.serial, args.baud, warn=lambda m: say("warning: " + m))
