@@ -26,7 +26,7 @@ from solitaire_coach.core.cards import Card
 from solitaire_coach.core.moves import Move
 from solitaire_coach.core.notation import Snapshot, parse_snapshot
 from solitaire_coach.core.rules import DEFAULT_RULES
-from solitaire_coach.core.state import deal_for_seed
+from solitaire_coach.core.state import GameState, deal_for_seed
 from solitaire_coach.core.virtual_table import VirtualTable
 
 # ----------------------------------------------------------------------------- doubles
@@ -274,6 +274,33 @@ def test_overlay_draws_boxes_arrow_and_text():
     assert set(pts) >= {"stock", "waste", "foundation 1", "column 7"}
     for kind in ("draw", "redeal", "w-f", "1-f", "w-3", "2-5"):
         draw_overlay(img, coach.last_detection, advice, state)   # never raises
+
+
+def test_the_arrow_starts_at_the_source_pile_and_an_empty_column_lies_level_with_the_others():
+    """A card read elsewhere than the move's source (already moved, or misread) does not
+    start the arrow; an empty column's place is half a card below the top edge of the
+    columns' first cards, not at the centre of a covered card's strip."""
+    from types import SimpleNamespace
+
+    from solitaire_coach.vision.detector import CardDetection
+
+    def det(code, slot, x, y0, y1, face_up=True):
+        quad = np.array([[x - 40, y0], [x + 40, y0], [x + 40, y1], [x - 40, y1]], np.float32)
+        return CardDetection(Card.parse(code) if code else None, quad, 0.99, slot, face_up)
+
+    detection = SimpleNamespace(cards=[
+        det("6D", "waste", 200, 40, 152), det("AS", "foundation 1", 500, 40, 152),
+        det(None, "column 1", 100, 200, 215, face_up=False), det("KH", "column 1", 100, 215, 327),
+        det("QC", "column 2", 200, 200, 312)])
+    state = GameState.from_deal(deal_for_seed(102))
+    state = GameState(state.hidden, state.faceup, state.stock, state.waste[:-1] + (Card.parse("AS"),))
+    from solitaire_coach.core.advisor import Advice
+
+    advice = Advice("move", Move.parse("w-f"), "Put A♠ from the waste on the foundation", "")
+    (x0, y0), _ = arrow_for(advice, state, detection, (540, 960, 3))
+    assert (x0, y0) == (200, 96)                      # the waste, not the A♠ read on the foundation
+    pts = slot_points(detection, (540, 960, 3))
+    assert abs(pts["column 3"][1] - (200 + 112 / 2)) < 1   # level with the columns, not the strip's centre
 
 
 # ----------------------------------------------------------------------------- commands

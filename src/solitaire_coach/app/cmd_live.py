@@ -337,6 +337,10 @@ def cmd_play(args) -> int:
     except SourceError as exc:
         return _err(str(exc))
     session = _session(args, args.journal, say, resume=not args.new)
+    if args.frames is not None and session.tracker.history:
+        say(f"note: recorded frames play from their start, so tables older than the journal's position "
+            f"({len(session.tracker.history)} moves) come first and may be explained by extra turns of the "
+            f"stock; a camera shows the table as it is now (--new plays the recording as a new game)")
     if args.new and args.journal.exists():
         say(f"starting a new game (the old journal {args.journal} is replaced at the first accepted read)")
     coach = LiveCoach(session, detector, ReadGate(), say=say, trigger=trigger)

@@ -904,11 +904,12 @@ def slot_points(detection, image_shape: tuple[int, ...], calibration: dict | Non
         a, b = w / 7.5, w / 14
     upper = [p[1] for s, p in points.items() if not s.startswith("column")]
     upper_y = float(np.median(upper)) if upper else card_h * 0.7
-    column_starts = []
-    for s, dets in per_slot.items():
-        if s.startswith("column"):
-            column_starts.append(min(_centre(d.quad)[1] for d in dets))
-    lower_y = min(column_starts) if column_starts else upper_y + 1.3 * card_h
+    # an empty column's card would lie where the columns begin: half a card below the
+    # top edge of their first cards (a covered card shows only a strip, whose centre is
+    # well above its card's)
+    column_tops = [float(np.asarray(d.quad, np.float32).reshape(-1, 2)[:, 1].min())
+                   for s, dets in per_slot.items() if s.startswith("column") for d in dets]
+    lower_y = min(column_tops) + card_h / 2 if column_tops else upper_y + 1.3 * card_h
     for slot, i in place.items():
         if slot not in points:
             points[slot] = (float(a * i + b), upper_y if not slot.startswith("column") else lower_y)
@@ -922,7 +923,7 @@ def arrow_for(advice: Advice | None, state: GameState | None, detection, image_s
         return None
     move = advice.move
     pts = slot_points(detection, image_shape, calibration)
-    by_card = {d.card: _centre(d.quad) for d in _cards_of(detection) if getattr(d, "card", None) is not None}
+    by_card = {(d.card, d.slot): _centre(d.quad) for d in _cards_of(detection) if getattr(d, "card", None) is not None}
 
     def foundation_for(suit: int) -> tuple[float, float]:
         for d in _cards_of(detection):
@@ -943,12 +944,15 @@ def arrow_for(advice: Advice | None, state: GameState | None, detection, image_s
         else:
             cards = state.moving_cards(move)
             head = cards[0] if cards else None
+            # the moving card where the picture shows it in the move's source pile (a card
+            # read elsewhere -- already moved, or misread -- does not start the arrow)
             if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
-                a = by_card.get(head, pts["waste"])
+                a = by_card.get((head, "waste"), pts["waste"])
             elif k is MoveKind.FOUNDATION_TO_COLUMN:
                 a = foundation_for(move.source)
             else:
-                a = by_card.get(head, pts[f"column {move.source + 1}"])
+                source = f"column {move.source + 1}"
+                a = by_card.get((head, source), pts[source])
             if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION):
                 b = foundation_for(head.suit)
             else:
@@ -961,6 +965,16 @@ def arrow_for(advice: Advice | None, state: GameState | None, detection, image_s
 def _text(img, text: str, org, scale: float, colour, thick: int) -> None:
     cv2.putText(img, text, org, FONT, scale, (0, 0, 0), thick + 4, cv2.LINE_AA)
     cv2.putText(img, text, org, FONT, scale, colour, thick, cv2.LINE_AA)
+
+
+NOTE_LINES = 3  # lines of a note drawn at the top of the picture
+
+
+def _fit(line: str, scale: float, thick: int, width: int) -> str:
+    """``line`` (ending in `` ...``) cut until it fits ``width`` pixels."""
+    while len(line) > 4 and cv2.getTextSize(line, FONT, scale, thick)[0][0] > width:
+        line = line[:-5].rstrip() + " ..."
+    return line
 
 
 def _wrap(text: str, scale: float, thick: int, width: int) -> list[str]:
@@ -1032,7 +1046,11 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
             _text(out, ln, (int(20 * unit), y), s, colour, thick)
     if note:
         bad = "take it back" in note or "not a legal" in note
-        for i, ln in enumerate(_wrap(ascii_line(note, 240), 1.0 * unit, max(2, int(3 * unit)), int(w - 40 * unit))[:3]):
+        wrapped = _wrap(ascii_line(note, 400), 1.0 * unit, max(2, int(3 * unit)), int(w - 40 * unit))
+        if len(wrapped) > NOTE_LINES:  # the terminal has it all; the picture says there is more
+            wrapped = wrapped[:NOTE_LINES - 1] + [_fit(wrapped[NOTE_LINES - 1] + " ...", 1.0 * unit,
+                                                       max(2, int(3 * unit)), int(w - 40 * unit))]
+        for i, ln in enumerate(wrapped):
             _text(out, ln, (int(20 * unit), int((45 + 44 * i) * unit)), 1.0 * unit, _RED if bad else _WHITE,
                   max(2, int(3 * unit)))
     if gate is not None and gate.box is not None:   # the object over the table, outlined

@@ -41,7 +41,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from .cards import KING, Card
+from .cards import KING, SUIT_NAMES, Card
 from .moves import Move, MoveKind
 from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, repeated_cards, slot_name
 from .rules import DEFAULT_RULES, MAX_REDEAL_LIMIT, Rules
@@ -786,10 +786,11 @@ def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
         exp = state.waste[-1 - depth]
         if exp is not None and exp is not seen:
             diffs.append(f"waste fan, card {depth + 1} from the top: expected {exp.symbol}, saw {seen.symbol}")
-    for v in snap.foundations:
+    for i, v in enumerate(snap.foundations, start=1):
         if isinstance(v, Card) and state.foundations[v.suit] != v.rank:
             have = state.foundation_top(v.suit)
-            diffs.append(f"foundation {v.suit_code}: expected {_sym(have) if have else 'no card'}, saw {v.symbol}")
+            diffs.append(f"{slot_name(i)}: expected {_sym(have) if have else 'no card'} of the "
+                         f"{SUIT_NAMES[v.suit]}, saw {v.symbol}")
     if not diffs:
         diffs.append("no sequence of legal moves leads from the last position to this one")
     return "the table does not follow from the last position by legal moves: " + "; ".join(diffs)
