@@ -351,6 +351,17 @@ def _replay_setup(tmp_path, monkeypatch, n_moves=3):
     return folder, moves
 
 
+def test_replay_saves_an_annotated_picture_of_every_frame_read(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch)
+    out = tmp_path / "overlays"
+    assert main(["replay", str(folder), "--strategy", "baseline", "--json", "--save-overlay", str(out)]) == 0
+    lines = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
+    read = [ln for ln in lines[:-1] if ln["read"]]
+    assert len(read) == lines[-1]["summary"]["reads"] > sum(1 for ln in read if ln["accepted"])
+    saved = sorted(p.name for p in out.iterdir())
+    assert len(saved) == len(read) and all(cv2.imread(str(out / n)) is not None for n in saved)
+
+
 def test_replay_prints_what_play_prints_and_json(tmp_path, monkeypatch, capsys):
     folder, moves = _replay_setup(tmp_path, monkeypatch)
     assert main(["replay", str(folder), "--strategy", "baseline"]) == 0

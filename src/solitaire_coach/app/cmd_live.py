@@ -153,7 +153,7 @@ def _replay_args(y) -> None:
     y.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
     y.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     y.add_argument("--window", action="store_true", help="show the frames with the advice drawn, as play does")
-    y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write the annotated frames read into DIR")
+    y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write every frame read (used or not), annotated, into DIR")
     y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
                    "(default: moves.log in the folder, if there)")
     _rules_args(y)
@@ -450,7 +450,7 @@ def run_replay(args, folder: Path) -> int:
     from ..capture.sources import SourceError, open_source
     from ..core.notation import LogParseError, parse_log
     from ..core.state import GameState, first_difference
-    from ..storage import NotTextError, describe_os_error, read_text_file
+    from ..storage import NotTextError, describe_os_error, read_text_file, write_atomic
     from ..vision.detector import ModelError
     from .live import LiveCoach, draw_overlay, json_line
 
@@ -528,9 +528,10 @@ def run_replay(args, folder: Path) -> int:
                                    else coach.last_accepted_detection, coach.advice, coach.state,
                                    note=next((ln for ln in reversed(result.lines) if not ln.startswith("advice")), ""),
                                    gate=result.gate, calibration=calibration)
-            if args.save_overlay and result.accepted:
-                cv2.imwrite(str(args.save_overlay / f"{frame.index:05d}_{Path(frame.name).stem}.jpg"), picture,
-                            [cv2.IMWRITE_JPEG_QUALITY, 80])
+            if args.save_overlay and result.snapshot is not None:  # every frame read, used or not
+                ok, jpeg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
+                if ok:
+                    write_atomic(args.save_overlay / f"{frame.index:05d}_{Path(frame.name).stem}.jpg", jpeg.tobytes())
             if args.window:
                 cv2.imshow("solitaire-coach replay", picture)
                 if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
