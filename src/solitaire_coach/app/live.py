@@ -7,7 +7,8 @@ says is collected. It draws nothing and reads no keys, so ``play`` and ``replay`
 exactly the same lines for the same frames.
 
 :func:`run_loop` drives a coach from a frame source (camera, folder, video), with an
-optional window, Enter / serial trigger to force a read, and ``q`` to quit.
+optional window, Enter to force a read, the serial rig's trigger to ask for one (with
+the hand checks; a second trigger before the read forces it), and ``q`` to quit.
 
 :func:`draw_overlay` (at the end) is the picture: every card read boxed and labelled,
 the advised move as an arrow from the card to where it goes, the advice and its reason

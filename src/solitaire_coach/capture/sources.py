@@ -40,7 +40,7 @@ class Frame:
     index: int
     timestamp: float
     name: str
-    forced: bool = False  # the person asked for a read (Enter / serial trigger)
+    forced: bool = False  # the person forced a read (Enter), as a recording's manifest says
     meta: dict = field(default_factory=dict)
 
 
