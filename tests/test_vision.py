@@ -449,3 +449,20 @@ def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, 
     assert capsys.readouterr().err == f"error: --model: {d / 'vision.json'}: {why}\n"
     (d / "vision.json").write_text('{"read_thresh": 1, "peak_thresh": 0}')
     assert D.CardDetector(d).read_thresh == 1.0      # the ends of the range are allowed
+
+
+def test_annotation_labels_lie_inside_their_own_boxes():
+    """In a fanned column the strip above a card belongs to another card: a label drawn
+    above its box would name the wrong card."""
+    from types import SimpleNamespace
+
+    from solitaire_coach.core.notation import EMPTY, Snapshot
+
+    img = np.full((540, 960, 3), 40, np.uint8)
+    quad = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
+    result = SimpleNamespace(cards=[D.CardDetection(Card.parse("0H"), quad, 0.99, "column 1")],
+                             snapshot=Snapshot((EMPTY,) * 12))
+    out = draw_detections(img, result)
+    changed = np.any(out != img, axis=2)
+    assert not changed[:97].any()                         # nothing above the box (its 2 px outline aside)
+    assert changed[103:125, 103:160].sum() > 200          # the label, inside the box's top left corner
