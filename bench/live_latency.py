@@ -36,7 +36,7 @@ def percentile(values, q):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=40)
+    ap.add_argument("--positions", type=int, default=40, help="moves to play after the deal (default 40)")
     ap.add_argument("--deal", type=int, default=102)
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--width", type=int, default=1280)
@@ -136,7 +136,7 @@ def main(argv=None) -> int:
         if k > 0:  # the first is the deal (game start), not a move
             latencies.append((done - arrival_still) * 1000)
     history = len(session.tracker.history)
-    print(f"positions {len(scenes)}, moves followed {history} of {len(scenes) - 1}, not accepted within 2 s: {missed}, "
+    print(f"positions {len(scenes)} (the deal and {len(scenes) - 1} moves), moves followed {history} of {len(scenes) - 1}, not accepted within 2 s: {missed}, "
           f"reads accepted on a hand frame: {hand_accepted} ("
           + ", ".join(f"{name} hands: {n[1]} of {n[0]} positions" for name, n in sorted(hand_kinds.items())) + ")")
     print(f"cores {os.cpu_count()}, affinity {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}, "

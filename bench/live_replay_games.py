@@ -27,6 +27,12 @@ def main(argv=None) -> int:
 
     names = args.games or sorted(p.name for p in GAMES_DIR.glob("game*") if (p / "frames.jsonl").is_file())
     ok_all = True
+    missing = [n for n in names if not Path(n).is_dir() and not (GAMES_DIR / n).is_dir()]
+    if missing:
+        print(f"live_replay_games: no game folder {', '.join(map(repr, missing))} (neither a folder nor a game in "
+              f"{GAMES_DIR}; held-out games are made by python bench/make_game_fixtures.py --held-out)",
+              file=sys.stderr)
+        return 2
     for name in names:
         folder = Path(name) if Path(name).is_dir() else GAMES_DIR / name
         name = folder.name

@@ -24,6 +24,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("games", nargs="+", type=Path, help="game folders (with truth.jsonl)")
     args = ap.parse_args(argv)
+    missing = [str(f) for f in args.games if not (f / "truth.jsonl").is_file()]
+    if missing:
+        print(f"object_check_games: no truth.jsonl in {', '.join(map(repr, missing))} (a recorded game folder; "
+              f"held-out games are made by python bench/make_game_fixtures.py --held-out)", file=sys.stderr)
+        return 2
     from solitaire_coach.app.cmd_live import make_detector
     from solitaire_coach.capture.gate import MOTION_SIZE, ObjectCheck, shrink
 

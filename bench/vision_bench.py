@@ -1,13 +1,14 @@
 """Benchmark the card detector on rendered scenes of deck designs held out of training.
 
 Usage: python bench/vision_bench.py [--decks test|val|NAME,...] [--scenes 200] [--seed 500000]
-       [--model DIR] [--calibrate] [--learn] [--latency]
+       [--model DIR] [--calibrate [--write]] [--learn]
        python bench/vision_bench.py --games fixtures/games [--model DIR]
 
 Prints per-card accuracy (face-up cards whose corner is visible), unreadable (UU) and
 wrong rates, per-slot accuracy and whole-snapshot exact rate, the confusions of the hard
 pairs, and detection latency. ``--calibrate`` picks the UU threshold on these scenes
-(use --decks val) and writes models/vision.json. ``--learn`` first learns each deck from
+(use --decks val) and prints it; with ``--write`` it also writes it into the model's
+vision.json (saying the old and new values). ``--learn`` first learns each deck from
 a rendered 4x13 grid photo and detects with ``deck=``. ``--games DIR`` instead reads every
 picture of the recorded games in DIR (``gameN/truth.jsonl``: the true 12-slot snapshot of each
 picture) and prints, per game and in all, how many of the face-up cards on top of the slots
@@ -154,16 +155,18 @@ def calibrate(c: np.ndarray, limit: float, split: bool = False) -> tuple[float, 
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--decks", default="test")
-    ap.add_argument("--scenes", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=500000)
-    ap.add_argument("--model")
-    ap.add_argument("--calibrate", action="store_true")
+    ap = argparse.ArgumentParser(description="Benchmark the card detector on rendered scenes of held-out deck "
+                                 "designs, or on the recorded games (--games).")
+    ap.add_argument("--decks", default="test", help="test, val, or deck names separated by commas (default test)")
+    ap.add_argument("--scenes", type=int, default=200, help="scenes to render (default 200)")
+    ap.add_argument("--seed", type=int, default=500000, help="seed of the first scene (default 500000)")
+    ap.add_argument("--model", help="model folder (default: the shipped models/)")
+    ap.add_argument("--calibrate", action="store_true", help="pick the read thresholds on these scenes and print them")
+    ap.add_argument("--write", action="store_true", help="with --calibrate: write them into the model's vision.json")
     ap.add_argument("--max-wrong", type=float, default=0.0005, help="wrong-read share allowed when calibrating")
     ap.add_argument("--split-thresh", action="store_true",
                     help="calibrate: one threshold for whole cards, another for strips (default: one for both)")
-    ap.add_argument("--learn", action="store_true")
+    ap.add_argument("--learn", action="store_true", help="learn each deck from a rendered grid photo first")
     ap.add_argument("--hand", type=float, default=0.0, help="share of scenes with a hand over the table")
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--games", help="read the recorded games under this folder (gameN/truth.jsonl) instead")
@@ -269,14 +272,21 @@ def main():
         print(f"calibrated read thresholds: whole cards {thr:.4f}, strips {thr_strip:.4f}: would read "
               f"{n_read / fc:.4%}, wrong {n_wrong / fc:.4%}")
         path = os.path.join(args.model or str(D.default_model_dir()), "vision.json")
-        cfg = json.load(open(path)) if os.path.exists(path) else {}
         suffix = "_learnt" if args.learn else ""
-        cfg["read_thresh" + suffix] = round(thr, 4)
-        cfg["read_thresh_strip" + suffix] = round(thr_strip, 4)
+        if not args.write:
+            print(f"not written (add --write to put them into {path})")
+            return
+        cfg = json.load(open(path)) if os.path.exists(path) else {}
+        for key, value in (("read_thresh" + suffix, thr), ("read_thresh_strip" + suffix, thr_strip)):
+            print(f"{key}: {cfg.get(key)} -> {round(value, 4)}")
+            cfg[key] = round(value, 4)
         from solitaire_coach.storage import write_json_atomic
         write_json_atomic(path, cfg)
         print("wrote", path)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except FileNotFoundError as exc:  # a deck or game folder that is not there: said, not a traceback
+        sys.exit(f"vision_bench: {exc}")

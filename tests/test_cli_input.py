@@ -478,3 +478,17 @@ def test_unreadable_files_are_worded_alike_everywhere(tmp_path, monkeypatch):
         detector._model_config(settings)
     with pytest.raises(sources.SourceError, match=r"cannot be read \(permission denied\)"):
         sources.FolderSource._read_manifest(object(), tmp_path / "frames.jsonl")
+
+
+def test_output_cut_short_by_the_reader_ends_quietly():
+    """``solitaire-coach simulate ... | head -1``: no BrokenPipeError traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "solitaire_coach.app.cli", "simulate", "--seed", "1", "--count",
+                             "300", "--strategy", "baseline"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err, err.decode()[-500:]
+    assert proc.returncode == 1

@@ -45,4 +45,8 @@ def main():
 
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(description="Write the rendered fixtures the vision tests use into fixtures/vision/ "
+                            "(deterministic: the files come out the same each time).").parse_args()
     main()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,10 +81,22 @@ KDE_OK = {"nicu-ornamental", "nicu-white", "standard", "tigullio-international"}
 
 
 def main():
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else "out/decks")
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Rasterise the Debian card decks (gnome-cards-data, "
+                                 "kdegames-card-data-kf5; rsvg-convert from librsvg2-bin) for training and the "
+                                 "vision benchmarks.")
+    ap.add_argument("out", nargs="?", default="out/decks", help="folder for the decks (default out/decks)")
+    out = Path(ap.parse_args().out)
+    found = list(sources())
+    if not found:
+        sys.exit("no decks found: install the Debian packages gnome-cards-data and kdegames-card-data-kf5 "
+                 "(their SVGs in /usr/share/aisleriot/cards and /usr/share/carddecks)")
+    if shutil.which("rsvg-convert") is None:
+        sys.exit("rsvg-convert not found: install the Debian package librsvg2-bin")
     tmp = Path(tempfile.mkdtemp())
     jobs = []
-    for name, path, kind in sources():
+    for name, path, kind in found:
         if name.split("-", 1)[1] in SKIP:
             continue
         text = gzip.open(path, "rt", encoding="utf-8", errors="replace").read()

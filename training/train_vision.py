@@ -6,9 +6,15 @@ held-out designs in ``solitaire_coach.vision.decks`` are never seen), then train
 
 * locator: frame scaled to 640 px wide -> stride-4 heat maps of card top-left corners
   (face-up / back) with sub-cell offset and card size;
-* reader: 48x36 corner patch -> kind (face/back/none), rank (13), suit (4), embedding.
+* reader: a corner patch (its geometry is written to ``vision.json``: the shipped v2's is
+  taller than the first model's 48x36) -> kind (face/back/none), rank (13), suit (4),
+  embedding.
 
-Usage: PYTHONPATH=src python training/train_vision.py --out models --scenes 8000 --budget 540
+Usage (as ``models/v2`` was made; see models/README.md):
+PYTHONPATH=src python training/train_vision.py --out models/v2 --scenes 9000 --budget 545 --loc-share 0.45
+
+``--out`` has no default: the shipped default model in ``models/`` (the first model, made
+at commit aa16e42 by this script as it was then) is not overwritten by accident.
 """
 
 from __future__ import annotations
@@ -205,7 +211,7 @@ def photometric(torch, x):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="models")
+    ap.add_argument("--out", required=True, help="model folder to write (the shipped ones: models/, models/v2)")
     ap.add_argument("--scenes", type=int, default=8000)
     ap.add_argument("--budget", type=float, default=540.0, help="seconds for the whole run")
     ap.add_argument("--workers", type=int, default=os.cpu_count())

@@ -26,7 +26,8 @@ def register(subparsers) -> None:
                               "4x13 grid.")
     q.add_argument("image", help="photo: rows C D H S top to bottom, ace to king left to right, face up")
     q.add_argument("--name", help="deck name: letters, digits, - and _ (default: the photo's file name "
-                   "without extension); written to calibration/decks/NAME")
+                   "without extension); written to calibration/decks/NAME (or the folder SOLITAIRE_DECK_REFS names), "
+                   "with patches.png, the learnt corners to look at")
     q.set_defaults(func=cmd_learn_deck)
 
 

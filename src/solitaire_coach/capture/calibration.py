@@ -161,7 +161,8 @@ def calibrate_lens(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[int,
         image_points.append(corners)
         names.append(name)
     if len(names) < min_views:
-        detail = ("; ".join(skipped[:6]) + (" ..." if len(skipped) > 6 else "")) if skipped else "no views given"
+        detail = (("; ".join(skipped[:6]) + (" ..." if len(skipped) > 6 else "")) if skipped
+                  else "every view given was used" if names else "no views given")
         raise CalibrationError(f"only {len(names)} usable view(s) of the board, {min_views} needed ({detail})")
     flags = cv2.CALIB_FIX_K3 if len(names) < 10 else 0
     rms, k, dist, rvecs, tvecs = cv2.calibrateCamera(object_points, image_points, size, None, None, flags=flags)

@@ -305,7 +305,9 @@ def load_deck(name: str | None):
     for d in deck_dirs():
         if (d / name / "AS.jpg").exists():
             return FolderDeck(d / name)
-    raise FileNotFoundError(f"no deck named {name!r} in {', '.join(map(str, deck_dirs())) or 'any deck folder'}")
+    raise FileNotFoundError(f"no deck named {name!r} in {', '.join(map(str, deck_dirs())) or 'any deck folder'} "
+                            f"(the Debian decks are rasterised by python training/prepare_decks.py into out/decks; "
+                            f"SOLITAIRE_DECKS names other folders, separated by {os.pathsep!r})")
 
 
 ALL_CARDS = FULL_DECK
