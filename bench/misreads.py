@@ -27,6 +27,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="random seed of the games, moments and misreads")
     ap.add_argument("--no-keep-misread", action="store_true",
                     help="the tracker without its misread alternative (TableTracker(keep_misread=False))")
+    ap.add_argument("--no-undo", action="store_true",
+                    help="the tracker without its memory of recent positions for undos (undo_depth=0)")
     args = ap.parse_args(argv)
     from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Snapshot, deal_for_seed
     from solitaire_coach.core.advisor import make_strategy
@@ -42,7 +44,7 @@ def main(argv=None) -> int:
         seed, at = rng.randrange(1000), rng.randrange(80)
         strategy = make_strategy("baseline")
         table = VirtualTable.from_deal(deal_for_seed(seed))
-        tracker = TableTracker(keep_misread=not args.no_keep_misread)
+        tracker = TableTracker(keep_misread=not args.no_keep_misread, undo_depth=0 if args.no_undo else 12)
         tracker.update(table.snapshot())
 
         def seen(snap):
@@ -91,7 +93,8 @@ def main(argv=None) -> int:
         ended[outcome] += 1
         if tried % 50 == 0:
             print(f"  {tried}/{args.count} misreads, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
-    print(f"misreads: {tried} (seed {args.seed}; misread alternative {'off' if args.no_keep_misread else 'on'})")
+    print(f"misreads: {tried} (seed {args.seed}; misread alternative {'off' if args.no_keep_misread else 'on'}, "
+          f"undo memory {'off' if args.no_undo else 'on'})")
     print("the misread was: " + ", ".join(f"{k} {v}" for k, v in first.most_common()))
     for (kind, next_kind), v in then.most_common():
         print(f"  taken as {kind}, then the true table: {next_kind} ({v})")

@@ -341,3 +341,55 @@ def test_the_tracker_names_wrong_inputs_at_once():
         TableTracker(state="x")
     with pytest.raises(TypeError, match="update takes a Snapshot"):
         TableTracker().update("4D,XX,XX,XX,XX,AC,JD,AH,6H,5D,2S,5C")
+
+
+def _played(seed: int, n: int):
+    """A baseline game of ``n`` moves: the true tables after each move and the tracker."""
+    table = VirtualTable.from_deal(deal_for_seed(seed))
+    tracker = TableTracker()
+    assert tracker.update(table.snapshot()).kind == "started"
+    strategy = make_strategy("baseline")
+    tables = [VirtualTable(table.state)]
+    for _ in range(n):
+        table.perform(strategy.advise(tracker.state, tracker.history).move)
+        assert tracker.update(table.snapshot()).kind == "moves"
+        tables.append(VirtualTable(table.state))
+    return tables, tracker
+
+
+def test_cards_put_back_as_they_lay_a_few_moves_ago_take_the_game_back_there():
+    tables, tracker = _played(7, 8)
+    moves = list(tracker.history)
+    report = tracker.update(tables[4].snapshot())
+    assert report.kind == "taken back" and report.accepted
+    assert list(report.undone) == moves[4:] and tracker.history == moves[:4]
+    assert report.message == f"taken back: {' '.join(m.text for m in moves[4:])} (the table is as it was after move 4)"
+    check_in_sync(tracker.state, tables[4].state)
+    # and the game goes on from there; two moves later, put back there once more
+    table = VirtualTable(tables[4].state)
+    for _ in range(2):
+        move = make_strategy("baseline").advise(tracker.state, tracker.history).move
+        table.perform(move)
+        assert tracker.update(table.snapshot()).moves == (move,)
+    report = tracker.update(tables[4].snapshot())
+    assert report.kind == "taken back" and tracker.history == moves[:4] and len(report.undone) == 2
+
+
+def test_stock_turns_put_back_are_taken_as_a_pass_round_the_stock_when_one_is_left():
+    """A decision, documented in the README: a table that legal moves explain is explained
+    by them, even by a whole pass round the stock (the camera may have missed it under the
+    hand that turned the cards); only a table no legal moves reach is taken as an undo."""
+    tables, tracker = _played(7, 4)   # 6-7 draw draw draw
+    report = tracker.update(tables[2].snapshot())
+    assert report.kind == "moves" and tracker.state.redeals_used == 1
+
+
+def test_an_undo_is_not_guessed_from_a_table_read_too_little_or_when_turned_off():
+    tables, tracker = _played(7, 8)
+    slots = list(tables[3].snapshot().slots)
+    slots[0] = slots[5] = UNKNOWN
+    assert tracker.update(Snapshot(tuple(slots))).kind == "inconsistent"
+    tables, tracker = _played(7, 8)
+    tracker.undo_depth = 0
+    tracker._recent = []
+    assert tracker.update(tables[3].snapshot()).kind == "inconsistent"

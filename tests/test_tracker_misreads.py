@@ -18,10 +18,10 @@ SLOT_VALUES = st.one_of(st.sampled_from(FULL_DECK), st.sampled_from([EMPTY, UNKN
 class _Game:
     """A baseline game on a virtual table, followed by a tracker from true snapshots."""
 
-    def __init__(self, seed, keep_misread=True):
+    def __init__(self, seed, keep_misread=True, undo_depth=12):
         self.strategy = make_strategy("baseline")
         self.table = VirtualTable.from_deal(deal_for_seed(seed))
-        self.tracker = TableTracker(keep_misread=keep_misread)
+        self.tracker = TableTracker(keep_misread=keep_misread, undo_depth=undo_depth)
         self.tracker.update(self.table.snapshot())
 
     def play(self, moves):
@@ -74,20 +74,27 @@ def test_a_stock_card_misread_on_the_waste_is_taken_back_by_the_true_table():
     back = game.tracker.update(game.table.snapshot())
     assert back.kind == "taken back" and back.misread and back.corrected
     assert [m.text for m in back.undone] == ["draw"]
-    assert back.message == "taken back: draw (after move 5); the read that showed it was wrong"
+    assert back.message == ("taken back: draw (after move 5); the table is as it was before it: put back, or the "
+                            "read that showed it was wrong")
     assert (game.tracker.state, game.tracker.history) == before
     game.play(30)
     check_in_sync(game.tracker.state, game.table.state)
 
 
 def test_without_the_misread_alternative_the_true_table_is_refused():
-    # what the alternative is for: the same misread with keep_misread=False leaves the
-    # tracker one move ahead, and the true table is then explained by yet more stock
-    # turns (or not at all)
-    game = _Game(370, keep_misread=False)
+    # what the alternative is for: the same misread with keep_misread=False (and no
+    # memory of undos) leaves the tracker one move ahead, and the true table is then
+    # explained by yet more stock turns (or not at all)
+    game = _Game(370, keep_misread=False, undo_depth=0)
     game.play(3)
     game.tracker.update(game.misread({6: Card.parse("9C")}))
     assert game.tracker.update(game.table.snapshot()).kind == "inconsistent"
+    # the memory of undos alone catches this one too: the true table is the position
+    # before the misread, exactly
+    game = _Game(370, keep_misread=False)
+    game.play(3)
+    game.tracker.update(game.misread({6: Card.parse("9C")}))
+    assert game.tracker.update(game.table.snapshot()).kind == "taken back"
     game = _Game(370)
     game.play(3)
     report = game.tracker.update(game.misread({6: Card.parse("9C")}))

@@ -14,7 +14,10 @@ as one step, up to :attr:`TableTracker.max_steps` steps) and reports one of
 * ``moves``        the move(s) the player made (``report.moves``);
 * ``taken back``   the snapshot shows the position before the last move(s) again, which
   no legal move leads back to (or only a longer way round): the read that showed those
-  moves was wrong, and they are taken back (``report.undone``);
+  moves was wrong, and they are taken back (``report.undone``); or it shows, exactly, one
+  of the last ``undo_depth`` positions of the game: the person put the cards back as
+  they were (an undo, which no rule allows but every person does), and the moves since
+  are taken back;
 * ``revealed``     no move, but a card that was unknown was seen (a late flip);
 * ``no change``    nothing happened;
 * ``waiting``      the snapshot cannot start a game yet (for instance a UU column);
@@ -212,7 +215,7 @@ class TableTracker:
     def __init__(self, rules: Rules = DEFAULT_RULES, state: GameState | None = None,
                  history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000,
                  max_hypotheses: int = 8, margin: int = 2, deep_after: int = 2,
-                 keep_misread: bool = True, misread_cost: int = 2) -> None:
+                 keep_misread: bool = True, misread_cost: int = 2, undo_depth: int = 12) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, not {rules!r}")
         if state is not None:
@@ -231,6 +234,10 @@ class TableTracker:
         self.deep_node_limit = 30000
         self.deep_after = deep_after
         self._unexplained: tuple[str, int] | None = None  # (snapshot line, times seen in a row)
+        self.undo_depth = undo_depth
+        # the likeliest explanation before each of the last accepted changes, newest last,
+        # for an undo (kept in memory only: a restarted coach cannot go back past it)
+        self._recent: list[_Hypothesis] = []
         self._hypotheses: list[_Hypothesis] = []
         if state is not None:
             hist = tuple(history or ())
@@ -313,6 +320,9 @@ class TableTracker:
                     parent[merged] = index
                 best = child.cost if best is None else min(best, child.cost)
         if not children:
+            undo = self._undo(old, snap)
+            if undo is not None:
+                return undo
             deep = self._deep_search(old, snap)
             if deep is None:
                 return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap))
@@ -337,8 +347,32 @@ class TableTracker:
             # next snapshots can take the moves back
             kept.append(_Hypothesis(old.cost + self.misread_cost, old.state, old.history, True))
         self._hypotheses = kept
+        if new.state != old.state and self.undo_depth:  # a new list: a copy of the tracker shares the old one
+            self._recent = [h for h in self._recent if h.history != old.history][-(self.undo_depth - 1):] + [old]
         report = self._report(old, new, parent[new.state] == 0)
         return replace(report, misread=True) if misread else report
+
+    def _undo(self, old: _Hypothesis, snap: Snapshot) -> TrackerReport | None:
+        """The table put back as it was at one of the last positions of the game, newest
+        first: that position, with the moves since it taken back; None when the snapshot
+        shows none of them (or shows too little to tell: more than one slot unread)."""
+        if sum(v is UNKNOWN for v in snap.slots) > 1:
+            return None
+        for k in range(len(self._recent) - 1, -1, -1):
+            past = self._recent[k]
+            if len(past.history) >= len(old.history) or old.history[: len(past.history)] != past.history:
+                continue
+            merged = _view_matches(past.state, snap)
+            if merged is None:
+                continue
+            undone = old.history[len(past.history):]
+            self._hypotheses = [_Hypothesis(past.cost, merged, past.history)]
+            self._recent = self._recent[:k]
+            self._unexplained = None
+            return TrackerReport(
+                "taken back", (), f"taken back: {' '.join(m.text for m in undone)} (the table is as it was after "
+                f"move {len(past.history)})", corrected=True, undone=undone)
+        return None
 
     def _report(self, old: _Hypothesis, new: _Hypothesis, from_likeliest: bool) -> TrackerReport:
         """What changed from the likeliest explanation ``old`` to ``new``."""
@@ -346,8 +380,8 @@ class TableTracker:
             undone = old.history[len(new.history):]
             return TrackerReport(
                 "taken back", (), f"taken back: {' '.join(m.text for m in undone)} (after move {len(new.history)}); "
-                f"the read that showed {'them' if len(undone) > 1 else 'it'} was wrong", corrected=True,
-                undone=undone)
+                f"the table is as it was before {'them' if len(undone) > 1 else 'it'}: put back, or the read that "
+                f"showed {'them' if len(undone) > 1 else 'it'} was wrong", corrected=True, undone=undone)
         if new.history[: len(old.history)] == old.history and not from_likeliest:
             # the same moves and more, but from another position than the likeliest: a card
             # the camera showed before was read wrong
