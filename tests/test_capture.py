@@ -153,11 +153,11 @@ def test_serial_noise_is_said_a_few_times_then_once_with_a_baud_hint_and_a_trigg
     port.write(b"".join(bytes([0xF0 + i]) + b"\x81garble\n" for i in range(10)))
     assert trig.poll() == 0
     assert len(warnings) == 4 and all("garbled" in w for w in warnings[:3])
-    assert "3 lines in a row were not SNAP or PING" in warnings[3] and "--baud 9600" in warnings[3]
-    port.write(b"y" * 100 + b"SNAP\n")        # noise ran into the trigger: it still counts
+    assert "3 lines in a row were not a clean SNAP or PING" in warnings[3] and "--baud 9600" in warnings[3]
+    port.write(b"\xff\xfe\x80" * 30 + b"SNAP\n")  # noise ran into the trigger: it still counts
     assert trig.poll() == 1 and len(warnings) == 4  # (said no more: the run of noise goes on)
-    port.write(b"SNAP\nHELLO\n")             # a clean trigger ends the run: the next is said again
-    assert trig.poll() == 1 and "HELLO" in warnings[-1] and len(warnings) == 5
+    port.write(b"SNAP\nHELLO\nNOSNAP\n")     # a clean trigger ends the run; a word ending in SNAP is no trigger
+    assert trig.poll() == 1 and "HELLO" in warnings[-2] and "NOSNAP" in warnings[-1] and len(warnings) == 6
 
 
 def test_serial_send_is_one_ascii_line():

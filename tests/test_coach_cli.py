@@ -14,7 +14,8 @@ from solitaire_coach.core import Rules
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.state import deal_for_seed
 from solitaire_coach.core.virtual_table import VirtualTable
-from solitaire_coach.core.tracker import TableTracker
+from solitaire_coach.core.notation import parse_snapshot
+from solitaire_coach.core.tracker import TableTracker, looks_like_a_deal
 from solitaire_coach.storage import write_atomic
 
 CLI = [sys.executable, "-m", "solitaire_coach.app.cli"]
@@ -338,4 +339,36 @@ def test_a_fresh_deal_during_a_game_is_only_pointed_out(tmp_path):
     report = session.process_text(VirtualTable.from_deal(deal_for_seed(5)).snapshot().text())
     assert report.kind == "inconsistent" and len(session.tracker.history) == 1
     assert any("the table looks like a fresh deal: if a new game was dealt, restart with --new (the game in "
-               "hand, 1 moves, is kept until then)" in s for s in said), said
+               "hand, 1 move, is kept until then)" in s for s in said), said
+
+
+def test_a_game_given_up_is_not_over_and_a_card_put_down_wrong_is_no_fresh_deal(tmp_path):
+    """A misread must never wipe a game: only a game won or proven lost makes way for a
+    fresh deal, and a table with a card put down wrong is never taken for one."""
+    from solitaire_coach.core.advisor import Advice
+
+    table = VirtualTable.from_deal(deal_for_seed(3))
+    session, journal, said = _session_with(tmp_path, None)
+    session.tracker = TableTracker(Rules())
+    session.process_text(table.snapshot().text())
+    session.last_advice = Advice("lost", None, "No move this player makes progress with is left: the baseline "
+                                 "player gives up", proven=False)
+    fresh = VirtualTable.from_deal(deal_for_seed(5)).snapshot().text()
+    assert session.process_text(fresh).kind == "inconsistent" and session._game_over() is None
+    session.last_advice = Advice("lost", None, "The game cannot be won from here", proven=True)
+    assert session._game_over() == "lost"
+    # a card put on a column against the rules and the card under it turned, no runs
+    # line: every column and the waste show a card, foundations empty -- "take it back",
+    # not a fresh deal
+    slots = table.snapshot().line().split(",")
+    truth = table.state
+    source = next(k for k in range(1, 7) if truth.hidden[k])
+    mover = truth.faceup[source][-1]
+    target = next(j for j in range(7) if j != source and not mover.goes_on_tableau(truth.faceup[j][-1]))
+    slots[5 + target] = mover.code
+    slots[5 + source] = truth.hidden[source][-1].code
+    assert looks_like_a_deal(parse_snapshot(",".join(slots)))
+    said.clear()
+    report = session.process_text(",".join(slots))
+    assert report.kind == "inconsistent" and "take it back" in report.message
+    assert "fresh deal" not in report.message and not any("new game" in s for s in said)

@@ -393,3 +393,31 @@ def test_an_undo_is_not_guessed_from_a_table_read_too_little_or_when_turned_off(
     tracker.undo_depth = 0
     tracker._recent = []
     assert tracker.update(tables[3].snapshot()).kind == "inconsistent"
+
+
+def test_the_undo_memory_keeps_as_many_positions_as_asked():
+    for depth, kept in ((1, 1), (2, 2), (3, 3)):
+        tables, tracker = _played(7, 8)
+        tracker = TableTracker(undo_depth=depth)
+        tracker.update(tables[0].snapshot())
+        for table in tables[1:]:
+            tracker.update(table.snapshot())
+        assert len(tracker._recent) == kept
+    with pytest.raises(ValueError, match="undo_depth must be a whole number >= 0"):
+        TableTracker(undo_depth=-1)
+
+
+def test_a_fresh_deal_is_told_only_from_foundations_read_empty():
+    from solitaire_coach.core.tracker import looks_like_a_deal
+
+    snap = VirtualTable.from_deal(deal_for_seed(5)).snapshot()
+    assert looks_like_a_deal(snap)
+    assert not looks_like_a_deal(Snapshot(snap.slots[:1] + (UNKNOWN,) * 4 + snap.slots[5:]))
+
+
+def test_an_undo_put_forward_again_is_followed_at_once():
+    tables, tracker = _played(7, 8)
+    moves = list(tracker.history)
+    assert tracker.update(tables[4].snapshot()).kind == "taken back"
+    report = tracker.update(tables[8].snapshot())
+    assert report.accepted and tracker.history == moves

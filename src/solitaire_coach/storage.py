@@ -16,8 +16,10 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write ``data`` to ``path`` so that a reader sees either the old or the whole new content."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _create_temporary(path)
+    fd, tmp, mode = _create_temporary(path)
     try:
+        if mode is not None:
+            os.chmod(tmp, mode)  # by name: Windows takes no descriptor here before Python 3.13
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
             fh.flush()
@@ -31,11 +33,12 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         raise
 
 
-def _create_temporary(path: Path) -> tuple[int, str]:
-    """A new file beside ``path`` (a hidden name of its own), open for writing. It is made
-    with mode 0666 less the umask, as ``open`` makes a file (``tempfile.mkstemp`` would make
-    it 0600, so every file written here would be private to its owner); a file that is
-    replaced keeps its mode."""
+def _create_temporary(path: Path) -> tuple[int, str, int | None]:
+    """A new file beside ``path`` (a hidden name of its own), open for writing, and the
+    mode of the file it replaces (None if there is none). It is made with mode 0666 less
+    the umask, as ``open`` makes a file (``tempfile.mkstemp`` would make it 0600, so every
+    file written here would be private to its owner); the caller gives it the replaced
+    file's mode."""
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
@@ -46,9 +49,7 @@ def _create_temporary(path: Path) -> tuple[int, str]:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         except FileExistsError:
             continue
-        if mode is not None:
-            os.chmod(fd, mode)
-        return fd, tmp
+        return fd, tmp, mode
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
 
 

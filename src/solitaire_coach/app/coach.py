@@ -18,7 +18,7 @@ from ..core.advisor import Advice, Strategy
 from ..core.moves import Move
 from ..core.notation import SnapshotParseError, parse_snapshot
 from ..core.rules import Rules
-from ..core.tracker import TableTracker, TrackerReport, looks_like_a_deal
+from ..core.tracker import TableTracker, TrackerReport, illegal_placements, looks_like_a_deal
 from .journal import Journal, JournalError
 from ..storage import NotTextError, describe_os_error, read_text_file
 
@@ -63,12 +63,13 @@ class CoachSession:
             return None
         advised = self.advised_move
         report = self.tracker.update(snap, prefer=advised)
-        if report.kind == "inconsistent" and looks_like_a_deal(snap, self.tracker.rules):
+        if (report.kind == "inconsistent" and looks_like_a_deal(snap, self.tracker.rules)
+                and not illegal_placements(self.tracker.state, snap)):
             over = self._game_over()
             if over is None:
                 report = replace(report, message=report.message + (
                     "; the table looks like a fresh deal: if a new game was dealt, restart with --new (the "
-                    f"game in hand, {len(self.tracker.history)} moves, is kept until then)"))
+                    f"game in hand, {_moves(len(self.tracker.history))}, is kept until then)"))
             else:
                 return self._new_game(snap, over, where)
         if report.corrected:
@@ -92,15 +93,18 @@ class CoachSession:
         return report
 
     def _game_over(self) -> str | None:
-        """'won' or 'lost' when the game in hand has ended (lost: proven, or no move left),
+        """'won' or 'lost' when the game in hand has ended -- lost only when no move is
+        left or the advisor proved it (a player who gave up has not ended the game) --
         else None."""
         state = self.tracker.state
         if state is None:
             return None
         if state.is_won():
             return "won"
+        if not state.legal_moves():
+            return "lost"
         advice = self.last_advice or self.strategy.advise(state, self.tracker.history)
-        return advice.status if advice.status in ("won", "lost") else None
+        return "lost" if advice.status == "lost" and advice.proven else None
 
     def _new_game(self, snap, over: str, where: str) -> TrackerReport | None:
         """A fresh deal after a game that has ended: the finished game's journal is kept
@@ -112,7 +116,7 @@ class CoachSession:
             except (OSError, JournalError) as why:
                 reason = describe_os_error(why) if isinstance(why, OSError) else why
                 kept = f"; its journal cannot be kept aside ({reason}) and is overwritten"
-        self.say(f"the last game is over ({over}, {len(self.tracker.history)} moves) and a fresh deal is on the "
+        self.say(f"the last game is over ({over}, {_moves(len(self.tracker.history))}) and a fresh deal is on the "
                  f"table: a new game starts{kept}")
         self.tracker = TableTracker(self.tracker.rules)
         self.last_advice = None
@@ -144,6 +148,10 @@ class CoachSession:
     @property
     def finished(self) -> bool:
         return self.last_advice is not None and self.last_advice.status in ("won", "lost")
+
+
+def _moves(n: int) -> str:
+    return f"{n} move{'s' if n != 1 else ''}"
 
 
 def _file_signature(path: Path):

@@ -176,8 +176,9 @@ class SerialTrigger:
                 self.send("PONG")
                 return 0
             return 1
-        if word.endswith(TRIGGER_WORDS):
-            # noise on the line ran into a trigger with no end of line between them
+        if word.endswith(TRIGGER_WORDS) and not raw[: -len("SNAP")].isascii():
+            # noise on the line (bytes no rig sends) ran into a trigger with no end of line
+            # between them
             self._ignore(f"took the trigger at the end of {raw[:32]!r} (noise before it)")
             return 1
         try:
@@ -197,8 +198,8 @@ class SerialTrigger:
         if self._ignored <= MAX_IGNORED_SAID:
             self._say(f"serial port {self.port_name}: {what}")
         if self._ignored == MAX_IGNORED_SAID:
-            self._say(f"serial port {self.port_name}: {MAX_IGNORED_SAID} lines in a row were not SNAP or PING; "
-                      f"more are ignored without a word until one is (if this goes on, check that --baud "
+            self._say(f"serial port {self.port_name}: {MAX_IGNORED_SAID} lines in a row were not a clean SNAP or "
+                      f"PING; more such lines go unsaid until a clean one comes (if this goes on, check that --baud "
                       f"{self.baudrate} is the rig's rate)")
 
     @property

@@ -320,7 +320,10 @@ class CameraSource:
                  opener: Callable[[int | str], object] | None = None, clock: Callable[[], float] = time.monotonic,
                  require_open: bool = True, purpose: str = "the game") -> None:
         self.device = parse_camera(camera)
-        if isinstance(self.device, str) and "://" not in self.device and not Path(self.device).exists():
+        if (isinstance(self.device, str) and not any(mark in self.device for mark in ("://", "%", "!"))
+                and not Path(self.device).exists()):
+            # (a stream URL, an image sequence such as img_%04d.png and a GStreamer
+            # pipeline go to OpenCV as they are)
             raise SourceError(f"camera {self.device!r}: no such file or device (a camera is an index such as 0, "
                               f"a device path such as /dev/video0, a stream URL, or a video file)")
         self.file = isinstance(self.device, str) and Path(self.device).is_file()

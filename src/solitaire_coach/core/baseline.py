@@ -75,8 +75,8 @@ class BaselineStrategy:
             return Advice("lost", None, "No moves left: the game is lost", proven=True)
         # moves are left, but none this player makes progress with (only turning the stock
         # round again, or moves it never plays): it gives up, without claiming a proof
-        return Advice("lost", None, "No move makes progress (only going round the stock again): "
-                      "the baseline player gives up", proven=False)
+        return Advice("lost", None, "No move this player makes progress with is left: the baseline player "
+                      "gives up", proven=False)
 
     @staticmethod
     def _priority(state: GameState, move: Move) -> tuple[int | None, str]:

@@ -52,7 +52,7 @@ class Card:
     code: str
 
     def __new__(cls, rank: int, suit: int) -> "Card":
-        if not (_is_int(rank) and _is_int(suit) and 1 <= rank <= 13 and 0 <= suit <= 3):
+        if not (type(rank) is int and type(suit) is int and 1 <= rank <= 13 and 0 <= suit <= 3):  # hot: inline
             raise ValueError(f"no card with rank {rank!r} and suit {suit!r} (rank 1..13, suit 0..3 for C, D, H, S)")
         return _DECK[suit * 13 + rank - 1]
 

@@ -118,7 +118,8 @@ class Move:
             return _DRAW
         if t == "redeal":
             return _REDEAL
-        if len(t.split()) > 1:
+        words = t.split()
+        if len(words) == 2 and _is_card_code(words[1]):
             raise MoveParseError(f"{quote(text)}: expected one move with nothing after it (a card after the move, as in "
                                  f"'3-5 7H', is written only in a game log line)")
         parts = text.strip().split("-")
@@ -142,6 +143,16 @@ class Move:
         raise MoveParseError(
             f"{quote(text)} is not a move (expected draw, redeal, w-f, w-N, N-f, N-M or fS-N with N, M in 1..7)"
         )
+
+
+def _is_card_code(text: str) -> bool:
+    from .cards import Card, CardParseError
+
+    try:
+        Card.parse(text)
+    except CardParseError:
+        return False
+    return True
 
 
 def _column(text: str, whole: str) -> int:
@@ -196,7 +207,7 @@ _MOVES: dict[tuple[MoveKind, int, int], Move] = {
 
 def _known(kind: MoveKind, source: int, target: int) -> Move:
     """The move of these fields, made once; ValueError naming a field out of range."""
-    if isinstance(source, bool) or isinstance(target, bool):
+    if type(source) is not int or type(target) is not int:
         return Move(kind, source, target)  # raises, naming the field
     try:
         return _MOVES[(kind, source, target)]

@@ -234,6 +234,8 @@ class TableTracker:
         self.deep_node_limit = 30000
         self.deep_after = deep_after
         self._unexplained: tuple[str, int] | None = None  # (snapshot line, times seen in a row)
+        if not isinstance(undo_depth, int) or isinstance(undo_depth, bool) or undo_depth < 0:
+            raise ValueError(f"undo_depth must be a whole number >= 0 (0: no undo), not {undo_depth!r}")
         self.undo_depth = undo_depth
         # the likeliest explanation before each of the last accepted changes, newest last,
         # for an undo (kept in memory only: a restarted coach cannot go back past it)
@@ -348,7 +350,9 @@ class TableTracker:
             kept.append(_Hypothesis(old.cost + self.misread_cost, old.state, old.history, True))
         self._hypotheses = kept
         if new.state != old.state and self.undo_depth:  # a new list: a copy of the tracker shares the old one
-            self._recent = [h for h in self._recent if h.history != old.history][-(self.undo_depth - 1):] + [old]
+            earlier = [h for h in self._recent if h.history != old.history]
+            self._recent = earlier[len(earlier) - (self.undo_depth - 1):] if self.undo_depth > 1 else []
+            self._recent = self._recent + [old]
         report = self._report(old, new, parent[new.state] == 0)
         return replace(report, misread=True) if misread else report
 
@@ -366,7 +370,10 @@ class TableTracker:
             if merged is None:
                 continue
             undone = old.history[len(past.history):]
-            self._hypotheses = [_Hypothesis(past.cost, merged, past.history)]
+            # the position before stays in mind, as after a misread: the cards may be put
+            # forward again, or this read may be the wrong one
+            self._hypotheses = [_Hypothesis(past.cost, merged, past.history)] + (
+                [_Hypothesis(past.cost + self.misread_cost, old.state, old.history, True)] if self.keep_misread else [])
             self._recent = self._recent[:k]
             self._unexplained = None
             return TrackerReport(
@@ -767,6 +774,8 @@ def looks_like_a_deal(snap: Snapshot, rules: Rules = DEFAULT_RULES) -> bool:
     game once the game in hand has ended, or to say that a new deal may be on the table."""
     if snap.runs is not None and any(run is not None and len(run) != 1 for run in snap.runs):
         return False
+    if any(v is not EMPTY for v in snap.foundations):  # read empty, not unread
+        return False
     return TableTracker(rules).update(snap).kind == "started"
 
 
@@ -823,8 +832,8 @@ def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
     for i, v in enumerate(snap.foundations, start=1):
         if isinstance(v, Card) and state.foundations[v.suit] != v.rank:
             have = state.foundation_top(v.suit)
-            diffs.append(f"{slot_name(i)}: expected {_sym(have) if have else 'no card'} of the "
-                         f"{SUIT_NAMES[v.suit]}, saw {v.symbol}")
+            diffs.append(f"{slot_name(i)}: expected {_sym(have) if have else 'no card of the ' + SUIT_NAMES[v.suit]}, "
+                         f"saw {v.symbol}")
     if not diffs:
         diffs.append("no sequence of legal moves leads from the last position to this one")
     return "the table does not follow from the last position by legal moves: " + "; ".join(diffs)
