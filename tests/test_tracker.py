@@ -421,3 +421,20 @@ def test_an_undo_put_forward_again_is_followed_at_once():
     assert tracker.update(tables[4].snapshot()).kind == "taken back"
     report = tracker.update(tables[8].snapshot())
     assert report.accepted and tracker.history == moves
+
+
+def test_the_undo_memory_is_journalled():
+    import json
+
+    tables, tracker = _played(7, 8)
+    moves = list(tracker.history)
+    restored = TableTracker.from_dict(json.loads(json.dumps(tracker.to_dict())))
+    assert [h.history for h in restored._recent] == [h.history for h in tracker._recent]
+    report = restored.update(tables[4].snapshot())
+    assert report.kind == "taken back" and restored.history == moves[:4]
+    older = tracker.to_dict()
+    del older["recent"]                        # a journal written before the undo memory
+    assert TableTracker.from_dict(older)._recent == []
+    older["recent"] = "x"
+    with pytest.raises(ValueError, match="the recent positions must be a list"):
+        TableTracker.from_dict(older)

@@ -238,7 +238,7 @@ class TableTracker:
             raise ValueError(f"undo_depth must be a whole number >= 0 (0: no undo), not {undo_depth!r}")
         self.undo_depth = undo_depth
         # the likeliest explanation before each of the last accepted changes, newest last,
-        # for an undo (kept in memory only: a restarted coach cannot go back past it)
+        # for an undo (journalled as "recent")
         self._recent: list[_Hypothesis] = []
         self._hypotheses: list[_Hypothesis] = []
         if state is not None:
@@ -509,9 +509,8 @@ class TableTracker:
                       "foundation_return": self.rules.foundation_return},
             "state": None if self.state is None else state_to_dict(self.state),
             "history": [m.text for m in self.history],
-            "alternatives": [{"cost": h.cost, "state": state_to_dict(h.state), "history": [m.text for m in h.history],
-                              **({"misread": True} if h.misread else {})}
-                             for h in self._hypotheses[1:]],
+            "alternatives": [_hypothesis_to_dict(h) for h in self._hypotheses[1:]],
+            "recent": [_hypothesis_to_dict(h) for h in self._recent],
         }
 
     @classmethod
@@ -551,21 +550,32 @@ class TableTracker:
             except ValueError as exc:
                 raise ValueError(f"{where}: {exc}") from None
 
+        def hypotheses(key: str, name: str) -> list[_Hypothesis]:
+            listed = data.get(key, [])
+            if not isinstance(listed, list):
+                raise ValueError(f"the {name}s must be a list, not {json_text(listed)}")
+            out = []
+            for n, alt in enumerate(listed, start=1):
+                where = f"{name} {n}"
+                if not isinstance(alt, dict) or type(alt.get("cost")) is not int:
+                    raise ValueError(f"{where} must be an object with a whole-number cost, not {json_text(alt)}")
+                if type(alt.get("misread", False)) is not bool:
+                    raise ValueError(f"the misread flag of {where} must be true or false, not {json_text(alt['misread'])}")
+                out.append(_Hypothesis(alt["cost"], position(alt.get("state"), where),
+                                       tuple(moves(alt.get("history"), f"the history of {where}")),
+                                       alt.get("misread", False)))
+            return out
+
         state = None if data.get("state") is None else position(data["state"], "the position")
         tracker = cls(rules, state, moves(data.get("history", []), "the history"))
-        alternatives = data.get("alternatives", [])
-        if not isinstance(alternatives, list):
-            raise ValueError(f"the alternatives must be a list, not {json_text(alternatives)}")
-        for n, alt in enumerate(alternatives, start=1):
-            where = f"alternative {n}"
-            if not isinstance(alt, dict) or type(alt.get("cost")) is not int:
-                raise ValueError(f"{where} must be an object with a whole-number cost, not {json_text(alt)}")
-            if type(alt.get("misread", False)) is not bool:
-                raise ValueError(f"the misread flag of {where} must be true or false, not {json_text(alt['misread'])}")
-            tracker._hypotheses.append(_Hypothesis(alt["cost"], position(alt.get("state"), where),
-                                                   tuple(moves(alt.get("history"), f"the history of {where}")),
-                                                   alt.get("misread", False)))
+        tracker._hypotheses += hypotheses("alternatives", "alternative")
+        tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth:] if tracker.undo_depth else []
         return tracker
+
+
+def _hypothesis_to_dict(h: _Hypothesis) -> dict:
+    return {"cost": h.cost, "state": state_to_dict(h.state), "history": [m.text for m in h.history],
+            **({"misread": True} if h.misread else {})}
 
 
 def _novel_cards(state: GameState, snap: Snapshot) -> frozenset[Card]:
