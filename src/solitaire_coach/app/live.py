@@ -246,7 +246,8 @@ class LiveCoach:
             self._accepted_image = frame.image
             tracker = self.session.tracker
             if (self._sure is not None and tracker.state is not None and not self._forced
-                    and self._probe(snap)[1].kind == "inconsistent" and not illegal_placements(tracker.state, snap)):
+                    and self._probe(snap)[1].kind == "inconsistent" and not illegal_placements(tracker.state, snap)
+                    and not looks_like_a_deal(snap, tracker.rules)):  # a new deal: the session decides, unsearched
                 # two reads agree on a table the tracker cannot reach in a few moves and
                 # that shows no card put wrong: more moves than usual happened unseen
                 # (while a card was unreadable, say). The tracker takes it as seen twice,
