@@ -12,6 +12,7 @@ the tracker knows only). Prints progress to stderr and the figures to stdout.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 import ast
 import json
 import os
@@ -32,10 +33,25 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def peek_view(what: str):
+    """A diagnostic that breaks the strategy's honesty on purpose, to measure what not
+    seeing costs: the tracker's state with the unseen cards of the stock and waste
+    (``stock``), of the face-down tableau (``tableau``) or both (``all``) filled in from
+    the true table. Never used by the product."""
+    def view(known: GameState, truth: GameState) -> GameState:
+        if what in ("stock", "all"):
+            known = replace(known, stock=truth.stock, waste=truth.waste)
+        if what in ("tableau", "all"):
+            known = replace(known, hidden=truth.hidden)
+        return known
+    return view
+
+
 def _game(job):
-    seed, strategy, rules, options = job
+    seed, strategy, rules, options, peek = job
     from solitaire_coach.app.simulate import play_game
-    record = play_game(deal_for_seed(seed), strategy, rules, strategy_options=options)
+    record = play_game(deal_for_seed(seed), strategy, rules, strategy_options=options,
+                       view=peek_view(peek) if peek else None)
     redeals = sum(m.kind is MoveKind.REDEAL for m in record.moves)
     return (seed, record.result, len(record.moves), record.think_ms, _peak_mb(), getattr(record, "proven_at", None),
             redeals)
@@ -103,6 +119,9 @@ def main(argv=None) -> int:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="extra strategy option (a Python literal), e.g. --option ease=1.0")
     p.add_argument("--json", help="write per-deal results here")
+    p.add_argument("--peek", choices=("stock", "tableau", "all"), default=None,
+                   help="diagnostic: show the strategy the true unseen cards of the stock, the face-down tableau, "
+                        "or both (what not seeing them costs; never the product)")
     args = p.parse_args(argv)
     rules = rules_of(args)
     seeds = range(args.first, args.first + args.count)
@@ -117,7 +136,7 @@ def main(argv=None) -> int:
             make_strategy(args.strategy, **options)  # an unknown name or option fails here, once
         except ValueError as exc:
             p.error(str(exc))
-        jobs = [(s, args.strategy, rules, options) for s in seeds]
+        jobs = [(s, args.strategy, rules, options, args.peek) for s in seeds]
         fn = _game
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for n, row in enumerate(pool.map(fn, jobs, chunksize=1), start=1):

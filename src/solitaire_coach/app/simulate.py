@@ -9,13 +9,14 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..core.advisor import Strategy, make_strategy
 from ..core.cards import Card
 from ..core.moves import Move
 from ..core.notation import format_log
 from ..core.rules import DEFAULT_RULES, Rules
+from ..core.state import GameState
 from ..core.tracker import TableTracker
 from ..core.virtual_table import OutOfSyncError, VirtualTable, check_in_sync
 from ..storage import write_atomic
@@ -43,12 +44,16 @@ class GameRecord:
 
 def play_game(deal: Sequence[Card], strategy: str | Strategy = "baseline", rules: Rules = DEFAULT_RULES,
               max_moves: int = 1500, check_sync: bool = True, strategy_options: dict | None = None,
-              label: str = "", keep_states: bool = False) -> GameRecord:
+              label: str = "", keep_states: bool = False,
+              view: Callable[[GameState, GameState], GameState] | None = None) -> GameRecord:
     """Play ``deal`` on a virtual table: advice from the tracker's knowledge only, the
     advised move done on the true layout, the camera's snapshot fed back to the tracker.
     ``strategy`` is a strategy's name (built with ``strategy_options``) or a ready-made
     one. With ``keep_states`` the record also keeps every true position, every advice and
-    the strategy's ``last_stats`` (if it has them) for each."""
+    the strategy's ``last_stats`` (if it has them) for each. ``view`` is for diagnostics
+    only (``bench/strength.py --peek``): it makes what the strategy is shown from the
+    tracker's state and the true one, say with the stock's unseen cards filled in; the
+    product never passes it."""
     if isinstance(strategy, str):
         strategy = make_strategy(strategy, **(strategy_options or {}))
     elif strategy_options:
@@ -62,7 +67,8 @@ def play_game(deal: Sequence[Card], strategy: str | Strategy = "baseline", rules
         raise OutOfSyncError(f"the tracker did not start the game: {report.message}")
     for _ in range(max_moves):
         t0 = time.perf_counter()
-        advice = strategy.advise(tracker.state, tracker.history)
+        shown = tracker.state if view is None else view(tracker.state, table.state)
+        advice = strategy.advise(shown, tracker.history)
         record.think_ms.append((time.perf_counter() - t0) * 1000)
         if keep_states:
             record.states.append(table.state)
