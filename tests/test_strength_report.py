@@ -67,5 +67,26 @@ def test_strength_bench_counts_the_redeals_of_won_games():
                                         "0: 1, 1: 0, 2: 1, 3: 0, more than 3: 1 (of 3)")
     assert bench.redeals_line(rows[-1:]) == "redeals used by won games: not kept in this run"
     seed, result, moves, _, _, _, redeals = bench._game((2, "baseline", bench.rules_of(
-        bench.argparse.Namespace(draw=1, redeals="3")), {}))
+        bench.argparse.Namespace(draw=1, redeals="3")), {}, None))
     assert seed == 2 and 0 <= redeals <= 3
+
+
+def test_the_peek_diagnostic_fills_in_only_what_it_names():
+    import importlib.util
+
+    from solitaire_coach.core import GameState, deal_for_seed
+    from solitaire_coach.core.tracker import TableTracker
+    from solitaire_coach.core.virtual_table import VirtualTable
+
+    spec = importlib.util.spec_from_file_location("strength_bench", SCRIPT.parent / "strength.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    truth = GameState.from_deal(deal_for_seed(4))
+    tracker = TableTracker()
+    tracker.update(VirtualTable(truth).snapshot())
+    known = tracker.state
+    stock = bench.peek_view("stock")(known, truth)
+    assert stock.stock == truth.stock and stock.hidden == known.hidden and None in sum(stock.hidden, ())
+    tableau = bench.peek_view("tableau")(known, truth)
+    assert tableau.hidden == truth.hidden and tableau.stock == known.stock and None in tableau.stock
+    assert bench.peek_view("all")(known, truth).is_complete_knowledge()
