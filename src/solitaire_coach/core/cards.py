@@ -107,7 +107,7 @@ class Card:
     @staticmethod
     def from_index(index: int) -> "Card":
         """The card of ``index`` 0..51 (``card.index``); ValueError for anything else."""
-        if not (_is_int(index) and 0 <= index < 52):
+        if not (is_whole_number(index) and 0 <= index < 52):
             raise ValueError(f"no card with index {index!r} (0..51)")
         return _DECK[index]
 
@@ -129,8 +129,9 @@ class Card:
         return _DECK[SUITS.index(code[1]) * 13 + RANK_CODES.index(code[0])]
 
 
-def _is_int(value: object) -> bool:
-    """True for an int that is not a bool (``True`` is no rank)."""
+def is_whole_number(value: object) -> bool:
+    """True for an int that is not a bool (``True`` is no rank, no column, no redeal limit):
+    the one check of the core's whole-number fields."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .cards import SUITS, quote
+from .cards import SUITS, is_whole_number, quote
 
 
 class MoveKind(enum.Enum):
@@ -162,7 +162,7 @@ def _column(text: str, whole: str) -> int:
 
 
 def _is_index(value: object, size: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < size
+    return is_whole_number(value) and 0 <= value < size
 
 
 def _move_problem(kind: object, source: object, target: object) -> str:

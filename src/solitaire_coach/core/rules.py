@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .cards import is_whole_number
+
 MAX_REDEAL_LIMIT = 1000
 """The largest finite redeal limit a game may have (the C solver takes an ``int``; more
 than this is as good as unlimited): ``Rules``, ``--redeals`` and a journal's rules hold to it."""
@@ -26,9 +28,9 @@ class Rules:
     foundation_return: bool = False
 
     def __post_init__(self) -> None:
-        if not _is_int(self.draw_count) or self.draw_count not in (1, 3):
+        if not is_whole_number(self.draw_count) or self.draw_count not in (1, 3):
             raise ValueError(f"draw count must be 1 or 3, not {self.draw_count!r}")
-        if self.redeal_limit is not None and not (_is_int(self.redeal_limit)
+        if self.redeal_limit is not None and not (is_whole_number(self.redeal_limit)
                                                   and 0 <= self.redeal_limit <= MAX_REDEAL_LIMIT):
             raise ValueError(f"redeal limit must be a whole number 0 to {MAX_REDEAL_LIMIT} (or None: unlimited), "
                              f"not {self.redeal_limit!r}")
@@ -43,10 +45,6 @@ class Rules:
     def redeals_left(self, used: int) -> int | None:
         """How many more times the waste may be turned over (None: unlimited)."""
         return None if self.redeal_limit is None else max(0, self.redeal_limit - used)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 DEFAULT_RULES = Rules()

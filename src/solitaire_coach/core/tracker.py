@@ -44,7 +44,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from .cards import KING, SUIT_NAMES, Card
+from .cards import KING, SUIT_NAMES, Card, is_whole_number
 from .moves import Move, MoveKind
 from .notation import EMPTY, UNKNOWN, Snapshot, SlotValue, repeated_cards, slot_name
 from .rules import DEFAULT_RULES, MAX_REDEAL_LIMIT, Rules
@@ -234,7 +234,7 @@ class TableTracker:
         self.deep_node_limit = 30000
         self.deep_after = deep_after
         self._unexplained: tuple[str, int] | None = None  # (snapshot line, times seen in a row)
-        if not isinstance(undo_depth, int) or isinstance(undo_depth, bool) or undo_depth < 0:
+        if not is_whole_number(undo_depth) or undo_depth < 0:
             raise ValueError(f"undo_depth must be a whole number >= 0 (0: no undo), not {undo_depth!r}")
         self.undo_depth = undo_depth
         # the likeliest explanation before each of the last accepted changes, newest last,
