@@ -549,6 +549,34 @@ def test_a_rig_trigger_keeps_the_hand_checks_and_gets_a_reply_for_every_read():
     assert len(rig.sent) == replies + 1  # no trigger: an unchanged advice is not sent again
 
 
+def test_the_rig_is_told_what_to_take_back():
+    class Rig:
+        def __init__(self):
+            self.sent = []
+
+        def send(self, text):
+            self.sent.append(text)
+            return True
+
+    double = TableDouble()
+    table = VirtualTable.from_deal(deal_for_seed(3))
+    rig = Rig()
+    coach = LiveCoach(_session(), double, ReadGate(hand_check=None), say=lambda s: None, trigger=rig)
+    for f in _frames([double.picture(table.snapshot())] * 3):
+        coach.step(f)
+    truth = table.state
+    source = next(k for k in range(1, 7) if truth.hidden[k])
+    mover = truth.faceup[source][-1]
+    target = next(j for j in range(7) if j != source and not mover.goes_on_tableau(truth.faceup[j][-1]))
+    slots = list(table.snapshot().slots)
+    slots[5 + target], slots[5 + source] = mover, truth.hidden[source][-1]
+    wrong = Snapshot(tuple(slots))
+    coach.request()
+    for f in _frames([double.picture(wrong)] * 3):
+        coach.step(f)
+    assert rig.sent[-1] == f"{mover.symbol} was put on {truth.faceup[target][-1].symbol} in column {target + 1}: take it back"
+
+
 def test_serial_with_recorded_frames_needs_auto_and_waiting_frames_are_strict_json(tmp_path, capsys):
     from solitaire_coach.app.live import GateView, StepResult, json_line
     from solitaire_coach.capture.sources import Frame

@@ -260,18 +260,19 @@ class LiveCoach:
             if result.report is not None and result.report.kind == "waiting":
                 self.gate.wake()  # a camera gives a slightly different picture next time: look again
             result.timings_ms["track_advise"] = (time.perf_counter() - t2) * 1000
-            self._send_advice(result.report)
+            self._send_advice(result.report, snap)
         self._flush(result)
         return result
 
-    def _send_advice(self, report: TrackerReport | None = None) -> None:
+    def _send_advice(self, report: TrackerReport | None = None, snap: Snapshot | None = None) -> None:
         """Send the advice to the rig when it changed, or when a trigger asked for a read;
         after a read that shows a card put down wrong, what to take back instead."""
         advice = self.session.last_advice
         if self.trigger is None:
             return
-        placements = [p for p in (report.message.split("; ") if report is not None and report.kind == "inconsistent"
-                                  else []) if p.endswith("take it back")]
+        state = self.session.tracker.state
+        placements = (illegal_placements(state, snap) if report is not None and report.kind == "inconsistent"
+                      and snap is not None and state is not None else [])
         if placements and self._reply_due:
             self._reply_due = not self.trigger.send(placements[0][0].upper() + placements[0][1:])
             self._sent = None  # the advice is sent again once the table is right
