@@ -515,21 +515,24 @@ def test_serial_rig_triggers_reads_and_gets_the_advice(tmp_path):
         os.close(slave)
 
 
+class _Rig:
+    """A serial rig's end of the line: keeps every line the coach sends."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, text):
+        self.sent.append(text)
+        return True
+
+
 def test_a_rig_trigger_keeps_the_hand_checks_and_gets_a_reply_for_every_read():
     """A SNAP asks for a read at the next still picture with no hand in it (a rig that
     triggers before every frame reads no still hand), and the rig gets the advice after
     every triggered read, even when it is the same; two SNAPs before a read force it."""
-    class Rig:
-        def __init__(self):
-            self.sent = []
-
-        def send(self, text):
-            self.sent.append(text)
-            return True
-
     double = TableDouble()
     frames, moves = _game_frames(double, n_moves=4)
-    rig = Rig()
+    rig = _Rig()
     coach = LiveCoach(_session(), double, ReadGate(), say=lambda s: None, trigger=rig)
     results = []
     for frame in frames:
@@ -550,17 +553,9 @@ def test_a_rig_trigger_keeps_the_hand_checks_and_gets_a_reply_for_every_read():
 
 
 def test_the_rig_is_told_what_to_take_back():
-    class Rig:
-        def __init__(self):
-            self.sent = []
-
-        def send(self, text):
-            self.sent.append(text)
-            return True
-
     double = TableDouble()
     table = VirtualTable.from_deal(deal_for_seed(3))
-    rig = Rig()
+    rig = _Rig()
     coach = LiveCoach(_session(), double, ReadGate(hand_check=None), say=lambda s: None, trigger=rig)
     for f in _frames([double.picture(table.snapshot())] * 3):
         coach.step(f)
