@@ -147,7 +147,7 @@ def test_solve_proves_a_position_lost_whatever_its_unknown_cards_are(tmp_path, c
     import json
 
     from solitaire_coach.core.cards import Card
-    from solitaire_coach.core.tracker import state_to_dict
+    from solitaire_coach.core.notation import state_to_dict
 
     # the Q♠ never moves off the J♠, K♠ and K♣ face down under it; the Q♣ can still go up
     empty = ((),) * 6

@@ -11,7 +11,8 @@ import json
 import os
 from pathlib import Path
 
-from ..core.tracker import TableTracker, json_text, json_type
+from ..core.notation import json_text, json_type
+from ..core.tracker import TableTracker
 from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
 
 JOURNAL_VERSION = 1

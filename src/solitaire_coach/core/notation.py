@@ -21,15 +21,24 @@ Deal line
 Game log
     Line 1 the deal; then one move per line (``3-5`` or ``3-5 7H``); last line ``won``
     or ``lost``. ``#`` lines are comments.
+
+Position and rules objects
+    A position as a JSON-ready dict (``state_to_dict`` / ``state_from_dict``: hidden and
+    face-up cards of each column, stock, waste, foundation heights, redeals used; ``??``
+    for a card not known) and the rules object (``rules_from_dict``), as the journal and
+    ``solve`` on a position hold them.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence, Union
 
 from .cards import Card, CardParseError, check_permutation, quote
 from .moves import Move, MoveParseError
+from .rules import MAX_REDEAL_LIMIT, Rules
+from .state import GameState, check_position
 
 
 class SnapshotParseError(ValueError):
@@ -420,3 +429,112 @@ def parse_log_lines(text: str) -> tuple[GameLog, LogLines]:
             raise LogParseError(f"line {n}: {exc}") from None
         move_lines.append(n)
     return GameLog(deal, tuple(moves), tuple(cards), result), LogLines(n0, tuple(move_lines), result_line)
+
+
+# positions and rules as JSON objects (the journal, `solve` on a position) ---------------
+
+def json_type(value) -> str:
+    """The JSON name of the type of ``value`` (as ``json.loads`` gives it): null, true/false,
+    number, string, list or object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def json_text(value, limit: int = 60) -> str:
+    """``value`` written as JSON (``null``, ``"1"``, ``{"x": 1}``, never Python's None or
+    'x'), cut to ``limit`` characters with ``…`` and the length when longer."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return f"a {json_type(value)}"
+    if len(text) > limit:
+        text = f"{text[:limit]}… ({len(text):,} characters)"
+    return text
+
+
+def _described(value) -> str:
+    """``value`` as JSON, and "(a string)" after a string, whose quotes are easy to miss (``"1"``)."""
+    return f"{json_text(value)} (a string)" if isinstance(value, str) else json_text(value)
+
+
+def rules_from_dict(data: dict) -> Rules:
+    """The Rules of a journal's ``rules`` object, each value's JSON type checked first, so
+    that a message says what is wrong in JSON terms (``"1"`` is a string)."""
+    draw, limit, back = data["draw_count"], data["redeal_limit"], data["foundation_return"]
+    if type(draw) is not int or draw not in (1, 3):
+        raise ValueError(f"the rules: draw_count must be the number 1 or 3, not {_described(draw)}")
+    if limit is not None and (type(limit) is not int or not 0 <= limit <= MAX_REDEAL_LIMIT):
+        raise ValueError(f"the rules: redeal_limit must be a whole number from 0 to {MAX_REDEAL_LIMIT} or null "
+                         f"(unlimited), not {_described(limit)}")
+    if type(back) is not bool:
+        raise ValueError(f"the rules: foundation_return must be true or false, not {_described(back)}")
+    return Rules(draw_count=draw, redeal_limit=limit, foundation_return=back)
+
+
+def _code(card: Card | None) -> str:
+    return card.code if card is not None else "??"
+
+
+def state_to_dict(state: GameState) -> dict:
+    return {
+        "hidden": [[_code(c) for c in h] for h in state.hidden],
+        "faceup": [[c.code for c in run] for run in state.faceup],
+        "stock": [_code(c) for c in state.stock],
+        "waste": [_code(c) for c in state.waste],
+        "foundations": list(state.foundations),
+        "redeals_used": state.redeals_used,
+    }
+
+
+def state_from_dict(data: dict, rules: Rules) -> GameState:
+    """The position ``state_to_dict`` wrote; ValueError names the field that is wrong (a
+    card code, a list of the wrong shape) or what makes it no position (``check_position``)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a position must be an object, not {json_type(data)}")
+
+    def field(name: str):
+        if name not in data:
+            raise ValueError(f"the position has no {name!r}")
+        return data[name]
+
+    def cards(value, where: str, unknown_allowed: bool = True) -> tuple[Card | None, ...]:
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise ValueError(f"{where} must be a list of card codes, not {json_text(value)}")
+        try:
+            return tuple(None if (c == "??" and unknown_allowed) else Card.parse(c) for c in value)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+
+    def columns(name: str, unknown_allowed: bool) -> tuple[tuple[Card | None, ...], ...]:
+        value = field(name)
+        if not isinstance(value, list):
+            raise ValueError(f"{name!r} must be a list of columns, not {json_text(value)}")
+        return tuple(cards(col, f"{name} of column {i + 1}", unknown_allowed) for i, col in enumerate(value))
+
+    foundations, redeals = field("foundations"), field("redeals_used")
+    if not isinstance(foundations, list) or not all(type(h) is int for h in foundations):
+        raise ValueError(f"'foundations' must be a list of 4 heights, not {json_text(foundations)}")
+    if type(redeals) is not int:
+        raise ValueError(f"'redeals_used' must be a whole number, not {json_text(redeals)}")
+    state = GameState(
+        hidden=columns("hidden", True),
+        faceup=columns("faceup", False),
+        stock=cards(field("stock"), "the stock"),
+        waste=cards(field("waste"), "the waste"),
+        foundations=tuple(foundations),
+        redeals_used=redeals,
+        rules=rules,
+    )
+    check_position(state)
+    return state
