@@ -34,3 +34,16 @@ def test_a_replaced_file_keeps_its_mode_and_no_temporary_is_left(tmp_path):
     write_atomic(path, "new")
     assert path.read_text() == "new" and _mode(path) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["journal.json"]
+
+
+def test_the_folder_is_synced_after_the_rename_so_the_new_name_reaches_the_disk(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        synced.append(stat.S_ISDIR(os.fstat(fd).st_mode))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    write_atomic(tmp_path / "journal.json", "new")
+    assert synced == [False, True]   # the data first, then the folder holding the new name

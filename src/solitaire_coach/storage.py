@@ -1,5 +1,5 @@
-"""Files written atomically (temporary file in the same folder, fsync, then rename), and
-the user's text files read, with what goes wrong said in words."""
+"""Files written atomically (temporary file in the same folder, fsync, rename, then fsync
+of the folder), and the user's text files read, with what goes wrong said in words."""
 
 from __future__ import annotations
 
@@ -25,12 +25,29 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+        _sync_folder(path.parent)
     except BaseException:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush the folder's entries to disk, so that the rename survives a power cut (the
+    new file's data is synced already). Where a folder cannot be opened (Windows) the
+    rename is as durable as that system makes it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # a file system that cannot sync a folder: the rename is done all the same
+    finally:
+        os.close(fd)
 
 
 def _create_temporary(path: Path) -> tuple[int, str, int | None]:
