@@ -3,6 +3,10 @@ a reason that names what is wrong, one that cannot be moved or written is report
 game goes on from memory, and a position read back is checked to be a Klondike position."""
 
 import json
+import os
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -224,3 +228,27 @@ def test_a_journal_nested_too_deeply_is_refused_and_set_aside(tmp_path, capsys):
     given.write_text(deep)
     assert main(["solve", str(given)]) == 2
     assert f"{given}: cannot read the journal: it is JSON nested too deeply" in capsys.readouterr().err
+
+
+def test_a_save_cut_short_by_a_crash_leaves_the_journal_whole_and_its_temporary_is_removed_later(tmp_path):
+    journal = Journal(tmp_path / "game.journal.json")
+    tracker = _started_tracker()
+    journal.save(tracker)
+    before = journal.path.read_text()
+    killed_mid_write = ("import os, sys; from solitaire_coach.storage import write_atomic\n"
+                        "os.fsync = lambda fd: os._exit(9)\n"
+                        "write_atomic(sys.argv[1], 'half a journal')")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    assert subprocess.run([sys.executable, "-c", killed_mid_write, str(journal.path)], env=env).returncode == 9
+    left = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert len(left) == 1 and journal.path.read_text() == before   # the old journal, whole
+    assert journal.load().to_dict() == tracker.to_dict()
+    fresh = tmp_path / ".game.journal.json.0123abcd.tmp"   # another writer's work in progress
+    fresh.write_text("in progress")
+    other = tmp_path / ".notes.txt.0123abcd.tmp"           # another file's
+    other.write_text("not ours")
+    hour_ago = time.time() - 3600
+    for p in (left[0], other):
+        os.utime(p, (hour_ago, hour_ago))
+    journal.save(tracker)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([journal.path.name, fresh.name, other.name])

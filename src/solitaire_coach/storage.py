@@ -6,8 +6,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import secrets
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,33 @@ def _create_temporary(path: Path) -> tuple[int, str, int | None]:
             continue
         return fd, tmp, mode
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
+
+
+def remove_stale_temporaries(path: str | os.PathLike, older_than_s: float = 60.0) -> list[str]:
+    """Remove the temporary files of ``path`` that a writer killed mid-write left behind (a
+    crash, ``kill -9`` or a power cut between making the temporary and the rename), so
+    that they do not pile up beside a file written again and again (the journal); returns
+    their names. Only files of this path's temporary name (``.NAME.<8 hex>.tmp``) older than
+    ``older_than_s`` are removed: a write takes milliseconds, so such a file is no other
+    writer's work in progress. What cannot be looked at or removed is left as it is."""
+    path = Path(path)
+    name = re.compile(rf"\.{re.escape(path.name)}\.[0-9a-f]{{8}}\.tmp")
+    removed = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        if not name.fullmatch(entry.name):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and now - entry.stat(follow_symlinks=False).st_mtime > older_than_s:
+                os.unlink(entry.path)
+                removed.append(entry.name)
+        except OSError:
+            pass
+    return removed
 
 
 def write_json_atomic(path: str | os.PathLike, obj: Any) -> None:

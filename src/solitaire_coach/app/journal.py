@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..core.notation import json_text, json_type
 from ..core.tracker import TableTracker
-from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
+from ..storage import NotTextError, describe_os_error, read_text_file, remove_stale_temporaries, write_json_atomic
 
 JOURNAL_VERSION = 1
 
@@ -69,8 +69,10 @@ class Journal:
             raise JournalError(f"{self.path}: cannot read the journal: {exc}") from None
 
     def save(self, tracker: TableTracker) -> None:
-        """Write the tracker atomically (OSError when the file cannot be written)."""
+        """Write the tracker atomically (OSError when the file cannot be written), and remove
+        the temporaries of earlier saves cut short by a crash."""
         write_json_atomic(self.path, {"version": JOURNAL_VERSION, "tracker": tracker.to_dict()})
+        remove_stale_temporaries(self.path)
 
     def set_aside(self, tag: str = "bad") -> Path:
         """Rename the journal out of the way (``PATH.bad-N`` for an unreadable one,
