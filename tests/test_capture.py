@@ -13,7 +13,7 @@ import serial
 from solitaire_coach.capture.gate import HandCheck, MotionMeter, ObjectCheck, ReadGate
 from solitaire_coach.capture.serial_trigger import SerialTrigger, ascii_line
 from solitaire_coach.capture.sources import (CameraSource, FolderSource, SourceError, VideoFileSource, iter_frames,
-                                             open_source)
+                                             jpeg_cut_short, open_source)
 
 
 def _table(seed: int = 0, w: int = 320, h: int = 180) -> np.ndarray:
@@ -696,3 +696,19 @@ def test_a_frame_missing_from_a_still_listed_many_times_is_said_once(tmp_path):
     warnings = []
     assert [f.name for f in iter_frames(FolderSource(tmp_path, warn=warnings.append))] == ["frame_000001.jpg"]
     assert warnings == [f"{tmp_path / 'frame_000002.jpg'}: no such file, skipped (all 3 times it is listed)"]
+
+
+def test_a_recorded_frame_cut_short_is_skipped_by_name_not_read_half_grey(tmp_path, capfd):
+    ok, data = cv2.imencode(".jpg", _table(1))
+    whole = data.tobytes()
+    (tmp_path / "frame_000001.jpg").write_bytes(whole)
+    (tmp_path / "frame_000002.jpg").write_bytes(whole[:len(whole) // 2])   # a copy cut short
+    (tmp_path / "frames.jsonl").write_text("".join(f'{{"file": "frame_00000{n}.jpg", "t": {t}}}\n'
+                                                   for t, n in enumerate((1, 2, 2, 1))))
+    warnings = []
+    frames = [f.name for f in iter_frames(FolderSource(tmp_path, warn=warnings.append))]
+    assert frames == ["frame_000001.jpg", "frame_000001.jpg"]
+    assert warnings == [f"{tmp_path / 'frame_000002.jpg'}: a JPEG cut short (no end marker): only part of the "
+                        f"picture is there, skipped (all 2 times it is listed)"]
+    assert "Premature end" not in capfd.readouterr().err
+    assert not jpeg_cut_short(whole) and jpeg_cut_short(whole[:-2]) and not jpeg_cut_short(whole + b"\0\0")

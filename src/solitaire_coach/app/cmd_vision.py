@@ -37,6 +37,8 @@ def _read(path: str):
     decoded as far as it goes, with a warning naming it."""
     import cv2
 
+    from ..capture.sources import jpeg_cut_short
+
     p = Path(path)
     why = None
     if not p.exists():
@@ -53,7 +55,7 @@ def _read(path: str):
         return None
     if p.suffix.lower() in (".jpg", ".jpeg"):
         with open(p, "rb") as fh:
-            if b"\xff\xd9" not in fh.read():
+            if jpeg_cut_short(fh.read()):
                 print(f"warning: {path!r} is a JPEG cut short (no end marker): only the part decoded is read",
                       file=sys.stderr)
     return img

@@ -53,6 +53,14 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
+def jpeg_cut_short(data: bytes) -> bool:
+    """Whether ``data`` is a JPEG cut short: no end marker after its last scan (OpenCV
+    decodes such a file as far as it goes, the rest of the picture grey, and says only
+    'Premature end of JPEG file', naming no file). An end marker inside an earlier
+    thumbnail does not count."""
+    return data.startswith(b"\xff\xd8") and data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda")
+
+
 def _natural_key(path: Path) -> list:
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
 
@@ -92,8 +100,9 @@ class FolderSource:
     times. Without one, every image in natural name order (``frame_2`` before
     ``frame_10``) at ``fps`` frames a second.
 
-    A file that cannot be decoded, or a manifest line that cannot be read, is skipped with
-    a warning naming it (through ``warn``), never a crash.
+    A file that cannot be decoded (or only in part: a JPEG cut short), or a manifest line
+    that cannot be read, is skipped with a warning naming it (through ``warn``), never a
+    crash.
     """
 
     live = False
@@ -157,6 +166,14 @@ class FolderSource:
             else:
                 if not path.is_file():   # checked first: OpenCV would print its own warning
                     self._warn_once(entry["file"], f"{path}: no such file, skipped")
+                    continue
+                try:
+                    cut_short = jpeg_cut_short(path.read_bytes())
+                except OSError:
+                    cut_short = False   # imread says it cannot read it, below
+                if cut_short:
+                    self._warn_once(entry["file"], f"{path}: a JPEG cut short (no end marker): only part of "
+                                                   f"the picture is there, skipped")
                     continue
                 image = cv2.imread(str(path), cv2.IMREAD_COLOR)
                 if image is None:
