@@ -659,7 +659,7 @@ def test_frames_list_lines_that_are_not_frame_entries_say_what_a_line_must_be(tm
     cv2.imwrite(str(tmp_path / "frame_000001.jpg"), _table(1))
     lines = ['{"file": "frame_000001.jpg", "t": 0}', '{"t": 0.4}', '[1, 2]', '{"file": "frame_000001.jpg", "t": ',
              '{"file": 7}', '{"file": "frame_000001.jpg", "t": "x"}', '{"file": "frame_000001.jpg", "t": NaN}',
-             '"frame_000001.jpg"', '{"file": "../x.jpg"}', '{"file": "frame_000001.jpg", "t": 0.2}']
+             '"frame_000001.jpg"', '{"file": "../x.jpg"}', '{"file": "frame_0', '{"file": "frame_000001.jpg", "t": 0.2}']
     (tmp_path / "frames.jsonl").write_text("\ufeff" + "\n".join(lines) + "\n", encoding="utf-8")
     warnings = []
     src = FolderSource(tmp_path, warn=warnings.append)
@@ -676,6 +676,7 @@ def test_frames_list_lines_that_are_not_frame_entries_say_what_a_line_must_be(tm
         f'{manifest}: line 7 skipped: "t" must be a number of seconds, not NaN',
         f"{manifest}: line 8 skipped: it is a string, but each line is {form}",
         f"{manifest}: line 9 skipped: '../x.jpg' is not a file name in the folder",
+        f"{manifest}: line 10 skipped: not JSON (Unterminated string starting at column 10); each line is {form}",
     ]
     assert all("list indices" not in w and "('file')" not in w for w in warnings)
     manifest.write_text('{"t": 0.4}\n[]\n')

@@ -436,8 +436,9 @@ def test_learn_deck_names_a_decks_folder_it_cannot_write(tmp_path, monkeypatch, 
     ('{"combine": "max"}', 'combine must be "product" or "min", not "max"'),
     ('{"read_thresh": "0.9"}', 'read_thresh must be a number, not "0.9"'),
     ('{"zoom": ', "not valid JSON (Expecting value at line 1 column 10)"),
+    ('{"zoom": "x', "not valid JSON (Unterminated string starting at line 1 column 10)"),
     (b"\xfe\xfe{}", "not a text file (UTF-8): byte 0xfe at offset 0 is not UTF-8"),
-], ids=["nan", "read-5", "strip-negative", "inf", "zoom", "temp", "combine", "string", "cut", "binary"])
+], ids=["nan", "read-5", "strip-negative", "inf", "zoom", "temp", "combine", "string", "cut", "cut-string", "binary"])
 def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, capsys, setting, why):
     models = D.repo_root() / "models"
     d = tmp_path / "model"

@@ -75,7 +75,10 @@ def _frame_entry(line: str, default_t: float) -> dict | str:
     try:
         e = json.loads(line)
     except ValueError as exc:
-        why = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "bad text"
+        if isinstance(exc, json.JSONDecodeError):   # 'Unterminated string starting at' + ' at column 10'
+            why = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+        else:
+            why = "bad text"
         return f"not JSON ({why}); each line is {ENTRY_FORM}"
     if not isinstance(e, dict):
         kind = {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(type(e), "a number")

@@ -148,7 +148,8 @@ def _model_config(path: Path) -> dict:
     except OSError as exc:
         raise ModelError(f"{path}: cannot be read ({describe_os_error(exc)})") from None
     except json.JSONDecodeError as exc:
-        raise ModelError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        why = exc.msg.removesuffix(" at")   # 'Unterminated string starting at' + ' at line 1'
+        raise ModelError(f"{path}: not valid JSON ({why} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(cfg, dict):
         raise ModelError(f"{path}: expected a JSON object at the top")
     for key in (k for k in _NUMBER_SETTINGS if k in cfg):
