@@ -252,6 +252,21 @@ def test_coach_snapshot_not_utf8_or_utf16_is_named_and_the_game_goes_on(tmp_path
     assert loop.quit() == 0
 
 
+def test_coach_a_huge_snapshot_file_is_named_not_read_whole_and_the_game_goes_on(tmp_path):
+    snap = tmp_path / "s.txt"
+    snap.write_text(_snapshot_text())
+    loop = LoopInThread(snap)
+    loop.wait_for("advice:")
+    huge = _snapshot_text() + "\n" + "# a comment\n" * 200_000   # 2.4 MB: a file given by mistake
+    write_atomic(snap, huge)
+    assert loop.wait_for(f"cannot read {snap}: ")[-1] == (
+        f"cannot read {snap}: it is {len(huge):,} bytes, too large to be a snapshot (one line of 12 slots and a few "
+        f"optional lines; at most 1,048,576 bytes are read)")
+    write_atomic(snap, _snapshot_text())
+    assert loop.wait_for("advice:")
+    assert loop.quit() == 0
+
+
 def test_coach_refuses_a_named_pipe_as_snapshot_and_q_still_quits(tmp_path):
     import os
 

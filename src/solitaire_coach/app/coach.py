@@ -154,6 +154,12 @@ def _moves(n: int) -> str:
     return f"{n} move{'s' if n != 1 else ''}"
 
 
+MAX_SNAPSHOT_BYTES = 1 << 20
+"""The largest snapshot file read: a snapshot is one line of 12 slots and a few optional
+lines, so a larger file is another file given by mistake (a video, a log), not read (it
+would be read whole, at every change: 200 MB took 30 s and 3.7 GB of memory)."""
+
+
 def _file_signature(path: Path):
     """What tells a change of the file at ``path``: None when there is none; raises OSError
     when the path cannot be looked at (a folder on it replaced by a file, a symlink loop)."""
@@ -169,8 +175,9 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
     """Watch ``path``; process it when it changes or when Enter is pressed; ``q`` quits.
 
     A path that cannot be read (a folder on it replaced by a file, a symlink loop, a named
-    pipe, bytes that are not UTF-8 text) is reported as ``cannot read PATH: why`` (once
-    until the reason changes, or Enter is pressed) and the watching goes on."""
+    pipe, bytes that are not UTF-8 text, a file larger than MAX_SNAPSHOT_BYTES) is reported
+    as ``cannot read PATH: why`` (once until the reason changes, or Enter is pressed) and the
+    watching goes on."""
     session.say(f"watching {path}: press Enter to read it now, q then Enter to quit")
     if not path.parent.is_dir():
         session.say(f"note: the folder {path.parent} does not exist (yet): nothing is read until "
@@ -217,6 +224,10 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
             continue
         if sig != last or force:
             last = sig
+            if sig[1] > MAX_SNAPSHOT_BYTES:
+                cannot_read(f"it is {sig[1]:,} bytes, too large to be a snapshot (one line of 12 slots and a few "
+                            f"optional lines; at most {MAX_SNAPSHOT_BYTES:,} bytes are read)", force)
+                continue
             try:
                 text = read_text_file(path)
             except (OSError, NotTextError) as exc:
