@@ -172,3 +172,16 @@ def test_solve_a_journal_with_one_unknown_card(tmp_path, capsys):
     journal.write_text(text)
     assert main(["solve", str(journal)]) == 0
     assert "one.json: won: only one card is unknown, so its place is known; first move: " in capsys.readouterr().out
+
+
+def test_solve_a_journal_of_other_rules_says_which_rules_it_is_solved_with(tmp_path, capsys):
+    text, unknown = _late_journal(3, 1)
+    journal = tmp_path / "one.json"
+    journal.write_text(text)
+    assert main(["solve", str(journal), "--draw", "3"]) == 0
+    out = capsys.readouterr()
+    assert out.err == (f"note: {journal}: the journal's game uses draw 1, 3 redeals; it is solved with those rules, "
+                       f"not draw 3, 3 redeals\n")
+    assert "one.json: won: only one card is unknown" in out.out
+    assert main(["solve", str(journal)]) == 0
+    assert capsys.readouterr().err == ""   # the same rules: nothing to say

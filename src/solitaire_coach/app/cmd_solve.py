@@ -132,6 +132,9 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
             raise ValueError(str(exc)) from None
         if tracker.state is None:
             raise ValueError(f"{path}: the journal holds no game")
+        if tracker.rules != rules:  # the game was played under its own rules: said, as the coach says it
+            print(f"note: {path}: the journal's game uses {tracker.rules.describe()}; it is solved with those "
+                  f"rules, not {rules.describe()}", file=sys.stderr)
         return [(path.name, tracker.state, ())]
     try:
         if len(lines) > 1 and is_log_line(lines[1][1]):  # a game log: deal, then moves
