@@ -252,3 +252,18 @@ def test_a_save_cut_short_by_a_crash_leaves_the_journal_whole_and_its_temporary_
         os.utime(p, (hour_ago, hour_ago))
     journal.save(tracker)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([journal.path.name, fresh.name, other.name])
+
+
+def test_a_new_game_asked_for_keeps_the_old_games_journal_aside(tmp_path):
+    journal = Journal(tmp_path / "game.journal.json")
+    old = _started_tracker()
+    journal.save(old)
+    said = []
+    session = CoachSession(Rules(), make_strategy("baseline"), journal, say=said.append, resume=False)
+    assert said == [f"starting a new game (the old journal {journal.path} is kept, renamed game.journal.json.game-N, "
+                    f"at the first accepted read)"]
+    assert Journal(journal.path).load().to_dict() == old.to_dict()   # nothing read yet: still the old game
+    session.process_text(VirtualTable.from_deal(deal_for_seed(9)).snapshot().text())
+    assert "the old journal is kept as game.journal.json.game-1" in said
+    assert Journal(tmp_path / "game.journal.json.game-1").load().to_dict() == old.to_dict()
+    assert journal.load().to_dict() == session.tracker.to_dict() != old.to_dict()

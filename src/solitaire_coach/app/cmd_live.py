@@ -341,8 +341,6 @@ def cmd_play(args) -> int:
         say(f"note: recorded frames play from their start, so tables older than the journal's position "
             f"({len(session.tracker.history)} moves) come first and may be explained by extra turns of the "
             f"stock; a camera shows the table as it is now (--new plays the recording as a new game)")
-    if args.new and args.journal.exists():
-        say(f"starting a new game (the old journal {args.journal} is replaced at the first accepted read)")
     coach = LiveCoach(session, detector, ReadGate(), say=say, trigger=trigger)
     recorder = FrameRecorder(args.record) if args.record else None
     window = not args.no_window and _window_or_note(say, "running without a window (use --no-window to silence this)")

@@ -34,6 +34,10 @@ class CoachSession:
         self.tracker = TableTracker(rules)
         self.last_advice: Advice | None = None
         self._journal_failure: str | None = None  # why the last save failed, None once it works
+        self._keep_old_journal = journal is not None and not resume and journal.exists()
+        if self._keep_old_journal:
+            say(f"starting a new game (the old journal {journal.path} is kept, renamed {journal.path.name}.game-N, "
+                f"at the first accepted read)")
         if journal is not None and resume:
             try:
                 loaded = journal.load()
@@ -124,7 +128,17 @@ class CoachSession:
 
     def _save_journal(self) -> None:
         """Save the tracker; a journal that cannot be written is reported (once until it
-        can be again) and the game goes on from memory."""
+        can be again) and the game goes on from memory. The first save of a new game asked
+        for (``resume=False``) first keeps the old game's journal aside (``PATH.game-N``)."""
+        if self._keep_old_journal:
+            self._keep_old_journal = False
+            if self.journal.exists():
+                try:
+                    self.say(f"the old journal is kept as {self.journal.set_aside('game').name}")
+                except (OSError, JournalError) as why:
+                    reason = describe_os_error(why) if isinstance(why, OSError) else why
+                    self.say(f"warning: the old journal {self.journal.path} cannot be kept aside ({reason}) and is "
+                             f"overwritten")
         try:
             self.journal.save(self.tracker)
         except OSError as exc:
