@@ -47,3 +47,18 @@ def test_the_folder_is_synced_after_the_rename_so_the_new_name_reaches_the_disk(
     monkeypatch.setattr(os, "fsync", fsync)
     write_atomic(tmp_path / "journal.json", "new")
     assert synced == [False, True]   # the data first, then the folder holding the new name
+
+
+def test_a_symbolic_link_is_written_through_not_replaced_by_a_file(tmp_path):
+    (tmp_path / "synced").mkdir()
+    target = tmp_path / "synced" / "game.journal.json"
+    target.write_text("old")
+    link = tmp_path / "game.journal.json"
+    link.symlink_to(target)
+    write_atomic(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    dangling = tmp_path / "later.json"
+    dangling.symlink_to(tmp_path / "synced" / "later.json")
+    write_json_atomic(dangling, {"x": 1})
+    assert dangling.is_symlink() and (tmp_path / "synced" / "later.json").read_text() == '{\n  "x": 1\n}\n'
+    assert sorted(p.name for p in (tmp_path / "synced").iterdir()) == ["game.journal.json", "later.json"]

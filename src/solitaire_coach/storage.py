@@ -15,8 +15,10 @@ from typing import Any
 
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` so that a reader sees either the old or the whole new content."""
-    path = Path(path)
+    """Write ``data`` to ``path`` so that a reader sees either the old or the whole new content.
+    A symbolic link is written through: the file it points to gets the new content and the
+    link stays (renaming over the link would leave its file behind with the old content)."""
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp, mode = _create_temporary(path)
     try:
@@ -79,7 +81,7 @@ def remove_stale_temporaries(path: str | os.PathLike, older_than_s: float = 60.0
     their names. Only files of this path's temporary name (``.NAME.<8 hex>.tmp``) older than
     ``older_than_s`` are removed: a write takes milliseconds, so such a file is no other
     writer's work in progress. What cannot be looked at or removed is left as it is."""
-    path = Path(path)
+    path = Path(os.path.realpath(path))   # as write_atomic: beside the file a link points to
     name = re.compile(rf"\.{re.escape(path.name)}\.[0-9a-f]{{8}}\.tmp")
     removed = []
     try:
