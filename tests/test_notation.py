@@ -228,6 +228,16 @@ def test_a_snapshot_that_shows_a_card_in_two_places_is_refused_naming_both(text,
         parse_snapshot(text)
 
 
+@pytest.mark.parametrize("runs, words", [
+    ("runs: 5S 5S||||||", "line 2: runs of column 1 (slot 6 (column 1)): 5S listed twice"),
+    ("runs: 6D 5S 6D 5S||||||", "line 2: runs of column 1 (slot 6 (column 1)): 5S 6D listed twice"),
+])
+def test_a_card_twice_in_one_run_is_named_as_listed_twice_not_as_in_its_slot_too(runs, words):
+    with pytest.raises(SnapshotParseError) as caught:
+        parse_snapshot("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\n" + runs)
+    assert str(caught.value) == words
+
+
 def test_a_card_put_down_against_the_rules_is_still_a_table_to_read():
     """A person can put 5♠ on 10♠, or a 4♦ on an empty foundation: the snapshot is read,
     and the tracker tells them to take it back."""

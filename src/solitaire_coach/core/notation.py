@@ -195,6 +195,9 @@ def _run_problem(run: tuple[Card, ...] | None, top: SlotValue) -> str:
     """Why ``run`` cannot be the visible run of a column whose slot reads ``top`` ('' if it can)."""
     if not run:
         return ""
+    dupes = sorted({c.code for c in run if run.count(c) > 1})
+    if dupes:
+        return f"{' '.join(dupes)} listed twice"
     if top is EMPTY:
         return f"the column's slot reads XX (empty) but its run shows {' '.join(c.code for c in run)}"
     if isinstance(top, Card) and run[-1] is not top:
