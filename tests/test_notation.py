@@ -268,3 +268,14 @@ def test_writers_refuse_what_the_readers_would_refuse():
     with pytest.raises(DealParseError, match="not a full deck of 52 different cards \\(3 cards"):
         format_deal(deal[:3])
     assert parse_log(format_log(deal, [Move.parse("draw")], result="lost")).result == "lost"
+
+
+@pytest.mark.parametrize("extra, words", [
+    ("runs: 6D 5S||||||\nruns: 5S||||||", "line 3: a second runs: line (the first is line 2)"),
+    ("waste: 4S KS\n# again\nWaste: KS", "line 4: a second waste: line (the first is line 2)"),
+])
+def test_a_second_runs_or_waste_line_is_refused_naming_both_lines_not_silently_taken(extra, words):
+    with pytest.raises(SnapshotParseError) as caught:
+        parse_snapshot("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\n" + extra)
+    assert str(caught.value) == words + ": a snapshot shows the table once"
+    assert parse_snapshot("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns:\nruns: 5S||||||").runs[0] == (Card.parse("5S"),)

@@ -234,9 +234,16 @@ def parse_snapshot(text: str) -> Snapshot:
         raise SnapshotParseError(f"line {n0}: {repeated}; a card lies in one place only")
     runs = None
     fan = None
+    seen: dict[str, int] = {}  # the line each defined extra line came on
     for n, ln in lines[1:]:
         key, sep, value = ln.partition(":")
-        if sep and key.strip().lower() == "waste":
+        name = key.strip().lower() if sep else ""
+        if name in ("waste", "runs") and value.strip():   # an empty one is no line (not read)
+            if name in seen:
+                raise SnapshotParseError(f"line {n}: a second {name}: line (the first is line {seen[name]}): "
+                                         f"a snapshot shows the table once")
+            seen[name] = n
+        if name == "waste":
             codes = value.split()
             if not codes:
                 continue  # not read
@@ -250,7 +257,7 @@ def parse_snapshot(text: str) -> Snapshot:
             if problem:
                 raise SnapshotParseError(f"line {n}: waste: {problem}")
             fan = tuple(cards)
-        elif sep and key.strip().lower() == "runs":
+        elif name == "runs":
             if not value.strip():
                 continue  # not read, as an empty waste: line
             groups = value.split("|")
