@@ -218,10 +218,13 @@ def test_a_deal_line_may_separate_its_codes_by_commas():
 
 @pytest.mark.parametrize("text, words", [
     ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,6D\nruns: 6D 5S||||||",
-     "6♦ is shown in slot 12 (column 7) and the run of column 1"),
+     "6♦ is shown in slot 12 (column 7) on line 1 and the run of column 1 on line 2"),
     ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 6D 5S|6D 5H|||||",
-     "6♦ is shown in the run of column 1 and the run of column 2"),
-    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nwaste: 9C KS", "9♣ is shown in slot 9 (column 4) and the waste fan"),
+     "6♦ is shown in the run of column 1 on line 2 and the run of column 2 on line 2"),
+    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nwaste: 9C KS",
+     "9♣ is shown in slot 9 (column 4) on line 1 and the waste fan on line 2"),
+    ("# read at 10:02\n\nKS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 9H 5S||||||\n# fan\nwaste: 9H KS",
+     "9♥ is shown in the run of column 1 on line 4 and the waste fan on line 6"),
 ])
 def test_a_snapshot_that_shows_a_card_in_two_places_is_refused_naming_both(text, words):
     with pytest.raises(SnapshotParseError, match=re.escape(words)):

@@ -276,27 +276,29 @@ def parse_snapshot(text: str) -> Snapshot:
                 if problem:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1} ({slot_name(5 + col)}): {problem}")
             runs = tuple(parsed)
-    problem = _impossible_table(slots, runs, fan)
+    problem = _impossible_table(slots, runs, fan, (n0, seen.get("runs"), seen.get("waste")))
     if problem:
         raise SnapshotParseError(problem)
     return Snapshot(slots, runs, fan)
 
 
-def _impossible_table(slots: tuple[SlotValue, ...], runs, fan) -> str:
+def _impossible_table(slots: tuple[SlotValue, ...], runs, fan, lines: tuple[int, int | None, int | None]) -> str:
     """What makes the table a snapshot shows impossible ('' if nothing): a card shown in two
     places by the slots, the runs and the waste fan (a run's last card and the fan's are
-    their slots' own). A card put down where the rules do not allow it (5♠ on 10♠, a 4♦
-    on an empty foundation) is a table a person can make: it is read, and the tracker
-    says to take it back."""
+    their slots' own), each place named with its line (``lines``: the lines of the slots,
+    the runs and the waste fan). A card put down where the rules do not allow it (5♠ on
+    10♠, a 4♦ on an empty foundation) is a table a person can make: it is read, and the
+    tracker says to take it back."""
+    slot_line, runs_line, fan_line = lines
     places: dict[Card, list[str]] = {}
     for i, value in enumerate(slots):
         if isinstance(value, Card):
-            places.setdefault(value, []).append(slot_name(i))
+            places.setdefault(value, []).append(f"{slot_name(i)} on line {slot_line}")
     for col, run in enumerate(runs or ()):
         for card in (run or ())[:-1]:
-            places.setdefault(card, []).append(f"the run of column {col + 1}")
+            places.setdefault(card, []).append(f"the run of column {col + 1} on line {runs_line}")
     for card in (fan or ())[:-1]:
-        places.setdefault(card, []).append("the waste fan")
+        places.setdefault(card, []).append(f"the waste fan on line {fan_line}")
     return "; ".join(f"{card.symbol} is shown in {' and '.join(where)}: a card lies in one place only"
                      for card, where in places.items() if len(where) > 1)
 
