@@ -233,6 +233,19 @@ def test_check_log_names_the_line_of_a_wrong_card_and_a_false_won(tmp_path, caps
     assert "line 5: the log says won but" in capsys.readouterr().out
 
 
+def test_check_log_names_the_line_of_a_false_lost(tmp_path, capsys):
+    from solitaire_coach.app.simulate import play_game
+    from solitaire_coach.core import deal_for_seed
+    from solitaire_coach.core.notation import format_log
+
+    won = next(g for g in (play_game(deal_for_seed(s), "baseline") for s in range(1, 40)) if g.result == "won")
+    log = tmp_path / "game.log"
+    log.write_text(format_log(won.deal, won.moves, result="lost"))
+    assert main(["check-log", str(log)]) == 1
+    assert capsys.readouterr().out == (f"{log}: line {len(won.moves) + 2}: the log says lost but the game is won "
+                                       f"(every card is on the foundations)\n")
+
+
 def test_solve_names_the_line_of_an_illegal_move(tmp_path, capsys):
     log = good_log(tmp_path, "game.log")
     lines = log.read_text().splitlines()

@@ -275,6 +275,9 @@ def cmd_check_log(args) -> int:
                                            f"the log says {card.symbol}")
             if log.result == "won" and not state.is_won():
                 raise IllegalMoveError(f"line {where.result}: the log says won but the foundations are not complete")
+            if log.result == "lost" and state.is_won():
+                raise IllegalMoveError(f"line {where.result}: the log says lost but the game is won (every card is "
+                                       f"on the foundations)")
             print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")
         except OSError as exc:
             bad += 1
