@@ -68,6 +68,8 @@ def main() -> int:
     for path in args.games:
         run_args, rows = load(path)
         seeds = sorted(set(rows) & set(ceil))
+        if not seeds:
+            raise SystemExit(f"{path} and {args.ceiling} share no deal: run the ceiling on the same seeds")
         n = len(seeds)
         wins = sum(rows[s][1] == "won" for s in seeds)
         c_won = [s for s in seeds if ceil[s][1] == "won"]

@@ -90,3 +90,11 @@ def test_the_peek_diagnostic_fills_in_only_what_it_names():
     tableau = bench.peek_view("tableau")(known, truth)
     assert tableau.hidden == truth.hidden and tableau.stock == known.stock and None in tableau.stock
     assert bench.peek_view("all")(known, truth).is_complete_knowledge()
+
+
+def test_a_run_and_a_ceiling_that_share_no_deal_are_named_not_a_traceback(tmp_path):
+    games = _write(tmp_path / "games.json", [_row(0, "won"), _row(1, "lost")])
+    ceiling = _write(tmp_path / "c.json", [[s, "won", 10, 0.01, 100.0] for s in (100, 101)], ceiling=True)
+    out = _report("--games", games, "--ceiling", ceiling)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "games.json and " in out.stderr and "c.json share no deal" in out.stderr
