@@ -4,7 +4,8 @@
     python bench/strength_report.py --paired before.json after.json
 
 Reports each strategy's win rate with a 95% interval, the solver's ceiling on the same
-deals, the ratio of the two, and the share of the solver-won deals the strategy won.
+deals, the ratio of the two, and the share of the solver-won deals the strategy won. The
+ceiling must be a ``--ceiling`` run under the same rules (draw, redeals) as each run.
 ``--paired`` compares two runs on the deals both finished: wins of each, the deals one
 won and the other lost, and a two-sided sign test on those (the chance of a split at
 least that uneven if neither run were better), with each run's think time.
@@ -28,6 +29,8 @@ from solitaire_coach.app.simulate import wilson_interval
 # ``json`` may differ between the parts of one run).
 SAME_IN_EVERY_PART = ("strategy", "ceiling", "draw", "redeals", "think_time", "samples", "node_limit", "seed",
                       "solver_time", "solver_memory", "option")
+# The rules a strategy run and its ceiling must share (strength.py's defaults where an old file lacks them).
+RULES = {"draw": 1, "redeals": "3"}
 
 
 def load(path: str):
@@ -64,9 +67,12 @@ def main() -> int:
         return paired(*args.paired)
     if not args.ceiling:
         p.error("--ceiling is needed unless --paired is given")
-    _, ceil = load(args.ceiling)
+    ceil_args, ceil = load(args.ceiling)
+    if not ceil_args.get("ceiling"):
+        raise SystemExit(f"{args.ceiling}: not a ceiling run (made without --ceiling): give the solver's run")
     for path in args.games:
         run_args, rows = load(path)
+        check_same_rules(path, run_args, args.ceiling, ceil_args)
         seeds = sorted(set(rows) & set(ceil))
         if not seeds:
             raise SystemExit(f"{path} and {args.ceiling} share no deal: run the ceiling on the same seeds")
@@ -92,6 +98,14 @@ def main() -> int:
             print(f"  decisions that searched (>= 1 ms, {len(searched)}): median {statistics.median(searched):.0f} ms, "
                   f"p99 {_p99(searched):.0f} ms")
     return 0
+
+
+def check_same_rules(path: str, run_args: dict, ceiling_path: str, ceiling_args: dict) -> None:
+    """Refuse a ceiling made under other rules than the run, naming the setting."""
+    for key, default in RULES.items():
+        ours, theirs = (str(a.get(key, default)).lower() for a in (run_args, ceiling_args))
+        if ours != theirs:
+            raise SystemExit(f"{ceiling_path}: {key} is {theirs}, but {path} has {ours}: not the same rules")
 
 
 def _p99(ordered: list[float]) -> float:

@@ -98,3 +98,18 @@ def test_a_run_and_a_ceiling_that_share_no_deal_are_named_not_a_traceback(tmp_pa
     out = _report("--games", games, "--ceiling", ceiling)
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "games.json and " in out.stderr and "c.json share no deal" in out.stderr
+
+
+def test_a_ceiling_of_other_rules_or_no_ceiling_run_is_refused(tmp_path):
+    """A draw-1 run against a draw-3 ceiling would print a ratio over 100% unnoticed."""
+    games = _write(tmp_path / "games.json", [_row(0, "won"), _row(1, "won")])
+    solver_rows = [[0, "won", 10, 0.01, 100.0], [1, "lost", 10, 0.01, 100.0]]
+    d3 = _write(tmp_path / "d3.json", solver_rows, ceiling=True, draw=3, redeals="unlimited")
+    out = _report("--games", games, "--ceiling", d3)
+    assert out.returncode != 0
+    assert "d3.json: draw is 3, but " in out.stderr and "games.json has 1: not the same rules" in out.stderr
+    other = _write(tmp_path / "other.json", [_row(0, "won"), _row(1, "lost")], strategy="baseline")
+    out = _report("--games", games, "--ceiling", other)
+    assert out.returncode != 0 and "other.json: not a ceiling run" in out.stderr
+    same = _write(tmp_path / "same.json", solver_rows, ceiling=True, redeals="3")
+    assert _report("--games", games, "--ceiling", same).returncode == 0
