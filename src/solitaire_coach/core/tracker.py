@@ -208,13 +208,15 @@ class TableTracker:
     than the best) that all explain every snapshot so far; ``state`` and ``history``
     are those of the likeliest (fewest moves). When a later snapshot rules the
     likeliest out, the next one takes over and the report is marked ``corrected``.
+    One missed snapshot in a pass through unseen stock cards makes as many equally likely
+    hypotheses as there are turns in the pass (where the hidden turn was), hence 32.
 
     ``deep_after``: how many times in a row an unexplained snapshot must come before the
     longer search for many hidden moves is tried (see :meth:`_deep_search`)."""
 
     def __init__(self, rules: Rules = DEFAULT_RULES, state: GameState | None = None,
                  history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000,
-                 max_hypotheses: int = 8, margin: int = 2, deep_after: int = 2,
+                 max_hypotheses: int = 32, margin: int = 2, deep_after: int = 2,
                  keep_misread: bool = True, misread_cost: int = 2, undo_depth: int = 12) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, not {rules!r}")
