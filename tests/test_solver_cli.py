@@ -185,3 +185,14 @@ def test_solve_a_journal_of_other_rules_says_which_rules_it_is_solved_with(tmp_p
     assert "one.json: won: only one card is unknown" in out.out
     assert main(["solve", str(journal)]) == 0
     assert capsys.readouterr().err == ""   # the same rules: nothing to say
+
+
+def test_solve_log_output_is_a_game_log_check_log_accepts(tmp_path, capsys):
+    """``solve DEAL --log > game.log`` gives a log: its summary line is a # comment."""
+    assert main(["solve", format_deal(deal_for_seed(3)), "--log"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# deal: won in ")
+    log = tmp_path / "game.log"
+    log.write_text(out)
+    assert main(["check-log", str(log)]) == 0
+    assert "ok, " in capsys.readouterr().out

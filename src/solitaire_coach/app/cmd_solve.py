@@ -206,8 +206,10 @@ def cmd_solve(args) -> int:
         counts[result.status] += 1
         where = f"{result.nodes} position{'s' if result.nodes != 1 else ''}, {result.seconds:.2f} s"
         if result.status == "won":
-            print(f"{label}: won in {len(result.moves)} moves ({where})")
-            if args.log and deal and state == GameState.from_deal(deal, rules):
+            as_log = args.log and deal and state == GameState.from_deal(deal, rules)
+            # with --log the summary is a comment line, so the output is a log check-log reads
+            print(f"{'# ' if as_log else ''}{label}: won in {len(result.moves)} moves ({where})")
+            if as_log:
                 print(format_log(deal, result.moves, result="won"), end="")
             elif not args.quiet:
                 print(" ".join(m.text for m in result.moves))
