@@ -1322,3 +1322,15 @@ def test_a_bad_chessboard_size_is_a_usage_error(board, why, capsys, tmp_path):
     assert exc.value.code == 2
     assert f"argument --board: {why}" in capsys.readouterr().err
     assert not (tmp_path / "b.png").exists()
+
+
+def test_python_dash_m_runs_the_command(tmp_path):
+    """``python -m solitaire_coach`` is the ``solitaire-coach`` command (for a venv without its scripts on PATH)."""
+    import subprocess
+    import sys
+
+    from solitaire_coach import __version__
+
+    done = subprocess.run([sys.executable, "-m", "solitaire_coach", "--version"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60)
+    assert done.returncode == 0 and done.stdout == f"solitaire-coach {__version__}\n", done
