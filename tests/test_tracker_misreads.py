@@ -5,6 +5,7 @@ followed on from there (hypothesis picks the game, the moment and the slots misr
 
 import json
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, Snapshot, deal_for_seed
@@ -129,3 +130,22 @@ def test_the_misread_alternative_survives_a_journal():
     copy = TableTracker.from_dict(data)
     back = copy.update(game.table.snapshot())
     assert back.kind == "taken back" and back.misread
+
+
+def test_the_journal_keeps_the_cost_of_the_likeliest_explanation():
+    # after a misread is taken back the likeliest explanation costs its moves plus the
+    # misread; a journal that dropped that cost ranked the alternatives otherwise
+    game = _Game(80)
+    game.play(5)
+    game.tracker.update(game.misread({0: Card.parse("KS")}))
+    assert game.tracker.update(game.table.snapshot()).kind == "taken back"
+    assert game.tracker._hypotheses[0].cost == len(game.tracker.history) + 2
+    copy = TableTracker.from_dict(json.loads(json.dumps(game.tracker.to_dict())))
+    assert copy.to_dict() == game.tracker.to_dict()
+    older = game.tracker.to_dict()
+    del older["cost"]                          # a journal written before the cost was kept
+    assert TableTracker.from_dict(older)._hypotheses[0].cost == len(game.tracker.history)
+    older["cost"] = 1
+    with pytest.raises(ValueError, match="the cost must be a whole number"):
+        TableTracker.from_dict(older)
+

@@ -511,6 +511,9 @@ class TableTracker:
                       "foundation_return": self.rules.foundation_return},
             "state": None if self.state is None else state_to_dict(self.state),
             "history": [m.text for m in self.history],
+            # the likeliest explanation's cost: more than its moves once a misread was taken
+            # back, and the alternatives are ranked against it
+            **({"cost": self._hypotheses[0].cost} if self._hypotheses else {}),
             "alternatives": [_hypothesis_to_dict(h) for h in self._hypotheses[1:]],
             "recent": [_hypothesis_to_dict(h) for h in self._recent],
         }
@@ -570,6 +573,12 @@ class TableTracker:
 
         state = None if data.get("state") is None else position(data["state"], "the position")
         tracker = cls(rules, state, moves(data.get("history", []), "the history"))
+        if tracker._hypotheses and "cost" in data:   # (a journal written before the cost was kept has none)
+            cost = data["cost"]
+            if type(cost) is not int or cost < len(tracker.history):
+                raise ValueError(f"the cost must be a whole number, at least the {len(tracker.history)} moves of the "
+                                 f"history, not {json_text(cost)}")
+            tracker._hypotheses[0] = replace(tracker._hypotheses[0], cost=cost)
         tracker._hypotheses += hypotheses("alternatives", "alternative")
         tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth:] if tracker.undo_depth else []
         return tracker
