@@ -149,3 +149,17 @@ def test_the_journal_keeps_the_cost_of_the_likeliest_explanation():
     with pytest.raises(ValueError, match="the cost must be a whole number"):
         TableTracker.from_dict(older)
 
+
+def test_a_misread_read_again_is_still_taken_back_by_the_true_table():
+    # the camera may give the same wrong read more than once: the position before it must
+    # stay in mind, not be explained by a pass round the stock that spends a redeal
+    game = _Game(80)
+    game.play(5)
+    before = (game.tracker.state, game.tracker.history)
+    assert game.tracker.update(game.misread({0: Card.parse("KS")})).kind == "moves"
+    assert game.tracker.update(game.misread({0: Card.parse("KS")})).kind == "no change"
+    back = game.tracker.update(game.table.snapshot())
+    assert back.kind == "taken back" and [m.text for m in back.undone] == ["draw"]
+    assert (game.tracker.state, game.tracker.history) == before
+    game.play(30)
+    check_in_sync(game.tracker.state, game.table.state)

@@ -350,6 +350,10 @@ class TableTracker:
             # moves can explain): the position before it stays in mind, last, so that the
             # next snapshots can take the moves back
             kept.append(_Hypothesis(old.cost + self.misread_cost, old.state, old.history, True))
+        elif self.keep_misread and new.state == old.state:
+            # nothing changed: the misread alternatives still stand (the camera may read the
+            # same wrong table again before the true one), though no cheaper than the position
+            kept += [h for h in self._hypotheses if h.misread and all(k.state != h.state for k in kept)]
         self._hypotheses = kept
         if new.state != old.state and self.undo_depth:  # a new list: a copy of the tracker shares the old one
             earlier = [h for h in self._recent if h.history != old.history]
