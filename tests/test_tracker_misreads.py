@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, Snapshot, deal_for_seed
+from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, Snapshot, deal_for_seed, parse_snapshot
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.tracker import TableTracker
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
@@ -161,5 +161,23 @@ def test_a_misread_read_again_is_still_taken_back_by_the_true_table():
     back = game.tracker.update(game.table.snapshot())
     assert back.kind == "taken back" and [m.text for m in back.undone] == ["draw"]
     assert (game.tracker.state, game.tracker.history) == before
+    game.play(30)
+    check_in_sync(game.tracker.state, game.table.state)
+
+
+def test_a_card_put_down_wrong_while_another_is_played_is_never_explained_away():
+    # seed 3 after 57 moves: 4-3 is played and, in the same frame, 9♥ from the waste is put
+    # on the J♥ that 4-3 brought to column 3; the same still frame twice once sent the
+    # search for many hidden moves to explain it (14 moves round the stock)
+    game = _Game(3)
+    game.play(57)
+    advice = game.strategy.advise(game.tracker.state, game.tracker.history)
+    assert advice.move.text == "4-3"
+    game.table.perform(advice.move)
+    wrong = parse_snapshot("9C,2D,5H,3S,2C,JD,5S,9H,0D,6S,5C,4C")
+    for _ in range(3):
+        report = game.tracker.update(wrong)
+        assert report.kind == "inconsistent" and "take it back" in report.message, report
+    assert game.tracker.update(game.table.snapshot()).moves == (advice.move,)
     game.play(30)
     check_in_sync(game.tracker.state, game.table.state)

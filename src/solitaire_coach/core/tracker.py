@@ -700,8 +700,19 @@ def looks_like_a_deal(snap: Snapshot, rules: Rules = DEFAULT_RULES) -> bool:
 def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
     """Cards the snapshot shows where no legal move could have put them, said for the
     player ("5♥ was put on 7♣ in column 4: take it back"). Only when the table differs
-    from the last position as one move would (the card's old place and its new one);
-    a table changed in many places is not blamed on one card."""
+    from the last position as one move would (the card's old place and its new one), or
+    from the position after one legal move (a card put down wrong while another was
+    played); a table changed in many places is not blamed on one card."""
+    placements = _placements(state, snap)
+    for move in [] if placements else state.legal_moves():
+        placements = _placements(state.play(move), snap)
+        if placements:
+            break
+    return placements
+
+
+def _placements(state: GameState, snap: Snapshot) -> list[str]:
+    """:func:`illegal_placements` from ``state`` itself."""
     if _changed_slot_count(state, snap) > 2:
         return []
     placements = []
