@@ -387,3 +387,29 @@ def test_a_game_given_up_is_not_over_and_a_card_put_down_wrong_is_no_fresh_deal(
     report = session.process_text(",".join(slots))
     assert report.kind == "inconsistent" and "take it back" in report.message
     assert "fresh deal" not in report.message and not any("new game" in s for s in said)
+
+
+def test_coach_says_enter_reads_a_table_again_for_moves_made_unseen(tmp_path):
+    """Moves made while the coach was not watching: the first read finds no legal
+    continuation and says that Enter reads the table again; that read starts the longer
+    search and the game catches up."""
+    table = VirtualTable.from_deal(deal_for_seed(1))
+    snap = tmp_path / "s.txt"
+    write_atomic(snap, table.snapshot().text())
+    loop = LoopInThread(snap)
+    loop.wait_for("advice:")
+    strategy = make_strategy("baseline")
+    history = []
+    for _ in range(6):
+        move = strategy.advise(table.state, history).move
+        table.perform(move)
+        history.append(move)
+    write_atomic(snap, table.snapshot().text())
+    lines = loop.wait_for("press Enter")
+    assert any(line.startswith("that is not a legal continuation") for line in lines), lines
+    assert lines[-1] == ("if the table is right (moves made while the coach was not watching), press Enter to read it "
+                         "again: a longer search then looks for those moves")
+    loop.press("\n")
+    lines = loop.wait_for("advice:")
+    assert not any("press Enter" in line for line in lines), lines
+    assert loop.quit() == 0

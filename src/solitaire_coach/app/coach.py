@@ -33,6 +33,9 @@ class CoachSession:
         self.say = say
         self.tracker = TableTracker(rules)
         self.last_advice: Advice | None = None
+        # the last snapshot found no legal continuation, and the same one read again starts
+        # the longer search for many moves made while the coach was not watching
+        self.longer_search_waits = False
         self._journal_failure: str | None = None  # why the last save failed, None once it works
         self._keep_old_journal = journal is not None and not resume and journal.exists()
         if self._keep_old_journal:
@@ -67,6 +70,7 @@ class CoachSession:
             return None
         advised = self.advised_move
         report = self.tracker.update(snap, prefer=advised)
+        self.longer_search_waits = False
         if (report.kind == "inconsistent" and looks_like_a_deal(snap, self.tracker.rules)
                 and not illegal_placements(self.tracker.state, snap)):
             over = self._game_over()
@@ -86,6 +90,7 @@ class CoachSession:
                 self.say(f"seen: {played}")
         elif report.kind == "inconsistent":
             self.say(f"that is not a legal continuation: {report.message} (the game is unchanged)")
+            self.longer_search_waits = self.tracker.searches_longer_if_read_again(snap)
         elif report.message:
             self.say(report.message)
         if report.accepted:
@@ -249,5 +254,8 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
                 continue
             problem = None
             session.process_text(text, where=str(path))
+            if session.longer_search_waits and interactive:
+                session.say("if the table is right (moves made while the coach was not watching), press Enter to "
+                            "read it again: a longer search then looks for those moves")
             if exit_when_done and session.finished:
                 return 0

@@ -425,6 +425,14 @@ class TableTracker:
             f"{' '.join(m.text for m in old.history[common:]) or 'nothing'})", corrected=True,
             undone=old.history[common:])
 
+    def searches_longer_if_read_again(self, snap: Snapshot) -> bool:
+        """True when ``snap``, just found no legal continuation, would start the longer
+        search for many moves made unseen if it came again (``deep_after`` reads in a
+        row; never for a card put down against the rules, which must be taken back)."""
+        return (self._unexplained is not None and self._unexplained[0] == snap.text()
+                and self._unexplained[1] < self.deep_after and self.state is not None
+                and not illegal_placements(self.state, snap))
+
     def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> _Hypothesis | None:
         """A longer explanation, for a table that stayed the same and unexplained: the
         person may have made several moves while a hand hid the table. Only tried when
