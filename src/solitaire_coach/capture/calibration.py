@@ -30,6 +30,7 @@ from typing import Iterable
 import cv2
 import numpy as np
 
+from ..repo import repo_root
 from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
 
 DEFAULT_PATTERN = (9, 6)          # inner corners (columns, rows): a 10 x 7 squares board
@@ -478,7 +479,7 @@ def _positive_pair(value) -> bool:
     return isinstance(value, list) and len(value) == 2 and all(_finite(v) and v > 0 for v in value)
 
 
-SHIPPED_CALIBRATIONS = Path(__file__).resolve().parents[3] / "calibration"
+SHIPPED_CALIBRATIONS = repo_root() / "calibration"
 
 
 def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> dict:

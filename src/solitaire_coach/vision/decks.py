@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from ..core.cards import FULL_DECK, Card
+from ..repo import repo_root
 
 FACE_W = 144
 FACE_H = 202
@@ -23,10 +24,6 @@ FACE_H = 202
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
           cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL)
 _RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-
-
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[3]
 
 
 def deck_dirs() -> list[Path]:

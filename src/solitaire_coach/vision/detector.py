@@ -27,14 +27,11 @@ import numpy as np
 
 from ..core.cards import Card
 from ..core.notation import EMPTY, UNKNOWN, Snapshot
+from ..repo import repo_root
 from . import features as F
 
 SLOT_ORDER = ("waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4") + tuple(
     f"column {i}" for i in range(1, 8))
-
-
-def repo_root() -> Path:
-    return Path(__file__).resolve().parents[3]
 
 
 def default_model_dir() -> Path:
