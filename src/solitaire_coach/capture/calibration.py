@@ -424,10 +424,6 @@ class Calibration:
             d.update(self.table.to_dict())
         return d
 
-    def detector_input(self) -> dict:
-        """The dict the card detector takes (slots, card size, camera)."""
-        return self.to_dict()
-
 
 def check_name(name: str, what: str = "calibration name") -> str:
     """``name`` if it is a plain name (letters, digits, - and _) that stays inside the folder

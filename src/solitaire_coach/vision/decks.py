@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..core.cards import FULL_DECK, Card
+from ..core.cards import Card
 from ..repo import repo_root
 
 FACE_W = 144
@@ -306,8 +306,6 @@ def load_deck(name: str | None):
                             f"(the Debian decks are rasterised by python training/prepare_decks.py into out/decks; "
                             f"SOLITAIRE_DECKS names other folders, separated by {os.pathsep!r})")
 
-
-ALL_CARDS = FULL_DECK
 
 # Designs never used for training: VAL_DECKS pick the UU threshold, TEST_DECKS measure.
 # (gnome-ornamental and the two kde "nicu" decks share an artist, so all three are held out.)

@@ -23,7 +23,6 @@ READ_H = 64
 # the patch, in fractions of the card width/height from its top-left corner
 PATCH_X = (-0.05, 0.31)
 PATCH_Y = (-0.03, 0.45)
-KINDS = ("face", "back", "none")
 
 
 @dataclass(frozen=True)
