@@ -447,7 +447,7 @@ def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = No
     w = float(np.median([m.w for m in marks]))
     h = float(np.median([m.h for m in marks]))
     if calibration and calibration.get("slots"):
-        _assign_calibrated(marks, calibration, w, h)
+        _assign_calibrated(marks, calibration, w)
         return
     top_y = min(m.y for m in marks)
     top = [m for m in marks if m.y < top_y + 0.5 * h]
@@ -505,7 +505,9 @@ def _top_slot(k: int, kind: int) -> str:
     return f"foundation {min(4, k - 2)}"
 
 
-def _assign_calibrated(marks: list[_Mark], cal: dict, w: float, h: float) -> None:
+def _assign_calibrated(marks: list[_Mark], cal: dict, w: float) -> None:
+    """Set each mark's slot to the nearest slot of calibration ``cal`` in its row (top row or
+    columns); ``w`` is the median card width."""
     slots = {k: np.asarray(v, np.float64) for k, v in cal["slots"].items()}
     top_names = [n for n in ("stock", "waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4")
                  if n in slots]
