@@ -165,13 +165,19 @@ class Snapshot:
         return self.line()
 
 
+def _listed_twice(cards: tuple[Card, ...]) -> str:
+    """Which of ``cards`` are listed more than once (``4D listed twice``), or '' if none."""
+    dupes = sorted({c.code for c in cards if cards.count(c) > 1})
+    return f"{' '.join(dupes)} listed twice" if dupes else ""
+
+
 def _fan_problem(fan: tuple[Card, ...], top: SlotValue) -> str:
     """Why ``fan`` cannot be the visible waste fan under waste slot ``top`` ('' if it can)."""
     if not 1 <= len(fan) <= 3:
         return f"shows 1 to 3 cards, not {len(fan)}"
-    dupes = sorted({c.code for c in fan if fan.count(c) > 1})
-    if dupes:
-        return f"{' '.join(dupes)} listed twice"
+    repeated = _listed_twice(fan)
+    if repeated:
+        return repeated
     if top is EMPTY:
         return f"{slot_name(0)} reads XX (empty) but the fan shows {' '.join(c.code for c in fan)}"
     if isinstance(top, Card) and fan[-1] is not top:
@@ -195,9 +201,9 @@ def _run_problem(run: tuple[Card, ...] | None, top: SlotValue) -> str:
     """Why ``run`` cannot be the visible run of a column whose slot reads ``top`` ('' if it can)."""
     if not run:
         return ""
-    dupes = sorted({c.code for c in run if run.count(c) > 1})
-    if dupes:
-        return f"{' '.join(dupes)} listed twice"
+    repeated = _listed_twice(run)
+    if repeated:
+        return repeated
     if top is EMPTY:
         return f"the column's slot reads XX (empty) but its run shows {' '.join(c.code for c in run)}"
     if isinstance(top, Card) and run[-1] is not top:
