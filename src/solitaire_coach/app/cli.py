@@ -26,6 +26,8 @@ OPTIONAL_COMMAND_MODULES = [
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``solitaire-coach`` argument parser with every command's sub-parser (a command
+    whose optional dependencies are not installed is left out)."""
     parser = argparse.ArgumentParser(prog="solitaire-coach", description="A webcam Klondike coach: reads the cards, tracks the game, advises the next move.")
     from .. import __version__
 
@@ -45,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command ``argv`` names (default: the process's arguments); the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -27,6 +27,7 @@ DEFAULT_COUNT = 100
 
 
 def default_strategy() -> str:
+    """The strategy used when --strategy is not given: ``best`` when it is known, else ``baseline``."""
     return "best" if "best" in STRATEGY_FACTORIES else "baseline"
 
 
@@ -62,6 +63,7 @@ def _redeals_argument(text: str) -> str:
 
 
 def add_rules_arguments(p) -> None:
+    """Add --draw, --redeals and --foundation-return to parser ``p``."""
     p.add_argument("--draw", type=int, choices=(1, 3), default=1, help="cards turned from the stock at a time (default 1)")
     p.add_argument("--redeals", type=_redeals_argument, default="3",
                    help=f"times the waste may be turned over: a whole number from 0 to {MAX_REDEAL_LIMIT}, or "
@@ -70,6 +72,7 @@ def add_rules_arguments(p) -> None:
 
 
 def rules_from_args(args) -> Rules:
+    """The Rules that the --draw, --redeals and --foundation-return options of ``args`` give."""
     try:
         limit = redeal_limit(args.redeals)
     except ValueError as exc:  # only where args did not come from add_rules_arguments' parser
@@ -79,6 +82,7 @@ def rules_from_args(args) -> Rules:
 
 
 def register(sub) -> None:
+    """Add the ``simulate``, ``coach`` and ``check-log`` commands to ``sub``."""
     p = sub.add_parser("simulate", help="play whole games on the virtual table and report the win rate",
                        description="Play whole games with a strategy on the virtual table (seeded deals or a "
                        "file of deal lines) and report the win rate with its 95% interval, think time and, with "
@@ -126,6 +130,7 @@ def _strategy_options(args) -> dict:
 
 
 def cmd_simulate(args) -> int:
+    """``simulate``: play seeded deals or a file of deals with a strategy and report the win rate."""
     from .simulate import certainty_text, run_games, summarize, write_log
 
     rules = rules_from_args(args)
@@ -244,6 +249,7 @@ def _coach_paths_problem(snapshot: Path, journal: Path, journal_option: str) -> 
 
 
 def cmd_coach(args) -> int:
+    """``coach``: coach a game from a snapshot file, journalled so that a restart resumes it."""
     rules = rules_from_args(args)
     journal = Journal(args.journal) if args.journal else Journal.beside(args.snapshot_file)
     problem = _coach_paths_problem(args.snapshot_file, journal.path, "--journal" if args.journal else "the journal")
@@ -256,6 +262,7 @@ def cmd_coach(args) -> int:
 
 
 def cmd_check_log(args) -> int:
+    """``check-log``: replay each game log and name its first illegal move or wrong result."""
     rules = rules_from_args(args)
     bad = 0
     for path in args.logs:

@@ -61,6 +61,7 @@ def _rules_args(p) -> None:
 
 
 def register(sub) -> None:
+    """Add the ``play``, ``record``, ``replay``, ``demo`` and ``calibrate`` commands to ``sub``."""
     p = sub.add_parser("play", help="the live coach: camera (or serial trigger, or frames) -> advice on the frame",
                        description="The live coach: reads the table from a camera (or recorded frames) when it is "
                        "still, follows the game and says the next move, in a window and the terminal.")
@@ -297,6 +298,7 @@ def builtin_game_dir(name: str = DEMO_GAME) -> Path:
 
 # ----------------------------------------------------------------------------- play
 def cmd_play(args) -> int:
+    """``play``: the live coach on a camera, serial-triggered rig or recorded frames."""
     from ..capture.calibration import CalibrationError
     from ..capture.gate import ReadGate
     from ..capture.serial_trigger import SerialTrigger
@@ -376,6 +378,7 @@ def _recording_folder_problem(folder: Path, option: str) -> str | None:
 
 
 def cmd_record(args) -> int:
+    """``record``: save frames from a camera into a folder that ``replay`` plays back."""
     import cv2
 
     from ..capture.sources import CameraSource, FrameRecorder, SourceError
@@ -430,10 +433,12 @@ def cmd_record(args) -> int:
 
 # ----------------------------------------------------------------------------- replay
 def cmd_replay(args) -> int:
+    """``replay``: run recorded frames (a folder from ``record``, or a video) through the whole coach."""
     return run_replay(args, args.dir)
 
 
 def cmd_demo(args) -> int:
+    """``demo``: replay one of the built-in recorded games."""
     game = builtin_game_dir(args.game)
     print(f"demo: replaying the recorded game {game.name} ({game}) through the whole coach: "
           "detect, track, advise", flush=True)
@@ -441,6 +446,8 @@ def cmd_demo(args) -> int:
 
 
 def run_replay(args, folder: Path) -> int:
+    """Replay the recorded frames or video ``folder`` through the coach (detect, track, advise),
+    optionally checking the moves against an expected move log; the exit status."""
     import cv2
 
     from ..capture.calibration import CalibrationError
@@ -612,6 +619,8 @@ def _frame_truth(folder: Path, say) -> dict:
 
 # ----------------------------------------------------------------------------- calibrate
 def cmd_calibrate(args) -> int:
+    """``calibrate``: the lens from chessboard views and the table from a fresh deal, live or
+    from photos; or print the chessboard."""
     import cv2
 
     from ..capture.calibration import (Calibration, CalibrationError, calibrate_lens, calibrate_table,

@@ -49,6 +49,7 @@ MAX_TIME_LIMIT = 86_400
 
 
 def register(sub) -> None:
+    """Add the ``solve`` command to ``sub``."""
     p = sub.add_parser("solve", help="solve a deal, game log or coach journal: won (with the moves), lost or unknown; "
                                      "with a few cards unknown, won or lost whatever they are",
                        description="Solve with every card seen: a deal line, a file of deal lines, the position "
@@ -161,6 +162,7 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
 
 
 def cmd_solve(args) -> int:
+    """``solve``: solve deals, a game log's end position or a journal's position."""
     rules = rules_from_args(args)
     try:
         jobs = _positions(args, rules)

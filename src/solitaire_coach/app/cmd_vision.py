@@ -10,6 +10,7 @@ from pathlib import Path
 
 
 def register(subparsers) -> None:
+    """Add the ``detect`` and ``learn-deck`` commands to ``subparsers``."""
     p = subparsers.add_parser("detect", help="read the 12-slot snapshot from a photo of the table",
                               description="Read the 12-slot snapshot (waste, foundations, columns) from a photo "
                               "of the table.")
@@ -67,6 +68,7 @@ def _fail(message: str) -> int:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
+    """``detect``: print the 12-slot snapshot read from a photo of the table."""
     from ..capture.calibration import CalibrationError, check_name, load_calibration
     from ..vision.annotate import draw_detections
     from ..vision.detector import CardDetector, DeckError, ModelError
@@ -103,6 +105,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_learn_deck(args: argparse.Namespace) -> int:
+    """``learn-deck``: learn an unusual deck from a photo of its 52 cards in a 4x13 grid."""
     from ..capture.calibration import CalibrationError, check_name
     from ..vision.detector import ModelError, deck_dir
     from ..vision.learn import DeckLayoutError, learn_deck

@@ -166,6 +166,7 @@ class CoachSession:
 
     @property
     def finished(self) -> bool:
+        """Whether the last advice says the game is won or lost."""
         return self.last_advice is not None and self.last_advice.status in ("won", "lost")
 
 

@@ -23,6 +23,8 @@ class JournalError(ValueError):
 
 
 class Journal:
+    """The coach's journal file: the tracker, saved after each accepted snapshot that changes
+    the game, so that a restart resumes it."""
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
 
@@ -33,6 +35,7 @@ class Journal:
         return cls(p.with_name(p.name + ".journal.json"))
 
     def exists(self) -> bool:
+        """Whether the journal file exists."""
         return self.path.exists()
 
     def load(self) -> TableTracker | None:

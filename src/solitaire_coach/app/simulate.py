@@ -39,6 +39,7 @@ class GameRecord:
     stats: list = field(default_factory=list)  # with keep_states: the strategy's last_stats at each advice
 
     def log_text(self) -> str:
+        """The game in the game-log format."""
         return format_log(self.deal, self.moves, self.cards, self.result)
 
 
@@ -153,6 +154,8 @@ def certainty_text(c: dict) -> str:
 
 
 def summarize(records: list[GameRecord]) -> dict:
+    """Win count, win rate with its 95% interval, timings and how certain the outcomes are,
+    over ``records``."""
     n = len(records)
     wins = sum(r.result == "won" for r in records)
     lo, hi = wilson_interval(wins, n)
@@ -168,6 +171,7 @@ def summarize(records: list[GameRecord]) -> dict:
 
 
 def write_log(directory: str | os.PathLike, record: GameRecord) -> Path:
+    """Write ``record``'s game log to ``directory/LABEL.log``; its path."""
     path = Path(directory) / f"{record.label}.log"
     write_atomic(path, record.log_text())
     return path
