@@ -98,6 +98,7 @@ class Card:
 
     @property
     def suit_code(self) -> str:
+        """The suit letter: ``C``, ``D``, ``H`` or ``S``."""
         return SUITS[self.suit]
 
     def goes_on_tableau(self, other: "Card") -> bool:

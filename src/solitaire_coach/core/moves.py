@@ -24,6 +24,7 @@ from .cards import SUITS, is_whole_number, quote
 
 
 class MoveKind(enum.Enum):
+    """The seven kinds of Klondike move; the value is the kind in words."""
     DRAW = "draw"
     REDEAL = "redeal"
     WASTE_TO_FOUNDATION = "waste to foundation"
@@ -58,35 +59,43 @@ class Move:
     # constructors (each returns one of the 87 moves there are, made once) -----------
     @staticmethod
     def draw() -> "Move":
+        """Turn the stock onto the waste."""
         return _DRAW
 
     @staticmethod
     def redeal() -> "Move":
+        """Turn the waste over into a new stock."""
         return _REDEAL
 
     @staticmethod
     def waste_to_foundation() -> "Move":
+        """The waste's top card to its foundation."""
         return _WASTE_TO_FOUNDATION
 
     @staticmethod
     def waste_to_column(column: int) -> "Move":
+        """The waste's top card onto ``column`` (0..6)."""
         return _known(MoveKind.WASTE_TO_COLUMN, -1, column)
 
     @staticmethod
     def column_to_foundation(column: int) -> "Move":
+        """The top card of ``column`` (0..6) to its foundation."""
         return _known(MoveKind.COLUMN_TO_FOUNDATION, column, -1)
 
     @staticmethod
     def column_to_column(source: int, target: int) -> "Move":
+        """From column ``source`` onto column ``target`` (0..6): the run whose head fits."""
         return _known(MoveKind.COLUMN_TO_COLUMN, source, target)
 
     @staticmethod
     def foundation_to_column(suit: int, column: int) -> "Move":
+        """The top card of the foundation of ``suit`` (0..3) back onto ``column`` (0..6)."""
         return _known(MoveKind.FOUNDATION_TO_COLUMN, suit, column)
 
     # notation -----------------------------------------------------------------------
     @property
     def text(self) -> str:
+        """The move in the game-log notation: ``draw``, ``w-f``, ``3-5``, ``fH-2``."""
         k = self.kind
         if k is MoveKind.DRAW:
             return "draw"

@@ -139,17 +139,21 @@ class Snapshot:
 
     @property
     def waste(self) -> SlotValue:
+        """What slot 1 (the waste's top card) reads."""
         return self.slots[0]
 
     @property
     def foundations(self) -> tuple[SlotValue, ...]:
+        """What slots 2-5 (the four foundations) read."""
         return self.slots[1:5]
 
     @property
     def columns(self) -> tuple[SlotValue, ...]:
+        """What slots 6-12 (the tops of columns 1-7) read."""
         return self.slots[5:12]
 
     def line(self) -> str:
+        """The 12-slot line alone, comma-separated codes."""
         return ",".join(v.code for v in self.slots)
 
     def text(self) -> str:
@@ -212,6 +216,8 @@ def _run_problem(run: tuple[Card, ...] | None, top: SlotValue) -> str:
 
 
 def parse_slot(text: str, index: int) -> SlotValue:
+    """The card, EMPTY (``XX``) or UNKNOWN (``UU``) that ``text`` names in slot ``index``
+    (0-11); SnapshotParseError naming the slot for anything else."""
     t = text.strip().upper()
     if t == "XX":
         return EMPTY
@@ -372,6 +378,7 @@ class GameLog:
             raise ValueError(f"a game log's result is won, lost or None (unfinished), not {self.result!r}")
 
     def text(self) -> str:
+        """The game log file's content: the deal line, one move a line, then the result if any."""
         lines = [format_deal(self.deal)]
         for move, card in zip(self.moves, self.cards):
             lines.append(move.text + (f" {card.code}" if card is not None else ""))
@@ -505,6 +512,8 @@ def _code(card: Card | None) -> str:
 
 
 def state_to_dict(state: GameState) -> dict:
+    """``state`` as plain JSON values, an unknown card as ``??``; the rules are left out
+    (``state_from_dict`` takes them apart)."""
     return {
         "hidden": [[_code(c) for c in h] for h in state.hidden],
         "faceup": [[c.code for c in run] for run in state.faceup],

@@ -127,6 +127,7 @@ class ProofSearch:
         self.clear()
 
     def clear(self) -> None:
+        """Forget every proof, failure and solve remembered so far, and the solve budget."""
         self._winning: dict[GameState, Move] = {}
         self._no_proof: set[GameState] = set()  # views prove() answered None (within its limits)
         self._no_line: set[GameState] = set()  # views where no line wins every arrangement

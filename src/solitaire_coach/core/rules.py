@@ -38,6 +38,7 @@ class Rules:
             raise ValueError(f"foundation return must be True or False, not {self.foundation_return!r}")
 
     def describe(self) -> str:
+        """The rules in words: ``draw 1, 3 redeals``."""
         redeals = "unlimited redeals" if self.redeal_limit is None else f"{self.redeal_limit} redeals"
         back = ", foundation cards may come back" if self.foundation_return else ""
         return f"draw {self.draw_count}, {redeals}{back}"

@@ -97,12 +97,15 @@ class GameState:
 
     # queries --------------------------------------------------------------------------
     def foundation_top(self, suit: int) -> Card | None:
+        """The top card of the foundation of ``suit`` (0..3), None if it is empty."""
         return foundation_card(suit, self.foundations[suit])
 
     def waste_top(self) -> MaybeCard:
+        """The waste's top card, None if the waste is empty (or the card is unknown)."""
         return self.waste[-1] if self.waste else None
 
     def column_top(self, column: int) -> MaybeCard:
+        """The top face-up card of ``column`` (0..6), None if it has none."""
         run = self.faceup[column]
         return run[-1] if run else None
 
@@ -111,6 +114,7 @@ class GameState:
         return not self.faceup[column] and bool(self.hidden[column])
 
     def is_won(self) -> bool:
+        """True if every card is on the foundations."""
         return self.foundations == (13, 13, 13, 13)
 
     def is_complete_knowledge(self) -> bool:
@@ -146,6 +150,7 @@ class GameState:
         return [c for c in FULL_DECK if c not in known]
 
     def redeals_left(self) -> int | None:
+        """How many more times the waste may be turned over (None: unlimited)."""
         return self.rules.redeals_left(self.redeals_used)
 
     # moves ----------------------------------------------------------------------------
@@ -203,6 +208,7 @@ class GameState:
         return moves
 
     def is_legal(self, move: Move) -> bool:
+        """True if ``move`` may be played here (``check`` says why not)."""
         try:
             self.check(move)
         except IllegalMoveError:
@@ -384,6 +390,7 @@ class GameState:
         return _evolve(self, hidden=_set(self.hidden, column, h[:-1]), faceup=_set(self.faceup, column, (h[-1],)))
 
     def play_all(self, moves: Iterable[Move]) -> "GameState":
+        """The position after playing ``moves`` in order (IllegalMoveError at the first illegal one)."""
         state = self
         for move in moves:
             state = state.play(move)

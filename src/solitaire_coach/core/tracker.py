@@ -53,6 +53,8 @@ from .state import COLUMN_COUNT, GameState, stock_cycle
 
 @dataclass(frozen=True)
 class TrackerReport:
+    """What the tracker made of one snapshot: its ``kind`` (started, moves, no change,
+    revealed, taken back, waiting or inconsistent), the moves found and a message."""
     kind: str
     moves: tuple[Move, ...] = ()
     message: str = ""
@@ -260,6 +262,7 @@ class TableTracker:
 
     @property
     def hypothesis_count(self) -> int:
+        """How many explanations of the snapshots so far the tracker still keeps."""
         return len(self._hypotheses)
 
     # starting -------------------------------------------------------------------------

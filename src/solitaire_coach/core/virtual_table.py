@@ -31,6 +31,7 @@ class VirtualTable:
 
     @classmethod
     def from_deal(cls, deal: Sequence[Card], rules: Rules = DEFAULT_RULES) -> "VirtualTable":
+        """A table with ``deal`` dealt under ``rules``."""
         return cls(GameState.from_deal(deal, rules))
 
     def perform(self, move: Move) -> tuple[Card, ...]:

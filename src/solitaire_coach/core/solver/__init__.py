@@ -63,14 +63,17 @@ class SolveResult:
 
     @property
     def decided(self) -> bool:
+        """True if the search proved the position won or lost."""
         return self.status != UNKNOWN
 
     @property
     def won(self) -> bool:
+        """True if the position is won (``moves`` win it)."""
         return self.status == WON
 
     @property
     def lost(self) -> bool:
+        """True if the position is proven lost."""
         return self.status == LOST
 
 
