@@ -84,6 +84,8 @@ def find_board(image: np.ndarray, pattern: tuple[int, int] = DEFAULT_PATTERN) ->
 
 @dataclass
 class LensCalibration:
+    """A camera's lens from chessboard views: its camera matrix and distortion, and how well
+    they fit each view."""
     camera_matrix: np.ndarray
     dist_coeffs: np.ndarray
     image_size: tuple[int, int]           # (width, height)
@@ -96,6 +98,7 @@ class LensCalibration:
 
     @property
     def focal_px(self) -> tuple[float, float]:
+        """The focal lengths (fx, fy) in pixels."""
         return float(self.camera_matrix[0, 0]), float(self.camera_matrix[1, 1])
 
     def to_dict(self) -> dict:
@@ -112,6 +115,8 @@ class LensCalibration:
 
     @staticmethod
     def from_dict(d: dict, where: str = "lens") -> "LensCalibration":
+        """The lens ``to_dict`` wrote (the ``camera`` of a calibration file); CalibrationError
+        naming ``where`` and the field that is wrong."""
         need = "camera_matrix (3x3 numbers), dist_coeffs (4, 5, 8, 12 or 14 numbers) and image_size ([width, height])"
         if not isinstance(d, dict):
             raise CalibrationError(f"{where}: must be an object with {need}, not {_show(d)}")
@@ -222,6 +227,8 @@ def render_board_view(board: np.ndarray, board_square_px: int, board_margin_px: 
 # ----------------------------------------------------------------------------- the table
 @dataclass
 class TableCalibration:
+    """Where a fresh deal's slots lie in the picture, the card size in pixels and the
+    picture-to-table mapping."""
     slots: dict[str, tuple[float, float]]    # slot name -> centre of its first card, pixels
     card_size_px: tuple[float, float]         # (width, height) of an upright card
     image_size: tuple[int, int]
@@ -442,6 +449,7 @@ def calibration_path(name_or_path: str | os.PathLike, folder: str | os.PathLike 
 
 
 def save_calibration(cal: Calibration, path: str | os.PathLike) -> Path:
+    """Write ``cal`` as JSON to ``path`` atomically; the path."""
     path = Path(path)
     write_json_atomic(path, cal.to_dict())
     return path

@@ -50,6 +50,7 @@ class MotionMeter:
         self.last_fraction = 0.0
 
     def thumbnail(self, image: np.ndarray) -> np.ndarray:
+        """The small, blurred grey picture that motion is measured on."""
         image = shrink(image, self.size)
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         return cv2.GaussianBlur(grey, (3, 3), 0).astype(np.int16)
@@ -74,6 +75,8 @@ class MotionMeter:
 
     @staticmethod
     def changed_pixels(a: np.ndarray | None, b: np.ndarray | None, level: int = 30) -> int:
+        """How many pixels differ by more than ``level`` between two pictures (a huge number
+        when they cannot be compared)."""
         if a is None or b is None or a.shape != b.shape:
             return 1 << 30
         return int(np.count_nonzero(np.abs(a - b) > level))
@@ -88,9 +91,11 @@ class MotionMeter:
 
     @property
     def last(self) -> np.ndarray | None:
+        """The thumbnail of the last picture measured (None before the first)."""
         return self._prev
 
     def reset(self) -> None:
+        """Forget the last picture: the next one measures as a change."""
         self._prev = None
 
 
@@ -209,10 +214,12 @@ class HandCheck:
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
     def small(self, image: np.ndarray) -> np.ndarray:
+        """``image`` shrunk to the check's working width."""
         h, w = image.shape[:2]
         return image if w == self.width else shrink(image, (self.width, max(1, round(h * self.width / w))))
 
     def mask(self, image: np.ndarray) -> np.ndarray:
+        """The skin-coloured pixels of ``image`` (at the working width), as a 0/255 mask."""
         small = self.small(image)
         ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
         skin = cv2.inRange(ycc, (40, 138, 85), (250, 175, 128))
@@ -480,6 +487,8 @@ class ReadGate:
         self._read_fine: np.ndarray | None = None
 
     def force(self) -> None:
+        """Read the next still frame even if the table looks unchanged or a hand is seen
+        (the person asked for a read)."""
         self._forced = True
         self._resting = False
 
@@ -580,6 +589,7 @@ class ReadGate:
         self._candidate_count = 0
 
     def reset(self) -> None:
+        """Start over: no motion history, no candidate read."""
         self.meter.reset()
         self._break()
         self._resting = False

@@ -133,6 +133,7 @@ class SerialTrigger:
 
     @property
     def connected(self) -> bool:
+        """True while the serial port is open."""
         return self._port is not None
 
     def _say(self, message: str) -> None:
@@ -223,4 +224,5 @@ class SerialTrigger:
         return True
 
     def close(self) -> None:
+        """Close the serial port."""
         self._close_port()

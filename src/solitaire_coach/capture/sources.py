@@ -45,12 +45,16 @@ class Frame:
 
 
 class FrameSource(Protocol):
+    """Where frames come from: a camera, a video file or a folder of recorded frames."""
+
     name: str
     live: bool  # True for a camera: frames keep coming, None is a hiccup not the end
 
-    def read(self) -> Frame | None: ...
+    def read(self) -> Frame | None:
+        """The next frame, or None when there is none now (a live source) or any more."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Let go of the camera or file."""
 
 
 def jpeg_cut_short(data: bytes) -> bool:
@@ -442,6 +446,7 @@ class CameraSource:
 
     @property
     def connected(self) -> bool:
+        """True while the camera is open and giving pictures."""
         return self._cap is not None and not self._down
 
     def close(self) -> None:
