@@ -102,6 +102,7 @@ def remove_stale_temporaries(path: str | os.PathLike, older_than_s: float = 60.0
 
 
 def write_json_atomic(path: str | os.PathLike, obj: Any) -> None:
+    """Write ``obj`` as indented JSON with sorted keys to ``path`` atomically (``write_atomic``)."""
     write_atomic(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 

@@ -35,6 +35,7 @@ def deck_dirs() -> list[Path]:
 
 
 def available_decks() -> list[str]:
+    """The names of the rasterised decks found in :func:`deck_dirs`, folder by folder."""
     names = []
     for d in deck_dirs():
         names += sorted(p.name for p in d.iterdir() if (p / "AS.jpg").exists())
@@ -107,6 +108,7 @@ class DrawnDeck:
 
     @property
     def name(self) -> str:
+        """The deck's name: ``drawn-STYLE``."""
         return f"drawn-{self.style}"
 
     def _params(self):
@@ -144,6 +146,7 @@ class DrawnDeck:
         return p
 
     def face(self, card: Card) -> np.ndarray:
+        """The picture of ``card``'s face (FACE_W x FACE_H, BGR), drawn once and then kept."""
         if card in self._cache:
             return self._cache[card]
         p = self._params()
@@ -234,6 +237,7 @@ class DrawnDeck:
         layer[y0 + 3:y0 + 3 + sb.shape[0], x0 + 3:x0 + 3 + sb.shape[1]] |= sb
 
     def back(self) -> np.ndarray:
+        """The picture of the deck's back (FACE_W x FACE_H, BGR)."""
         return drawn_back(self._params()["back_pattern"] + 4 * self.style, self._params()["back_colour"])
 
 
@@ -275,6 +279,7 @@ class FolderDeck:
 
     @property
     def name(self) -> str:
+        """The deck's name: its folder's name."""
         return self.path.name
 
     def _load(self, stem: str) -> np.ndarray | None:
@@ -285,12 +290,14 @@ class FolderDeck:
         return self._cache[stem]
 
     def face(self, card: Card) -> np.ndarray:
+        """The picture of ``card``'s face (FACE_W x FACE_H, BGR); FileNotFoundError if the folder lacks it."""
         img = self._load(card.code)
         if img is None:
             raise FileNotFoundError(self.path / f"{card.code}.jpg")
         return img
 
     def back(self) -> np.ndarray | None:
+        """The picture of the deck's back, None when the folder has no ``back.jpg``."""
         return self._load("back")
 
 

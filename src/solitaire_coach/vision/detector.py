@@ -67,11 +67,13 @@ class CardDetection:
 
 @dataclass(frozen=True)
 class DetectionResult:
+    """What one frame showed: the 12-slot snapshot, every card seen and the time it took."""
     snapshot: Snapshot
     cards: list[CardDetection]
     elapsed_ms: float
 
     def to_json(self) -> dict:
+        """The result as plain JSON values (the ``detect --json`` output)."""
         return {
             "snapshot": self.snapshot.line(),
             "runs": self.snapshot.text().splitlines()[1][6:] if self.snapshot.runs is not None else None,
@@ -252,6 +254,7 @@ class CardDetector:
 
     # ------------------------------------------------------------------ networks
     def locate(self, frame_bgr: np.ndarray) -> list[_Mark]:
+        """Every card the locator network finds in the frame (face or back), in frame pixels."""
         img, s = F.locator_input(frame_bgr)
         out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
         marks = [_Mark(x / s, y / s, w / s, h / s, sc, kd) for x, y, w, h, sc, kd in
@@ -266,6 +269,7 @@ class CardDetector:
         return self.reader.run(None, {"patch": F.to_tensor(patches)})
 
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
+        """The reader's corner patch of each of ``marks`` (N x read_h x read_w x 3 BGR)."""
         g = self.geom
         return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), (m.w, 0), (0, m.h), g) for m in marks]) if marks else \
             np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
@@ -317,6 +321,7 @@ class CardDetector:
 
     # ------------------------------------------------------------------ main step
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
+        """Find and read every card in the frame and put them in their slots."""
         t0 = time.perf_counter()
         marks = _suppress(self.locate(frame_bgr))
         # a back the locator is sure of needs no reading; everything else is read
@@ -599,6 +604,8 @@ class DeckError(ValueError):
 
 @dataclass(frozen=True)
 class LearntDeck:
+    """A deck taught with ``learn-deck``: reference embeddings, its own classifier head and
+    its own settings (``deck.json``: read thresholds, ...)."""
     refs: np.ndarray                      # 52 x D reference embeddings, rows in Card.index order
     head: tuple[np.ndarray, np.ndarray]   # the per-deck classifier (W: D x 52, b: 52)
     meta: dict                            # deck.json: the deck's own read thresholds, ...

@@ -44,6 +44,7 @@ class PatchGeom:
         return PatchGeom(int(cfg["read_h"]), int(cfg["read_w"]), tuple(cfg["x"]), tuple(cfg["y"]))
 
     def to_config(self) -> dict:
+        """The geometry as the ``patch`` entry of ``vision.json`` (read back by ``from_config``)."""
         return {"read_h": self.read_h, "read_w": self.read_w, "x": list(self.x), "y": list(self.y)}
 
 

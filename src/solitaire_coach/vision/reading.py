@@ -30,12 +30,14 @@ SLOT_INDEX = {"waste": 0, **{f"foundation {i}": i for i in range(1, 5)}, **{f"co
 
 @dataclass(frozen=True)
 class Guess:
+    """The best card for an unsure face, and how sure the reader was of it."""
     card: Card
     confidence: float
 
 
 @dataclass(frozen=True)
 class Reading:
+    """A frame as the coach reads it: the sure snapshot and the guesses for unsure top faces."""
     snapshot: Snapshot
     guesses: dict[int, Guess] = field(default_factory=dict)   # slot index -> best card of an unsure top face
 

@@ -97,6 +97,8 @@ class TruthCard:
 
 @dataclass(frozen=True)
 class SceneTruth:
+    """What a rendered scene really shows: its layout, the snapshot, every visible card, the
+    deck and whether a hand is in it."""
     layout: TableLayout
     snapshot: Snapshot
     cards: list[TruthCard] = field(default_factory=list)
