@@ -76,12 +76,9 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))] if values else 0.0
-
-
 def main(argv=None) -> int:
+    from solitaire_coach.app.simulate import percentile
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", default="0-499", help="seeds, e.g. '0-499' or '3,17,40-60' (default 0-499)")
     p.add_argument("--seeds-file", help="a file of seeds (whitespace or comma separated); overrides --seeds")
@@ -119,7 +116,7 @@ def main(argv=None) -> int:
     print(f"decided {decided}/{len(rows)} ({decided / len(rows):.1%}): won {counts['won']}, "
           f"lost {counts['lost']}, unknown {counts['unknown']}")
     cpu = [r[6] for r in rows]
-    print(f"seconds: median {statistics.median(secs):.3f}, p90 {pct(secs, 0.9):.2f}, p99 {pct(secs, 0.99):.2f}, "
+    print(f"seconds: median {statistics.median(secs):.3f}, p90 {percentile(secs, 0.9):.2f}, p99 {percentile(secs, 0.99):.2f}, "
           f"max {max(secs):.2f}; peak memory {max(r[5] for r in rows):.0f} MB per process")
     print(f"CPU seconds (not slowed by other work on the machine): median {statistics.median(cpu):.3f}, "
           f"total {sum(cpu):.1f}; positions: total {sum(r[2] for r in rows):,}")

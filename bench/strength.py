@@ -26,7 +26,7 @@ from solitaire_coach.core import GameState, Rules, deal_for_seed
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.solver import solve
-from solitaire_coach.app.simulate import certainty, certainty_text, wilson_interval
+from solitaire_coach.app.simulate import certainty, certainty_text, percentile, wilson_interval
 
 
 def _peak_mb() -> float:
@@ -96,11 +96,6 @@ def strategy_options(args) -> dict:
     return options
 
 
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))] if values else 0.0
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--strategy", default="best")
@@ -159,12 +154,12 @@ def main(argv=None) -> int:
         print(f"solver: won {wins} ({100 * wins / n:.1f}%, 95% CI {100 * lo:.1f}-{100 * hi:.1f}%), "
               f"proven lost {lost}, undecided {unknown} at {args.solver_time:g} s "
               f"-> decided {100 * (n - unknown) / n:.1f}%")
-        print(f"solve time: median {statistics.median(secs):.3f} s, p90 {pct(secs, 0.9):.2f} s, "
-              f"p99 {pct(secs, 0.99):.2f} s, max {max(secs):.2f} s; peak memory {peak:.0f} MB per process")
+        print(f"solve time: median {statistics.median(secs):.3f} s, p90 {percentile(secs, 0.9):.2f} s, "
+              f"p99 {percentile(secs, 0.99):.2f} s, max {max(secs):.2f} s; peak memory {peak:.0f} MB per process")
     else:
         think = [t for r in rows for t in r[3]]
         print(f"{args.strategy}: won {wins} of {n} = {100 * wins / n:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
-        print(f"think time per move: median {statistics.median(think):.1f} ms, p99 {pct(think, 0.99):.0f} ms, "
+        print(f"think time per move: median {statistics.median(think):.1f} ms, p99 {percentile(think, 0.99):.0f} ms, "
               f"max {max(think):.0f} ms over {len(think)} decisions; peak memory {peak:.0f} MB per process")
         print(certainty_line(rows))
         print(redeals_line(rows))

@@ -153,19 +153,25 @@ def certainty_text(c: dict) -> str:
     return "outcome certain: " + ("; ".join(parts) or "no game")
 
 
+def percentile(values: Iterable[float], q: float) -> float:
+    """The value that a share ``q`` (0..1) of ``values`` lies below (nearest rank); 0.0 for none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
 def summarize(records: list[GameRecord]) -> dict:
     """Win count, win rate with its 95% interval, timings and how certain the outcomes are,
     over ``records``."""
     n = len(records)
     wins = sum(r.result == "won" for r in records)
     lo, hi = wilson_interval(wins, n)
-    think = sorted(t for r in records for t in r.think_ms)
+    think = [t for r in records for t in r.think_ms]
     per_move = [r.seconds * 1000 / max(1, len(r.moves)) for r in records]
     return {
         "games": n, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [lo, hi],
         "median_ms_per_move": statistics.median(per_move) if per_move else 0.0,
         "median_think_ms": statistics.median(think) if think else 0.0,
-        "p99_think_ms": think[min(len(think) - 1, int(0.99 * len(think)))] if think else 0.0,
+        "p99_think_ms": percentile(think, 0.99),
         "certainty": certainty((r.result, len(r.moves), r.proven_at) for r in records),
     }
 
