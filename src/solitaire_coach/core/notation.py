@@ -157,7 +157,7 @@ class Snapshot:
         return ",".join(v.code for v in self.slots)
 
     def text(self) -> str:
-        """The whole snapshot file content (slot line, then a runs line if known)."""
+        """The whole snapshot file content: the slot line, then the runs and waste lines when known."""
         out = self.line() + "\n"
         if self.runs is not None:
             out += "runs: " + "|".join(" ".join(c.code for c in run) if run else "" for run in self.runs) + "\n"
