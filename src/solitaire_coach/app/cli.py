@@ -13,21 +13,23 @@ import importlib
 import os
 import sys
 
-# module path -> the subcommands it registers (listed so --help works without importing everything)
-COMMAND_MODULES = [
-    "solitaire_coach.app.cmd_core",       # simulate, coach, replay-log
-]
+# the modules whose register(subparsers) adds the commands (each imports its heavy
+# dependencies inside the command, so building the parser stays quick)
+COMMAND_MODULES = (
+    "solitaire_coach.app.cmd_core",       # simulate, coach, check-log
+)
 
-OPTIONAL_COMMAND_MODULES = [
+# left out of the parser when the module itself is not there
+OPTIONAL_COMMAND_MODULES = (
     "solitaire_coach.app.cmd_solve",      # solve
     "solitaire_coach.app.cmd_vision",     # detect, learn-deck
     "solitaire_coach.app.cmd_live",       # play, record, replay, calibrate, demo
-]
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``solitaire-coach`` argument parser with every command's sub-parser (a command
-    whose optional dependencies are not installed is left out)."""
+    """The ``solitaire-coach`` argument parser with every command's sub-parser (an optional
+    command module that is not there is left out)."""
     parser = argparse.ArgumentParser(prog="solitaire-coach", description="A webcam Klondike coach: reads the cards, tracks the game, advises the next move.")
     from .. import __version__
 
