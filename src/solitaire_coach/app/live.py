@@ -858,6 +858,7 @@ _GREEN = (60, 220, 60)
 _YELLOW = (0, 220, 255)
 _RED = (40, 40, 235)
 _WHITE = (255, 255, 255)
+_AMBER = (0, 140, 255)
 
 
 def _cards_of(detection) -> list:
@@ -1001,6 +1002,9 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
     out = image.copy()
     h, w = out.shape[:2]
     unit = w / 1280.0
+    waiting = waiting_text(gate)
+    if waiting:   # the last read's boxes and arrow would be stale over a hand moving cards
+        detection = None
     for det in _cards_of(detection):
         q = np.asarray(det.quad, np.float32).reshape(-1, 1, 2).astype(np.int32)
         colour = _GREEN if det.card is not None else (200, 160, 60)
@@ -1014,7 +1018,7 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
             cv2.rectangle(out, (x0, y0), (x0 + tw + 6, y0 + th + 8), (0, 0, 0), -1)
             cv2.putText(out, label, (x0 + 3, y0 + th + 3), FONT, scale, colour if det.card is not None else _RED,
                         thick, cv2.LINE_AA)
-    arrow = arrow_for(advice, state, detection, out.shape, calibration)
+    arrow = None if waiting else arrow_for(advice, state, detection, out.shape, calibration)
     if arrow is not None:
         (x0, y0), (x1, y1) = arrow
         length = max(1.0, float(np.hypot(x1 - x0, y1 - y0)))
@@ -1060,10 +1064,33 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         x, y, bw, bh = (int(round(v)) for v in gate.box)
         cv2.rectangle(out, (x, y), (x + bw, y + bh), _RED, max(2, int(3 * unit)))
         _text(out, "not a card", (x + 6, max(int(24 * unit), y + int(28 * unit))), 0.8 * unit, _RED, max(2, int(2 * unit)))
-    if gate is not None and not gate.read and gate.reason not in ("resting (table unchanged since the last read)",):
-        status = "hand in the picture" if gate.hand else gate.reason
-        _text(out, status, (int(w - 330 * unit), int(30 * unit)), 0.7 * unit, _WHITE, max(1, int(2 * unit)))
+    if waiting:
+        _banner(out, waiting, unit)
+    elif gate is not None and not gate.read and gate.reason not in ("resting (table unchanged since the last read)",):
+        _text(out, gate.reason, (int(w - 330 * unit), int(30 * unit)), 0.7 * unit, _WHITE, max(1, int(2 * unit)))
     return out
+
+
+def waiting_text(gate: GateView | None) -> str:
+    """What the picture says while a hand (or anything not a card) is over the table, else ''."""
+    if gate is None or not gate.hand:
+        return ""
+    return "Hand in the picture: waiting" if gate.box is None else "Something over the table: waiting"
+
+
+def _banner(img: np.ndarray, text: str, unit: float) -> None:
+    """``text`` large, centred across the picture on a dark band (drawn in place)."""
+    h, w = img.shape[:2]
+    thick = max(2, int(3 * unit))
+    scale = 1.3 * unit
+    while scale > 0.4 and cv2.getTextSize(text, FONT, scale, thick)[0][0] > w - 40 * unit:
+        scale *= 0.9
+    (tw, th), _ = cv2.getTextSize(text, FONT, scale, thick)
+    y0, y1 = int(h * 0.42 - th), int(h * 0.42 + th)
+    band = img.copy()
+    cv2.rectangle(band, (0, y0), (w, y1), (0, 0, 0), -1)
+    cv2.addWeighted(band, 0.6, img, 0.4, 0, dst=img)
+    _text(img, text, ((w - tw) // 2, (y0 + y1 + th) // 2), scale, _AMBER, thick)
 
 
 def format_terminal(results: Iterable[StepResult]) -> Sequence[str]:

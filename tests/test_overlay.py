@@ -1,0 +1,89 @@
+"""What the live coach draws on the frame: checked on the pixels and the computed geometry
+of a synthetic table (no detector, no camera; fast)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from solitaire_coach.app.live import arrow_for, draw_overlay
+from solitaire_coach.capture.gate import GateView
+from solitaire_coach.core.advisor import Advice
+from solitaire_coach.core.moves import Move
+from solitaire_coach.core.state import GameState, deal_for_seed
+from solitaire_coach.vision.detector import CardDetection
+
+W, H = 1280, 720
+YELLOW = np.array((0, 220, 255))
+
+
+def _quad(x, y0, y1):
+    return np.array([[x - 50, y0], [x + 50, y0], [x + 50, y1], [x - 50, y1]], np.float32)
+
+
+def scene(state: GameState, width: int = W, height: int = H):
+    """A green-cloth picture and the detection of ``state``'s cards laid out on it."""
+    k = width / W
+    img = np.zeros((height, width, 3), np.uint8)
+    img[:] = (40, 110, 40)
+    cards = []
+
+    def put(card, slot, x, y0, y1, face_up=True):
+        q = _quad(x, y0, y1) * k
+        q[:, 0] = x * k + (q[:, 0] - x * k) * 1.0
+        img_q = np.round(q).astype(np.int32)
+        import cv2
+        cv2.fillConvexPoly(img, img_q, (235, 235, 235) if face_up else (120, 60, 30))
+        cards.append(CardDetection(card, q, 0.99, slot, face_up))
+
+    xs = [120 + 150 * i for i in range(7)]
+    if state.stock:
+        put(None, "stock", xs[0], 40, 180, face_up=False)
+    if state.waste:
+        put(state.waste[-1], "waste", xs[1], 40, 180)
+    for col in range(7):
+        y = 230
+        for _ in state.hidden[col]:
+            put(None, f"column {col + 1}", xs[col], y, y + 18, face_up=False)
+            y += 18
+        for i, c in enumerate(state.faceup[col]):
+            last = i == len(state.faceup[col]) - 1
+            put(c, f"column {col + 1}", xs[col], y, y + (140 if last else 30))
+            y += 30
+    return img, SimpleNamespace(cards=cards)
+
+
+def a_column_move():
+    """The deal of seed 102 and a legal move from a column onto a column."""
+    state = GameState.from_deal(deal_for_seed(102))
+    move = next(m for m in state.legal_moves() if m.text[0].isdigit() and m.text[-1].isdigit())
+    return state, Advice("move", move, f"Move {move.text}", "a reason")
+
+
+def _yellow(img, x, y, r=3):
+    patch = img[y - r:y + r + 1, x - r:x + r + 1].reshape(-1, 3).astype(int)
+    return bool((np.abs(patch - YELLOW).sum(axis=1) < 60).any())
+
+
+def test_a_hand_in_the_picture_shows_waiting_and_no_stale_arrow():
+    state, advice = a_column_move()
+    img, det = scene(state)
+    (x0, y0), (x1, y1) = arrow_for(advice, state, det, img.shape)
+    mid = ((x0 + x1) // 2, (y0 + y1) // 2)
+    calm = draw_overlay(img, det, advice, state, gate=GateView(False, True, False, 0.0, "resting"))
+    assert _yellow(calm, *mid)                       # the arrow is drawn when the table is clear
+    hand = GateView(False, False, True, 9.0, "hand in the picture")
+    drawn = draw_overlay(img, det, advice, state, gate=hand)
+    assert not _yellow(drawn, *mid)                  # ... and not over a hand
+    # the waiting banner: amber text across the middle of the picture, large
+    amber = np.abs(drawn.astype(int) - (0, 140, 255)).sum(axis=2) < 30
+    rows = np.nonzero(amber.any(axis=1))[0]
+    cols = np.nonzero(amber.any(axis=0))[0]
+    assert rows.size and H * 0.3 < rows.mean() < H * 0.55
+    assert rows.max() - rows.min() > 25 and cols.max() - cols.min() > W * 0.3
+    # an object over the table (the colour-free check) waits too, with its outline
+    obj = GateView(False, True, True, 0.0, "something over the table", box=(100, 300, 200, 100))
+    drawn = draw_overlay(img, det, advice, state, gate=obj)
+    assert not _yellow(drawn, *mid)
+    assert (np.abs(drawn.astype(int) - (0, 140, 255)).sum(axis=2) < 30).sum() > 500
