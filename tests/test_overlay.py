@@ -7,8 +7,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from solitaire_coach.app.live import arrow_for, draw_overlay
+from solitaire_coach.app.live import OverlayNote, StepResult, arrow_for, draw_overlay
 from solitaire_coach.capture.gate import GateView
+from solitaire_coach.capture.sources import Frame
 from solitaire_coach.core.advisor import Advice
 from solitaire_coach.core.moves import Move
 from solitaire_coach.core.state import GameState, deal_for_seed
@@ -87,3 +88,45 @@ def test_a_hand_in_the_picture_shows_waiting_and_no_stale_arrow():
     drawn = draw_overlay(img, det, advice, state, gate=obj)
     assert not _yellow(drawn, *mid)
     assert (np.abs(drawn.astype(int) - (0, 140, 255)).sum(axis=2) < 30).sum() > 500
+
+
+def _result(lines=(), accepted=False, reason="resting (table unchanged since the last read)"):
+    frame = Frame(np.zeros((4, 4, 3), np.uint8), 0, 0.0, "f")
+    return StepResult(frame, GateView(False, True, False, 0.0, reason), accepted=accepted, lines=list(lines))
+
+
+def _red_rows(img):
+    red = np.abs(img.astype(int) - (40, 40, 235)).sum(axis=2) < 40
+    return np.nonzero(red.any(axis=1))[0]
+
+
+def test_a_take_it_back_note_stays_on_the_picture_until_the_table_is_read_again():
+    """The frame of the read that found the card put down wrong is followed by frames the
+    gate does not read (the table rests): the window shows the note on all of them, as
+    printed, in red, until an accepted read says nothing more."""
+    bad = "that is not a legal continuation: 5♠ was put on 10♠ in column 7: take it back (the game is unchanged)"
+    notes = OverlayNote()
+    assert notes.update(_result([bad], accepted=True)) == bad
+    for _ in range(5):                               # resting, moving, a hand: nothing said
+        assert notes.update(_result()) == bad
+    assert notes.update(_result(["seen: draw", "advice: Turn"], accepted=True)) == "seen: draw"
+    assert notes.update(_result(accepted=False)) == "seen: draw"
+    assert notes.update(_result(accepted=True)) == ""     # taken back: read, nothing to say
+    # the card put down wrong wins over a line said after it in the same frame
+    assert notes.update(_result([bad, "warning: cannot save the journal"], accepted=True)) == bad
+    state, advice = a_column_move()
+    img, det = scene(state)
+    drawn = draw_overlay(img, det, advice, state, note=notes.text)
+    rows = _red_rows(drawn)
+    assert rows.size and rows.max() < H * 0.25       # red, at the top
+
+
+def test_the_window_shows_the_line_printed_for_a_table_no_move_explains():
+    """The note drawn is the printed line (with 'not a legal continuation'), in red, not the
+    tracker's bare message."""
+    from solitaire_coach.core.tracker import TrackerReport
+
+    line = "that is not a legal continuation: the table does not follow from the last position (the game is unchanged)"
+    r = _result([line], accepted=True)
+    r.report = TrackerReport("inconsistent", message="the table does not follow from the last position")
+    assert OverlayNote().update(r) == line

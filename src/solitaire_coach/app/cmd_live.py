@@ -457,7 +457,7 @@ def run_replay(args, folder: Path) -> int:
     from ..core.state import GameState, first_difference
     from ..storage import NotTextError, describe_os_error, read_text_file, write_atomic
     from ..vision.detector import ModelError
-    from .live import LiveCoach, draw_overlay, json_line
+    from .live import LiveCoach, OverlayNote, draw_overlay, json_line
 
     text_out = sys.stderr if args.json else sys.stdout
 
@@ -515,6 +515,7 @@ def run_replay(args, folder: Path) -> int:
     detect_ms = []
     t_start = time.perf_counter()
     truth = _frame_truth(folder, say)
+    notes = OverlayNote()
     while True:
         frame = source.read()
         if frame is None:
@@ -531,7 +532,7 @@ def run_replay(args, folder: Path) -> int:
         if args.window or args.save_overlay:
             picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
                                    else coach.last_accepted_detection, coach.advice, coach.state,
-                                   note=next((ln for ln in reversed(result.lines) if not ln.startswith("advice")), ""),
+                                   note=notes.update(result),
                                    gate=result.gate, calibration=calibration)
             if args.save_overlay and result.snapshot is not None:  # every frame read, used or not
                 ok, jpeg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])

@@ -778,6 +778,7 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
     shown = False
     count = 0
     pending_trigger = 0
+    notes = OverlayNote()
     try:
         while True:
             if keys is not None:
@@ -820,7 +821,7 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
             if window:
                 picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
                                        else coach.last_accepted_detection, coach.advice, coach.state,
-                                       note=_note(result), gate=result.gate, calibration=calibration)
+                                       note=notes.update(result), gate=result.gate, calibration=calibration)
                 cv2.imshow(window_name, picture)
                 shown = True
                 key = cv2.waitKey(1) & 0xFF
@@ -843,13 +844,26 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
             cv2.destroyWindow(window_name)
 
 
-def _note(result: StepResult) -> str:
-    if result.report is not None and result.report.kind == "inconsistent":
-        return result.report.message
-    for line in reversed(result.lines):
-        if not line.startswith("advice: "):
-            return line
-    return ""
+def _urgent(line: str) -> bool:
+    """A line the person must act on (a card put down wrong, a table no move explains)."""
+    return "take it back" in line or "not a legal continuation" in line
+
+
+class OverlayNote:
+    """The note the picture shows: the latest line said other than the advice, exactly as
+    printed (a card put down wrong first), kept until a later read says another or an
+    accepted read says nothing -- a line shown on one frame alone would flash past."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def update(self, result: StepResult) -> str:
+        said = [ln for ln in result.lines if not ln.startswith("advice: ")]
+        if said:
+            self.text = next((ln for ln in reversed(said) if _urgent(ln)), said[-1])
+        elif result.accepted:
+            self.text = ""
+        return self.text
 
 
 # ----------------------------------------------------------------------------- drawing
@@ -1052,7 +1066,7 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
             y += int(40 * s) + 6
             _text(out, ln, (int(20 * unit), y), s, colour, thick)
     if note:
-        bad = "take it back" in note or "not a legal" in note
+        bad = _urgent(note)
         wrapped = _wrap(ascii_line(note, 400), 1.0 * unit, max(2, int(3 * unit)), int(w - 40 * unit))
         if len(wrapped) > NOTE_LINES:  # the terminal has it all; the picture says there is more
             wrapped = wrapped[:NOTE_LINES - 1] + [_fit(wrapped[NOTE_LINES - 1] + " ...", 1.0 * unit,
