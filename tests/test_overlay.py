@@ -130,3 +130,17 @@ def test_the_window_shows_the_line_printed_for_a_table_no_move_explains():
     r = _result([line], accepted=True)
     r.report = TrackerReport("inconsistent", message="the table does not follow from the last position")
     assert OverlayNote().update(r) == line
+
+
+def test_while_a_card_must_be_taken_back_no_advice_arrow_is_drawn():
+    """The advice in force is for the table before the card was put down wrong: its arrow
+    would point at a move that is not the next thing to do. The band says 'then:'."""
+    state, advice = a_column_move()
+    img, det = scene(state)
+    (x0, y0), (x1, y1) = arrow_for(advice, state, det, img.shape)
+    mid = ((x0 + x1) // 2, (y0 + y1) // 2)
+    note = "that is not a legal continuation: 5♠ was put on 10♠ in column 7: take it back (the game is unchanged)"
+    assert _yellow(draw_overlay(img, det, advice, state, note="seen: draw"), *mid)
+    drawn = draw_overlay(img, det, advice, state, note=note)
+    assert not _yellow(drawn, *mid)
+    assert not any(_yellow(drawn, x, y, r=0) for y in range(int(H * 0.75), H - 1, 3) for x in range(1, W - 1, 7))

@@ -1032,7 +1032,8 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
             cv2.rectangle(out, (x0, y0), (x0 + tw + 6, y0 + th + 8), (0, 0, 0), -1)
             cv2.putText(out, label, (x0 + 3, y0 + th + 3), FONT, scale, colour if det.card is not None else _RED,
                         thick, cv2.LINE_AA)
-    arrow = None if waiting else arrow_for(advice, state, detection, out.shape, calibration)
+    urgent = _urgent(note)   # a card to take back first: the advised move is not the next thing to do
+    arrow = None if waiting or urgent else arrow_for(advice, state, detection, out.shape, calibration)
     if arrow is not None:
         (x0, y0), (x1, y1) = arrow
         length = max(1.0, float(np.hypot(x1 - x0, y1 - y0)))
@@ -1049,8 +1050,10 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
     # the advice, large, on a dark band at the bottom
     lines: list[tuple[str, float, tuple, int]] = []
     if advice is not None:
-        for ln in _wrap(ascii_line(advice.text, 200), 1.4 * unit, max(2, int(3 * unit)), int(w - 40 * unit)):
-            lines.append((ln, 1.4 * unit, _YELLOW if advice.status == "move" else _WHITE, max(2, int(3 * unit))))
+        head = ("then: " if urgent else "") + ascii_line(advice.text, 200)
+        for ln in _wrap(head, 1.4 * unit, max(2, int(3 * unit)), int(w - 40 * unit)):
+            lines.append((ln, 1.4 * unit, _YELLOW if advice.status == "move" and not urgent else _WHITE,
+                          max(2, int(3 * unit))))
         if advice.reason:
             for ln in _wrap(ascii_line(advice.reason, 200), 0.95 * unit, max(2, int(2 * unit)), int(w - 40 * unit)):
                 lines.append((ln, 0.95 * unit, _WHITE, max(2, int(2 * unit))))
