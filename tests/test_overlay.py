@@ -96,7 +96,8 @@ def _result(lines=(), accepted=False, reason="resting (table unchanged since the
 
 
 def _red_rows(img):
-    red = np.abs(img.astype(int) - (40, 40, 235)).sum(axis=2) < 40
+    b, g, r = (img[:, :, i].astype(int) for i in range(3))
+    red = (r > 200) & (g < 120) & (b < 120)
     return np.nonzero(red.any(axis=1))[0]
 
 
@@ -144,3 +145,20 @@ def test_while_a_card_must_be_taken_back_no_advice_arrow_is_drawn():
     drawn = draw_overlay(img, det, advice, state, note=note)
     assert not _yellow(drawn, *mid)
     assert not any(_yellow(drawn, x, y, r=0) for y in range(int(H * 0.75), H - 1, 3) for x in range(1, W - 1, 7))
+
+
+def test_the_note_reads_on_a_white_table_and_the_status_keeps_clear_of_it():
+    """White text straight on a white table (game3's) cannot be read: the note lies on a
+    dark band; the gate's status (moving, settling) sits at the top right beside it."""
+    img = np.full((H, W, 3), 232, np.uint8)
+    note = "cannot read the top card of column 1: looking again (if this stays, move the light or the card, " \
+           "or press Enter to go on without it)"
+    drawn = draw_overlay(img, None, None, None, note=note, gate=GateView(False, False, False, 3.0, "moving"))
+    top = drawn[:60].astype(int).sum(axis=2) / 3
+    assert np.median(top) < 110                              # a dark band under the text
+    assert (top > 200).sum() > 300                           # and light text on it
+    # the status (small, white, at the top right) does not overlap the note's first line
+    light = (drawn[:40].astype(int).sum(axis=2) / 3 > 200).any(axis=0)
+    xs = np.nonzero(light)[0]
+    gaps = np.diff(xs)
+    assert xs.max() > W * 0.9 and gaps.max() > 20 * W / 1280   # two groups, apart

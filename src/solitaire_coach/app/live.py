@@ -873,6 +873,7 @@ _YELLOW = (0, 220, 255)
 _RED = (40, 40, 235)
 _WHITE = (255, 255, 255)
 _AMBER = (0, 140, 255)
+_RED_ON_DARK = (70, 70, 255)
 
 
 def _cards_of(detection) -> list:
@@ -1068,24 +1069,53 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         for ln, s, colour, thick in lines:
             y += int(40 * s) + 6
             _text(out, ln, (int(20 * unit), y), s, colour, thick)
-    if note:
-        bad = _urgent(note)
-        wrapped = _wrap(ascii_line(note, 400), 1.0 * unit, max(2, int(3 * unit)), int(w - 40 * unit))
-        if len(wrapped) > NOTE_LINES:  # the terminal has it all; the picture says there is more
-            wrapped = wrapped[:NOTE_LINES - 1] + [_fit(wrapped[NOTE_LINES - 1] + " ...", 1.0 * unit,
-                                                       max(2, int(3 * unit)), int(w - 40 * unit))]
-        for i, ln in enumerate(wrapped):
-            _text(out, ln, (int(20 * unit), int((45 + 44 * i) * unit)), 1.0 * unit, _RED if bad else _WHITE,
-                  max(2, int(3 * unit)))
+    status = ""
+    if not waiting and gate is not None and not gate.read and gate.reason != RESTING:
+        status = gate.reason
+    if note or status:
+        _top_band(out, note, status, unit)
     if gate is not None and gate.box is not None:   # the object over the table, outlined
         x, y, bw, bh = (int(round(v)) for v in gate.box)
         cv2.rectangle(out, (x, y), (x + bw, y + bh), _RED, max(2, int(3 * unit)))
         _text(out, "not a card", (x + 6, max(int(24 * unit), y + int(28 * unit))), 0.8 * unit, _RED, max(2, int(2 * unit)))
     if waiting:
         _banner(out, waiting, unit)
-    elif gate is not None and not gate.read and gate.reason not in ("resting (table unchanged since the last read)",):
-        _text(out, gate.reason, (int(w - 330 * unit), int(30 * unit)), 0.7 * unit, _WHITE, max(1, int(2 * unit)))
     return out
+
+
+RESTING = "resting (table unchanged since the last read)"
+
+
+def _shade(img: np.ndarray, x0: int, y0: int, x1: int, y1: int, alpha: float = 0.65) -> None:
+    """Darken a rectangle of ``img`` in place (text on it reads on any table)."""
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(img.shape[1], x1), min(img.shape[0], y1)
+    if x1 > x0 and y1 > y0:
+        img[y0:y1, x0:x1] = (img[y0:y1, x0:x1] * (1.0 - alpha)).astype(img.dtype)
+
+
+def _top_band(img: np.ndarray, note: str, status: str, unit: float) -> None:
+    """The note (red when a card must be taken back) on a dark band across the top, and the
+    gate's status small at the top right, clear of the note (drawn in place)."""
+    h, w = img.shape[:2]
+    s_scale, s_thick = 0.6 * unit, max(1, int(2 * unit))
+    (sw, sh), _ = cv2.getTextSize(status, FONT, s_scale, s_thick) if status else ((0, 0), 0)
+    margin = int(20 * unit)
+    scale, thick = 1.0 * unit, max(2, int(2.5 * unit))
+    width = int(w - 2 * margin - (sw + margin if status else 0))
+    wrapped = _wrap(ascii_line(note, 400), scale, thick, width) if note else []
+    if len(wrapped) > NOTE_LINES:  # the terminal has it all; the picture says there is more
+        wrapped = wrapped[:NOTE_LINES - 1] + [_fit(wrapped[NOTE_LINES - 1] + " ...", scale, thick, width)]
+    step = int(42 * unit)
+    if wrapped:
+        _shade(img, 0, 0, w, step * len(wrapped) + int(14 * unit))
+        colour = _RED_ON_DARK if _urgent(note) else _WHITE
+        for i, ln in enumerate(wrapped):
+            cv2.putText(img, ln, (margin, int(36 * unit) + step * i), FONT, scale, colour, thick, cv2.LINE_AA)
+    if status:
+        x = w - sw - margin // 2
+        if not wrapped:
+            _shade(img, x - margin // 2, 0, w, sh + int(24 * unit))
+        cv2.putText(img, status, (x, sh + int(10 * unit)), FONT, s_scale, _WHITE, s_thick, cv2.LINE_AA)
 
 
 def waiting_text(gate: GateView | None) -> str:
