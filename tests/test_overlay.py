@@ -7,10 +7,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from solitaire_coach.app.live import OverlayNote, StepResult, arrow_for, draw_overlay
+from solitaire_coach.app.live import OverlayNote, StepResult, arrow_for, draw_overlay, label_box
 from solitaire_coach.capture.gate import GateView
 from solitaire_coach.capture.sources import Frame
 from solitaire_coach.core.advisor import Advice
+from solitaire_coach.core.cards import Card
 from solitaire_coach.core.moves import Move
 from solitaire_coach.core.state import GameState, deal_for_seed
 from solitaire_coach.vision.detector import CardDetection
@@ -162,3 +163,30 @@ def test_the_note_reads_on_a_white_table_and_the_status_keeps_clear_of_it():
     xs = np.nonzero(light)[0]
     gaps = np.diff(xs)
     assert xs.max() > W * 0.9 and gaps.max() > 20 * W / 1280   # two groups, apart
+
+
+def test_labels_keep_off_the_card_index_and_lie_over_the_arrow():
+    """A label in the top left corner hid the index a person reads (and, in a fanned
+    column, the only part of the card that shows); the arrow drawn after the labels hid
+    the labels it crossed."""
+    state, advice = a_column_move()
+    img, det = scene(state)
+    faces = [d for d in det.cards if d.card is not None]
+    for d in faces:
+        x0, y0, x1, y1 = label_box(d, 1.0)
+        q = d.quad
+        assert q[0][0] <= x0 and x1 <= q[1][0] and y0 >= q[0][1]     # inside the card, at the top
+        assert x0 > q[0][0] + 0.35 * (q[1][0] - q[0][0])             # clear of the index corner
+    assert label_box(next(d for d in det.cards if d.card is None), 1.0) is None
+    # a card read right where the arrow passes (a card being moved over the table, say)
+    (x0, y0), (x1, y1) = arrow_for(advice, state, det, img.shape)
+    mx, my = (x0 + x1) // 2, (y0 + y1) // 2
+    stray = CardDetection(Card.parse("9C"), _quad(mx - 10, my - 10, my + 130), 0.99, "column 4")
+    det.cards.append(stray)
+    assert arrow_for(advice, state, det, img.shape) == ((x0, y0), (x1, y1))
+    drawn = draw_overlay(img, det, advice, state)
+    for d in faces + [stray]:                         # every label: a black patch, no yellow on it
+        x0, y0, x1, y1 = label_box(d, 1.0)
+        patch = drawn[y0 + 1:y1 - 1, x0 + 1:x1 - 1].reshape(-1, 3).astype(int)
+        assert not (np.abs(patch - YELLOW).sum(axis=1) < 60).any()
+        assert (patch.sum(axis=1) < 30).mean() > 0.4

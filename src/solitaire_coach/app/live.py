@@ -874,6 +874,7 @@ _RED = (40, 40, 235)
 _WHITE = (255, 255, 255)
 _AMBER = (0, 140, 255)
 _RED_ON_DARK = (70, 70, 255)
+_BACK = (200, 160, 60)
 
 
 def _cards_of(detection) -> list:
@@ -981,6 +982,19 @@ def arrow_for(advice: Advice | None, state: GameState | None, detection, image_s
     return (int(a[0]), int(a[1])), (int(b[0]), int(b[1]))
 
 
+def label_box(det, unit: float) -> tuple[int, int, int, int] | None:
+    """Where a face-up card's label goes: (x0, y0, x1, y1) inside the card's top right
+    corner -- the index a person reads is in the top left, and in a fanned column the strip
+    a covering card leaves shows that corner alone. None for a card back."""
+    if det.card is None and not getattr(det, "face_up", False):
+        return None
+    label = _label(det.card) if det.card is not None else "??"
+    (tw, th), _ = cv2.getTextSize(label, FONT, 0.75 * unit, max(1, int(2 * unit)))
+    q = np.asarray(det.quad, np.float32).reshape(-1, 2)
+    x1, y0 = int(q[1][0]) - 2, int(q[1][1]) + 2   # the top right corner
+    return x1 - tw - 6, y0, x1, y0 + th + int(8 * unit)
+
+
 def _text(img, text: str, org, scale: float, colour, thick: int) -> None:
     cv2.putText(img, text, org, FONT, scale, (0, 0, 0), thick + 4, cv2.LINE_AA)
     cv2.putText(img, text, org, FONT, scale, colour, thick, cv2.LINE_AA)
@@ -1022,17 +1036,8 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         detection = None
     for det in _cards_of(detection):
         q = np.asarray(det.quad, np.float32).reshape(-1, 1, 2).astype(np.int32)
-        colour = _GREEN if det.card is not None else (200, 160, 60)
+        colour = _GREEN if det.card is not None else (_RED if getattr(det, "face_up", False) else _BACK)
         cv2.polylines(out, [q], True, colour, max(1, int(2 * unit)), cv2.LINE_AA)
-        if det.card is not None or getattr(det, "face_up", False):
-            x, y = q.reshape(-1, 2)[0]
-            label = _label(det.card) if det.card is not None else "??"
-            scale, thick = 0.75 * unit, max(1, int(2 * unit))
-            (tw, th), _ = cv2.getTextSize(label, FONT, scale, thick)
-            x0, y0 = int(x) + 2, int(y) + 2
-            cv2.rectangle(out, (x0, y0), (x0 + tw + 6, y0 + th + 8), (0, 0, 0), -1)
-            cv2.putText(out, label, (x0 + 3, y0 + th + 3), FONT, scale, colour if det.card is not None else _RED,
-                        thick, cv2.LINE_AA)
     urgent = _urgent(note)   # a card to take back first: the advised move is not the next thing to do
     arrow = None if waiting or urgent else arrow_for(advice, state, detection, out.shape, calibration)
     if arrow is not None:
@@ -1048,6 +1053,13 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         cv2.arrowedLine(out, (x0, y0), (x1, y1), (0, 0, 0), int(14 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length))
         cv2.arrowedLine(out, (x0, y0), (x1, y1), _YELLOW, int(8 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length))
         cv2.circle(out, (x0, y0), int(12 * unit), _YELLOW, -1, cv2.LINE_AA)
+    for det in _cards_of(detection):   # over the arrow, so that no label is hidden under it
+        box = label_box(det, unit)
+        if box is not None:
+            (x0, y0, x1, y1), label = box, _label(det.card) if det.card is not None else "??"
+            cv2.rectangle(out, (x0, y0), (x1, y1), (0, 0, 0), -1)
+            cv2.putText(out, label, (x0 + 3, y1 - int(5 * unit) - 1), FONT, 0.75 * unit,
+                        _GREEN if det.card is not None else _RED_ON_DARK, max(1, int(2 * unit)), cv2.LINE_AA)
     # the advice, large, on a dark band at the bottom
     lines: list[tuple[str, float, tuple, int]] = []
     if advice is not None:
