@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from solitaire_coach.app.live import OverlayNote, StepResult, arrow_for, draw_overlay, label_box
+from solitaire_coach.app.live import (OverlayNote, StepResult, arrow_for, draw_overlay, label_box, move_tag,
+                                       moving_quads, tag_box)
 from solitaire_coach.capture.gate import GateView
 from solitaire_coach.capture.sources import Frame
 from solitaire_coach.core.advisor import Advice
@@ -190,3 +191,38 @@ def test_labels_keep_off_the_card_index_and_lie_over_the_arrow():
         patch = drawn[y0 + 1:y1 - 1, x0 + 1:x1 - 1].reshape(-1, 3).astype(int)
         assert not (np.abs(patch - YELLOW).sum(axis=1) < 60).any()
         assert (patch.sum(axis=1) < 30).mean() > 0.4
+
+
+def _tag_pixels(img, box):
+    x0, y0, x1, y1 = box
+    patch = img[y0:y1, x0:x1].reshape(-1, 3).astype(int)
+    return int((np.abs(patch - YELLOW).sum(axis=1) < 60).sum())
+
+
+def test_a_draw_a_redeal_and_a_move_to_the_foundation_are_told_apart():
+    """An arrow from the stock to the waste, from the waste to the stock or from a card to a
+    foundation looks like any other move: a word by the target says which it is, and the
+    cards a column move takes are outlined."""
+    state = GameState.from_deal(deal_for_seed(102))
+    img, det = scene(state)
+    tags = {}
+    for text in ("draw", "1-f", "w-7", "3-6"):
+        move = Move.parse(text)
+        advice = Advice("move", move, text, "")
+        tags[text] = move_tag(advice)
+        drawn = draw_overlay(img, det, advice, state)
+        (x0, y0), (x1, y1) = arrow_for(advice, state, det, img.shape)
+        if tags[text]:
+            cw = 100
+            target = (int(x1 - cw / 2), int(y1 - cw * 0.7), int(x1 + cw / 2), int(y1 + cw * 0.7))
+            box = tag_box(tags[text], target, 1.0, img.shape)
+            assert 0 <= box[0] and box[2] <= W and 0 <= box[1] and box[3] <= H
+            assert box[1] >= target[3] or box[3] <= target[1]       # beside the outline, not on the card
+            assert _tag_pixels(drawn, box) > 40                      # the word is drawn there
+    assert tags["draw"] == "DRAW" and tags["1-f"] == "TO THE FOUNDATION" and tags["w-7"] == tags["3-6"] == ""
+    assert move_tag(Advice("move", Move.parse("redeal"), "", "")) == "TURN THE WASTE OVER"
+    # a column move: the cards that move are outlined (the AH of column 3 here)
+    advice = Advice("move", Move.parse("3-6"), "", "")
+    quads = moving_quads(advice, state, det)
+    assert len(quads) == 1 and np.array_equal(quads[0], next(d.quad for d in det.cards if d.slot == "column 3"
+                                                              and d.card is not None))

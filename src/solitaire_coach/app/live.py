@@ -982,6 +982,53 @@ def arrow_for(advice: Advice | None, state: GameState | None, detection, image_s
     return (int(a[0]), int(a[1])), (int(b[0]), int(b[1]))
 
 
+def move_tag(advice: Advice | None) -> str:
+    """A word by the target for the moves an arrow alone does not tell apart: a card
+    drawn from the stock, the waste turned over, a card put up on a foundation."""
+    if advice is None or advice.move is None:
+        return ""
+    k = advice.move.kind
+    if k is MoveKind.DRAW:
+        return "DRAW"
+    if k is MoveKind.REDEAL:
+        return "TURN THE WASTE OVER"
+    if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION):
+        return "TO THE FOUNDATION"
+    return ""
+
+
+def tag_box(tag: str, target: tuple[int, int, int, int], unit: float, shape) -> tuple[int, int, int, int]:
+    """Where ``tag`` goes: a patch centred under the target outline (above it near the
+    picture's foot), kept inside the picture."""
+    h, w = shape[:2]
+    (tw, th), _ = cv2.getTextSize(tag, FONT, 0.7 * unit, max(1, int(2 * unit)))
+    bw, bh = tw + int(10 * unit), th + int(14 * unit)
+    x0 = min(max(0, (target[0] + target[2]) // 2 - bw // 2), w - bw)
+    y0 = target[3] + int(4 * unit)
+    if y0 + bh > h * 0.7:
+        y0 = max(0, target[1] - int(4 * unit) - bh)
+    return x0, y0, x0 + bw, y0 + bh
+
+
+def moving_quads(advice: Advice | None, state: GameState | None, detection) -> list:
+    """The quads of the cards the advised move takes, where the picture shows them in the
+    move's source pile (a column's run from the moving card down, the waste's top)."""
+    if advice is None or advice.move is None or state is None:
+        return []
+    move = advice.move
+    if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+        source = "waste"
+    elif move.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN):
+        source = f"column {move.source + 1}"
+    else:
+        return []
+    try:
+        cards = set(state.moving_cards(move))
+    except Exception:  # an advice the position cannot play: nothing outlined rather than a crash
+        return []
+    return [d.quad for d in _cards_of(detection) if d.slot == source and d.card in cards]
+
+
 def label_box(det, unit: float) -> tuple[int, int, int, int] | None:
     """Where a face-up card's label goes: (x0, y0, x1, y1) inside the card's top right
     corner -- the index a person reads is in the top left, and in a fanned column the strip
@@ -1048,11 +1095,20 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
                    for d in _cards_of(detection)]
         cw = float(np.median(heights)) if heights else 90 * unit
         ch = cw * 1.4
-        cv2.rectangle(out, (int(x1 - cw / 2), int(y1 - ch / 2)), (int(x1 + cw / 2), int(y1 + ch / 2)), _YELLOW,
-                      max(2, int(3 * unit)), cv2.LINE_AA)
+        target = (int(x1 - cw / 2), int(y1 - ch / 2), int(x1 + cw / 2), int(y1 + ch / 2))
+        cv2.rectangle(out, target[:2], target[2:], _YELLOW, max(2, int(3 * unit)), cv2.LINE_AA)
+        for q in moving_quads(advice, state, detection):   # the cards that move, outlined
+            cv2.polylines(out, [np.asarray(q, np.float32).reshape(-1, 1, 2).astype(np.int32)], True, _YELLOW,
+                          max(2, int(3 * unit)), cv2.LINE_AA)
         cv2.arrowedLine(out, (x0, y0), (x1, y1), (0, 0, 0), int(14 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length))
         cv2.arrowedLine(out, (x0, y0), (x1, y1), _YELLOW, int(8 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length))
         cv2.circle(out, (x0, y0), int(12 * unit), _YELLOW, -1, cv2.LINE_AA)
+        tag = move_tag(advice)
+        if tag:
+            tx0, ty0, tx1, ty1 = tag_box(tag, target, unit, out.shape)
+            cv2.rectangle(out, (tx0, ty0), (tx1, ty1), (0, 0, 0), -1)
+            cv2.putText(out, tag, (tx0 + int(5 * unit), ty1 - int(7 * unit)), FONT, 0.7 * unit, _YELLOW,
+                        max(1, int(2 * unit)), cv2.LINE_AA)
     for det in _cards_of(detection):   # over the arrow, so that no label is hidden under it
         box = label_box(det, unit)
         if box is not None:
