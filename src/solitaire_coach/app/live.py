@@ -1048,6 +1048,16 @@ def _text(img, text: str, org, scale: float, colour, thick: int) -> None:
 
 
 NOTE_LINES = 3  # lines of a note drawn at the top of the picture
+LABEL_UNIT_FLOOR = 0.6  # card labels and tags never shrink below their size on a 768-pixel-wide picture
+BAND_UNIT_FLOOR = 0.5   # the advice and the note: their size on a 640-pixel-wide picture
+
+
+def _lines(text: str, scale: float, thick: int, width: int, most: int) -> list[str]:
+    """``text`` wrapped to ``width`` pixels, at most ``most`` lines (the last ending in ...)."""
+    wrapped = _wrap(text, scale, thick, width)
+    if len(wrapped) > most:
+        wrapped = wrapped[:most - 1] + [_fit(wrapped[most - 1] + " ...", scale, thick, width)]
+    return wrapped
 
 
 def _fit(line: str, scale: float, thick: int, width: int) -> str:
@@ -1078,6 +1088,8 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
     out = image.copy()
     h, w = out.shape[:2]
     unit = w / 1280.0
+    tu = max(unit, LABEL_UNIT_FLOOR)   # text scales with the picture, but never too small to read
+    bu = max(unit, BAND_UNIT_FLOOR)    # ... and the bands of text never cover a small picture
     waiting = waiting_text(gate)
     if waiting:   # the last read's boxes and arrow would be stale over a hand moving cards
         detection = None
@@ -1105,35 +1117,36 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         cv2.circle(out, (x0, y0), int(12 * unit), _YELLOW, -1, cv2.LINE_AA)
         tag = move_tag(advice)
         if tag:
-            tx0, ty0, tx1, ty1 = tag_box(tag, target, unit, out.shape)
+            tx0, ty0, tx1, ty1 = tag_box(tag, target, tu, out.shape)
             cv2.rectangle(out, (tx0, ty0), (tx1, ty1), (0, 0, 0), -1)
-            cv2.putText(out, tag, (tx0 + int(5 * unit), ty1 - int(7 * unit)), FONT, 0.7 * unit, _YELLOW,
-                        max(1, int(2 * unit)), cv2.LINE_AA)
+            cv2.putText(out, tag, (tx0 + int(5 * tu), ty1 - int(7 * tu)), FONT, 0.7 * tu, _YELLOW,
+                        max(1, int(2 * tu)), cv2.LINE_AA)
     for det in _cards_of(detection):   # over the arrow, so that no label is hidden under it
-        box = label_box(det, unit)
+        box = label_box(det, tu)
         if box is not None:
             (x0, y0, x1, y1), label = box, _label(det.card) if det.card is not None else "??"
             cv2.rectangle(out, (x0, y0), (x1, y1), (0, 0, 0), -1)
-            cv2.putText(out, label, (x0 + 3, y1 - int(5 * unit) - 1), FONT, 0.75 * unit,
-                        _GREEN if det.card is not None else _RED_ON_DARK, max(1, int(2 * unit)), cv2.LINE_AA)
+            cv2.putText(out, label, (x0 + 3, y1 - int(5 * tu) - 1), FONT, 0.75 * tu,
+                        _GREEN if det.card is not None else _RED_ON_DARK, max(1, int(2 * tu)), cv2.LINE_AA)
     # the advice, large, on a dark band at the bottom
     lines: list[tuple[str, float, tuple, int]] = []
+    width = int(w - 40 * unit)
     if advice is not None:
         head = ("then: " if urgent else "") + ascii_line(advice.text, 200)
-        for ln in _wrap(head, 1.4 * unit, max(2, int(3 * unit)), int(w - 40 * unit)):
-            lines.append((ln, 1.4 * unit, _YELLOW if advice.status == "move" and not urgent else _WHITE,
-                          max(2, int(3 * unit))))
-        if advice.reason:
-            for ln in _wrap(ascii_line(advice.reason, 200), 0.95 * unit, max(2, int(2 * unit)), int(w - 40 * unit)):
-                lines.append((ln, 0.95 * unit, _WHITE, max(2, int(2 * unit))))
+        for ln in _lines(head, 1.4 * bu, max(2, int(3 * bu)), width, 2):
+            lines.append((ln, 1.4 * bu, _YELLOW if advice.status == "move" and not urgent else _WHITE,
+                          max(2, int(3 * bu))))
+        if advice.reason:   # the terminal has it all; the picture keeps the band low
+            for ln in _lines(ascii_line(advice.reason, 200), 0.95 * bu, max(2, int(2 * bu)), width, 2 if h >= 500 else 1):
+                lines.append((ln, 0.95 * bu, _WHITE, max(2, int(2 * bu))))
     elif state is None:
-        lines.append(("Deal a new game and hold still", 1.0 * unit, _WHITE, max(2, int(3 * unit))))
+        lines.append(("Deal a new game and hold still", 1.0 * bu, _WHITE, max(2, int(3 * bu))))
     if lines:
-        band = sum(int(44 * s) + 6 for _, s, _, _ in lines) + int(16 * unit)
+        band = sum(int(44 * s) + 6 for _, s, _, _ in lines) + int(16 * bu)
         overlay = out.copy()
         cv2.rectangle(overlay, (0, h - band), (w, h), (0, 0, 0), -1)
         out = cv2.addWeighted(overlay, 0.55, out, 0.45, 0)
-        y = h - band + int(8 * unit)
+        y = h - band + int(8 * bu)
         for ln, s, colour, thick in lines:
             y += int(40 * s) + 6
             _text(out, ln, (int(20 * unit), y), s, colour, thick)
@@ -1141,13 +1154,13 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
     if not waiting and gate is not None and not gate.read and gate.reason != RESTING:
         status = gate.reason
     if note or status:
-        _top_band(out, note, status, unit)
+        _top_band(out, note, status, bu)
     if gate is not None and gate.box is not None:   # the object over the table, outlined
         x, y, bw, bh = (int(round(v)) for v in gate.box)
         cv2.rectangle(out, (x, y), (x + bw, y + bh), _RED, max(2, int(3 * unit)))
-        _text(out, "not a card", (x + 6, max(int(24 * unit), y + int(28 * unit))), 0.8 * unit, _RED, max(2, int(2 * unit)))
+        _text(out, "not a card", (x + 6, max(int(24 * tu), y + int(28 * tu))), 0.8 * tu, _RED, max(2, int(2 * tu)))
     if waiting:
-        _banner(out, waiting, unit)
+        _banner(out, waiting, tu)
     return out
 
 
@@ -1171,8 +1184,9 @@ def _top_band(img: np.ndarray, note: str, status: str, unit: float) -> None:
     scale, thick = 1.0 * unit, max(2, int(2.5 * unit))
     width = int(w - 2 * margin - (sw + margin if status else 0))
     wrapped = _wrap(ascii_line(note, 400), scale, thick, width) if note else []
-    if len(wrapped) > NOTE_LINES:  # the terminal has it all; the picture says there is more
-        wrapped = wrapped[:NOTE_LINES - 1] + [_fit(wrapped[NOTE_LINES - 1] + " ...", scale, thick, width)]
+    most = NOTE_LINES if h >= 500 else NOTE_LINES - 1
+    if len(wrapped) > most:  # the terminal has it all; the picture says there is more
+        wrapped = wrapped[:most - 1] + [_fit(wrapped[most - 1] + " ...", scale, thick, width)]
     step = int(42 * unit)
     if wrapped:
         _shade(img, 0, 0, w, step * len(wrapped) + int(14 * unit))
