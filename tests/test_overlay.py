@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from solitaire_coach.app.live import (OverlayNote, StepResult, arrow_for, draw_overlay, label_box, move_tag,
-                                       moving_quads, tag_box)
+                                       moving_quads, tag_box, take_back_quads)
 from solitaire_coach.capture.gate import GateView
 from solitaire_coach.capture.sources import Frame
 from solitaire_coach.core.advisor import Advice
@@ -250,3 +250,25 @@ def test_text_stays_readable_and_the_bands_low_on_a_small_picture():
     x, y = int(card.quad[1][0]) - 6, int(card.quad[1][1]) + 3
     dark = out[y:y + 40, x].astype(int).sum(axis=1) < 30
     assert np.argmin(dark) >= 14                       # the label's patch: 14 pixels high or more
+
+
+def test_the_card_put_down_wrong_is_outlined_in_red():
+    """The note names the card; the picture shows which one it is, where it lies."""
+    state, advice = a_column_move()
+    img, det = scene(state)
+    top7 = max((d for d in det.cards if d.slot == "column 7"), key=lambda d: d.quad[0][1])
+    wrong = CardDetection(Card.parse("4D"), top7.quad + np.float32([0, 30]), 0.99, "column 7")
+    det.cards.append(wrong)
+    note = f"that is not a legal continuation: 4♦ was put on {top7.card.symbol} in column 7: take it back " \
+           "(the game is unchanged)"
+    assert [q.tolist() for q in take_back_quads(note, det)] == [wrong.quad.tolist()]
+    assert take_back_quads("seen: draw", det) == []
+    drawn = draw_overlay(img, det, advice, state, note=note)
+    x0, y0 = wrong.quad[0].astype(int)
+    x1, y1 = wrong.quad[2].astype(int)
+    edge = drawn[y0 + 20:y1 - 20, x0 - 2:x0 + 3].astype(int)      # its left edge
+    b, g, r = edge[..., 0], edge[..., 1], edge[..., 2]
+    assert ((r > 200) & (g < 120) & (b < 120)).mean() > 0.5
+    middle = drawn[(y0 + y1) // 2 - 12:(y0 + y1) // 2 + 12, x0 + 5:x1 - 5].astype(int)   # TAKE BACK on it
+    b, g, r = middle[..., 0], middle[..., 1], middle[..., 2]
+    assert ((r > 200) & (g < 120) & (b < 120)).sum() > 30

@@ -22,6 +22,7 @@ import copy
 import itertools
 import json
 import math
+import re
 import select
 import time
 from dataclasses import dataclass, field, replace
@@ -1029,6 +1030,25 @@ def moving_quads(advice: Advice | None, state: GameState | None, detection) -> l
     return [d.quad for d in _cards_of(detection) if d.slot == source and d.card in cards]
 
 
+_PUT_WRONG = re.compile(r"(\S+) was put (?:on \S+ in column|into the empty column) (\d)|(\S+) was put on the foundation")
+
+
+def take_back_quads(note: str, detection) -> list:
+    """The quads of the card the note says was put down wrong ("5♥ was put on 7♣ in
+    column 4: take it back"), where the picture shows it in that pile."""
+    if not _urgent(note):
+        return []
+    quads = []
+    for m in _PUT_WRONG.finditer(note):
+        try:
+            card = Card.parse(m.group(1) or m.group(3))
+        except ValueError:
+            continue
+        pile = f"column {m.group(2)}" if m.group(2) else "foundation"
+        quads += [d.quad for d in _cards_of(detection) if d.card == card and d.slot.startswith(pile)]
+    return quads
+
+
 def label_box(det, unit: float) -> tuple[int, int, int, int] | None:
     """Where a face-up card's label goes: (x0, y0, x1, y1) inside the card's top right
     corner -- the index a person reads is in the top left, and in a fanned column the strip
@@ -1150,6 +1170,17 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         for ln, s, colour, thick in lines:
             y += int(40 * s) + 6
             _text(out, ln, (int(20 * unit), y), s, colour, thick)
+    for q in ([] if waiting else take_back_quads(note, detection)):   # the card to take back, in red
+        q = np.asarray(q, np.float32).reshape(-1, 1, 2).astype(np.int32)
+        cv2.polylines(out, [q], True, _RED_ON_DARK, max(3, int(5 * unit)), cv2.LINE_AA)
+        x0, y0 = q.reshape(-1, 2).min(axis=0)
+        x1, y1 = q.reshape(-1, 2).max(axis=0)
+        (tw, th), _ = cv2.getTextSize("TAKE BACK", FONT, 0.7 * tu, max(1, int(2 * tu)))
+        tx0, ty0 = int((x0 + x1) / 2 - tw / 2 - 5 * tu), int((y0 + y1) / 2 - th / 2 - 7 * tu)  # on the card's
+        tx1, ty1 = tx0 + tw + int(10 * tu), ty0 + th + int(14 * tu)   # middle: its index and the pile's stay seen
+        cv2.rectangle(out, (tx0, ty0), (tx1, ty1), (0, 0, 0), -1)
+        cv2.putText(out, "TAKE BACK", (tx0 + int(5 * tu), ty1 - int(7 * tu)), FONT, 0.7 * tu, _RED_ON_DARK,
+                    max(1, int(2 * tu)), cv2.LINE_AA)
     status = ""
     if not waiting and gate is not None and not gate.read and gate.reason != RESTING:
         status = gate.reason
