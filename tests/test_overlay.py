@@ -272,3 +272,15 @@ def test_the_card_put_down_wrong_is_outlined_in_red():
     middle = drawn[(y0 + y1) // 2 - 12:(y0 + y1) // 2 + 12, x0 + 5:x1 - 5].astype(int)   # TAKE BACK on it
     b, g, r = middle[..., 0], middle[..., 1], middle[..., 2]
     assert ((r > 200) & (g < 120) & (b < 120)).sum() > 30
+
+
+def test_a_won_game_is_said_across_the_table():
+    """'You have won' was a line in the band like any advice: the end of the game is said
+    large in the middle of the picture, green."""
+    state = GameState.from_deal(deal_for_seed(102))
+    img, det = scene(state)
+    drawn = draw_overlay(img, None, Advice("won", None, "You have won"), state)
+    b, g, r = (drawn[int(H * 0.3):int(H * 0.55), :, i].astype(int) for i in range(3))
+    green = (g > 180) & (r < 120) & (b < 120)
+    cols = np.nonzero(green.any(axis=0))[0]
+    assert green.sum() > 800 and cols.max() - cols.min() > W * 0.2

@@ -1192,6 +1192,8 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         _text(out, "not a card", (x + 6, max(int(24 * tu), y + int(28 * tu))), 0.8 * tu, _RED, max(2, int(2 * tu)))
     if waiting:
         _banner(out, waiting, tu)
+    elif advice is not None and advice.status in ("won", "lost"):   # the game is over: say so across the table
+        _banner(out, ascii_line(advice.text, 200), tu, _GREEN if advice.status == "won" else _WHITE, size=2.2)
     return out
 
 
@@ -1238,11 +1240,11 @@ def waiting_text(gate: GateView | None) -> str:
     return "Hand in the picture: waiting" if gate.box is None else "Something over the table: waiting"
 
 
-def _banner(img: np.ndarray, text: str, unit: float) -> None:
+def _banner(img: np.ndarray, text: str, unit: float, colour: tuple = _AMBER, size: float = 1.3) -> None:
     """``text`` large, centred across the picture on a dark band (drawn in place)."""
     h, w = img.shape[:2]
     thick = max(2, int(3 * unit))
-    scale = 1.3 * unit
+    scale = size * unit
     while scale > 0.4 and cv2.getTextSize(text, FONT, scale, thick)[0][0] > w - 40 * unit:
         scale *= 0.9
     (tw, th), _ = cv2.getTextSize(text, FONT, scale, thick)
@@ -1250,7 +1252,7 @@ def _banner(img: np.ndarray, text: str, unit: float) -> None:
     band = img.copy()
     cv2.rectangle(band, (0, y0), (w, y1), (0, 0, 0), -1)
     cv2.addWeighted(band, 0.6, img, 0.4, 0, dst=img)
-    _text(img, text, ((w - tw) // 2, (y0 + y1 + th) // 2), scale, _AMBER, thick)
+    _text(img, text, ((w - tw) // 2, (y0 + y1 + th) // 2), scale, colour, thick)
 
 
 def format_terminal(results: Iterable[StepResult]) -> Sequence[str]:
