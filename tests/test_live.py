@@ -567,9 +567,10 @@ def test_the_rig_is_told_what_to_take_back():
     slots[5 + target], slots[5 + source] = mover, truth.hidden[source][-1]
     wrong = Snapshot(tuple(slots))
     coach.request()
-    for f in _frames([double.picture(wrong)] * 3):
-        coach.step(f)
+    results = [coach.step(f) for f in _frames([double.picture(wrong)] * 3)]
     assert rig.sent[-1] == f"{mover.symbol} was put on {truth.faceup[target][-1].symbol} in column {target + 1}: take it back"
+    # the picture outlines that card: the read that found it says which card and pile
+    assert [(p.card, p.pile) for r in results for p in r.put_wrong] == [(mover, f"column {target + 1}")]
 
 
 def test_serial_with_recorded_frames_needs_auto_and_waiting_frames_are_strict_json(tmp_path, capsys):

@@ -15,6 +15,7 @@ from solitaire_coach.core.advisor import Advice
 from solitaire_coach.core.cards import Card
 from solitaire_coach.core.moves import Move
 from solitaire_coach.core.state import GameState, deal_for_seed
+from solitaire_coach.core.tracker import Placement
 from solitaire_coach.vision.detector import CardDetection
 
 W, H = 1280, 720
@@ -261,9 +262,18 @@ def test_the_card_put_down_wrong_is_outlined_in_red():
     det.cards.append(wrong)
     note = f"that is not a legal continuation: 4♦ was put on {top7.card.symbol} in column 7: take it back " \
            "(the game is unchanged)"
-    assert [q.tolist() for q in take_back_quads(note, det)] == [wrong.quad.tolist()]
-    assert take_back_quads("seen: draw", det) == []
-    drawn = draw_overlay(img, det, advice, state, note=note)
+    put_wrong = [Placement(Card.parse("4D"), "column 7", note)]
+    assert [q.tolist() for q in take_back_quads(put_wrong, det)] == [wrong.quad.tolist()]
+    assert take_back_quads([Placement(Card.parse("4D"), "column 6", note)], det) == []   # not where it lies
+    assert take_back_quads([], det) == []
+    # the note keeps the cards of the read that found them until the table is read right
+    notes = OverlayNote()
+    r = _result([note], accepted=True)
+    r.put_wrong = put_wrong
+    assert notes.update(r) == note and notes.put_wrong == put_wrong
+    assert notes.update(_result()) == note and notes.put_wrong == put_wrong
+    assert notes.update(_result(accepted=True)) == "" and notes.put_wrong == []
+    drawn = draw_overlay(img, det, advice, state, note=note, take_back=put_wrong)
     x0, y0 = wrong.quad[0].astype(int)
     x1, y1 = wrong.quad[2].astype(int)
     edge = drawn[y0 + 20:y1 - 20, x0 - 2:x0 + 3].astype(int)      # its left edge

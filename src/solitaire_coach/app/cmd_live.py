@@ -532,7 +532,7 @@ def run_replay(args, folder: Path) -> int:
         if args.window or args.save_overlay:
             picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
                                    else coach.last_accepted_detection, coach.advice, coach.state,
-                                   note=notes.update(result),
+                                   note=notes.update(result), take_back=notes.put_wrong,
                                    gate=result.gate, calibration=calibration)
             if args.save_overlay and result.snapshot is not None:  # every frame read, used or not
                 ok, jpeg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])

@@ -22,7 +22,6 @@ import copy
 import itertools
 import json
 import math
-import re
 import select
 import time
 from dataclasses import dataclass, field, replace
@@ -40,7 +39,7 @@ from ..core.cards import KING, RANK_NAMES, Card
 from ..core.moves import MoveKind
 from ..core.notation import EMPTY, SLOT_NAMES, UNKNOWN, Snapshot
 from ..core.state import GameState
-from ..core.tracker import TrackerReport, illegal_placements, looks_like_a_deal
+from ..core.tracker import Placement, TrackerReport, illegal_placements, looks_like_a_deal, misplaced_cards
 from .coach import CoachSession
 
 
@@ -72,6 +71,7 @@ class StepResult:
     unreadable: list[str] = field(default_factory=list)  # piles whose top face could not be read
     guessed: list[str] = field(default_factory=list)     # piles whose unsure read was taken (see LiveCoach._choose)
     doubted: list[str] = field(default_factory=list)     # a pile whose sure read was taken as a misread
+    put_wrong: list[Placement] = field(default_factory=list)  # cards the read shows put down against the rules
 
     def to_json(self) -> dict:
         d: dict = {"frame": self.frame.name, "index": self.frame.index, "t": round(self.frame.timestamp, 4),
@@ -260,22 +260,23 @@ class LiveCoach:
             result.advice = self.session.last_advice
             if result.report is not None and result.report.kind == "waiting":
                 self.gate.wake()  # a camera gives a slightly different picture next time: look again
+            state = self.session.tracker.state
+            if result.report is not None and result.report.kind == "inconsistent" and state is not None:
+                result.put_wrong = misplaced_cards(state, snap)
             result.timings_ms["track_advise"] = (time.perf_counter() - t2) * 1000
-            self._send_advice(result.report, snap)
+            self._send_advice(result.put_wrong)
         self._flush(result)
         return result
 
-    def _send_advice(self, report: TrackerReport | None = None, snap: Snapshot | None = None) -> None:
+    def _send_advice(self, put_wrong: Sequence[Placement] = ()) -> None:
         """Send the advice to the rig when it changed, or when a trigger asked for a read;
         after a read that shows a card put down wrong, what to take back instead."""
         advice = self.session.last_advice
         if self.trigger is None:
             return
-        state = self.session.tracker.state
-        placements = (illegal_placements(state, snap) if report is not None and report.kind == "inconsistent"
-                      and snap is not None and state is not None else [])
-        if placements and self._reply_due:
-            self._reply_due = not self.trigger.send(placements[0][0].upper() + placements[0][1:])
+        if put_wrong and self._reply_due:
+            text = put_wrong[0].text
+            self._reply_due = not self.trigger.send(text[0].upper() + text[1:])
             self._sent = None  # the advice is sent again once the table is right
             return
         if advice is None:
@@ -822,7 +823,8 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
             if window:
                 picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
                                        else coach.last_accepted_detection, coach.advice, coach.state,
-                                       note=notes.update(result), gate=result.gate, calibration=calibration)
+                                       note=notes.update(result), take_back=notes.put_wrong, gate=result.gate,
+                                       calibration=calibration)
                 cv2.imshow(window_name, picture)
                 shown = True
                 key = cv2.waitKey(1) & 0xFF
@@ -857,13 +859,16 @@ class OverlayNote:
 
     def __init__(self) -> None:
         self.text = ""
+        self.put_wrong: list[Placement] = []   # the cards the note says to take back
 
     def update(self, result: StepResult) -> str:
         said = [ln for ln in result.lines if not ln.startswith("advice: ")]
         if said:
             self.text = next((ln for ln in reversed(said) if _urgent(ln)), said[-1])
+            self.put_wrong = list(result.put_wrong) if _urgent(self.text) else []
         elif result.accepted:
             self.text = ""
+            self.put_wrong = []
         return self.text
 
 
@@ -1030,23 +1035,11 @@ def moving_quads(advice: Advice | None, state: GameState | None, detection) -> l
     return [d.quad for d in _cards_of(detection) if d.slot == source and d.card in cards]
 
 
-_PUT_WRONG = re.compile(r"(\S+) was put (?:on \S+ in column|into the empty column) (\d)|(\S+) was put on the foundation")
-
-
-def take_back_quads(note: str, detection) -> list:
-    """The quads of the card the note says was put down wrong ("5♥ was put on 7♣ in
-    column 4: take it back"), where the picture shows it in that pile."""
-    if not _urgent(note):
-        return []
-    quads = []
-    for m in _PUT_WRONG.finditer(note):
-        try:
-            card = Card.parse(m.group(1) or m.group(3))
-        except ValueError:
-            continue
-        pile = f"column {m.group(2)}" if m.group(2) else "foundation"
-        quads += [d.quad for d in _cards_of(detection) if d.card == card and d.slot.startswith(pile)]
-    return quads
+def take_back_quads(put_wrong: Sequence[Placement], detection) -> list:
+    """The quads of the cards put down wrong (``StepResult.put_wrong``), where the picture
+    shows each on its pile."""
+    return [d.quad for p in put_wrong for d in _cards_of(detection)
+            if d.card == p.card and d.slot.startswith(p.pile)]
 
 
 def label_box(det, unit: float) -> tuple[int, int, int, int] | None:
@@ -1102,9 +1095,11 @@ def _wrap(text: str, scale: float, thick: int, width: int) -> list[str]:
 
 
 def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: GameState | None, *,
-                 note: str = "", gate: GateView | None = None, calibration: dict | None = None) -> np.ndarray:
+                 note: str = "", take_back: Sequence[Placement] = (), gate: GateView | None = None,
+                 calibration: dict | None = None) -> np.ndarray:
     """The frame with every card read boxed and labelled, the advised move as an arrow, the
-    advice and its reason in large text, and the latest note (a deviation, an illegal move)."""
+    advice and its reason in large text, the latest note (a deviation, an illegal move), and
+    the cards of ``take_back`` (put down wrong) outlined in red."""
     out = image.copy()
     h, w = out.shape[:2]
     unit = w / 1280.0
@@ -1170,7 +1165,7 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         for ln, s, colour, thick in lines:
             y += int(40 * s) + 6
             _text(out, ln, (int(20 * unit), y), s, colour, thick)
-    for q in ([] if waiting else take_back_quads(note, detection)):   # the card to take back, in red
+    for q in ([] if waiting else take_back_quads(take_back, detection)):   # the card to take back, in red
         q = np.asarray(q, np.float32).reshape(-1, 1, 2).astype(np.int32)
         cv2.polylines(out, [q], True, _RED_ON_DARK, max(3, int(5 * unit)), cv2.LINE_AA)
         x0, y0 = q.reshape(-1, 2).min(axis=0)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, replace
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from .cards import KING, SUIT_NAMES, Card, is_whole_number
 from .moves import Move, MoveKind
@@ -708,12 +708,27 @@ def looks_like_a_deal(snap: Snapshot, rules: Rules = DEFAULT_RULES) -> bool:
     return TableTracker(rules).update(snap).kind == "started"
 
 
+class Placement(NamedTuple):
+    """A card the snapshot shows where no legal move could have put it: the card, the pile
+    it lies on (``column 4``, ``foundation``) and what to tell the player."""
+
+    card: Card
+    pile: str
+    text: str
+
+
 def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
     """Cards the snapshot shows where no legal move could have put them, said for the
-    player ("5♥ was put on 7♣ in column 4: take it back"). Only when the table differs
-    from the last position as one move would (the card's old place and its new one), or
-    from the position after one legal move (a card put down wrong while another was
-    played); a table changed in many places is not blamed on one card."""
+    player ("5♥ was put on 7♣ in column 4: take it back"): the texts of
+    :func:`misplaced_cards`."""
+    return [p.text for p in misplaced_cards(state, snap)]
+
+
+def misplaced_cards(state: GameState, snap: Snapshot) -> list[Placement]:
+    """Cards the snapshot shows where no legal move could have put them. Only when the
+    table differs from the last position as one move would (the card's old place and its
+    new one), or from the position after one legal move (a card put down wrong while
+    another was played); a table changed in many places is not blamed on one card."""
     placements = _placements(state, snap)
     for move in [] if placements else state.legal_moves():
         placements = _placements(state.play(move), snap)
@@ -722,8 +737,8 @@ def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
     return placements
 
 
-def _placements(state: GameState, snap: Snapshot) -> list[str]:
-    """:func:`illegal_placements` from ``state`` itself."""
+def _placements(state: GameState, snap: Snapshot) -> list[Placement]:
+    """:func:`misplaced_cards` from ``state`` itself."""
     if _changed_slot_count(state, snap) > 2:
         return []
     placements = []
@@ -733,16 +748,18 @@ def _placements(state: GameState, snap: Snapshot) -> list[str]:
         if v not in _movable_cards(state) or v in state.faceup[i]:
             continue   # (a card of the column's own run shows: its top was taken off, or missed)
         below = state.column_top(i)
+        pile = f"column {i + 1}"
         if below is not None:
             if not v.goes_on_tableau(below):
-                placements.append(f"{v.symbol} was put on {below.symbol} in column {i + 1}: take it back")
+                placements.append(Placement(v, pile, f"{v.symbol} was put on {below.symbol} in {pile}: take it back"))
         elif not state.hidden[i] and v.rank != KING:
-            placements.append(f"{v.symbol} was put into the empty column {i + 1}, where only a king may go: take it back")
+            placements.append(Placement(v, pile, f"{v.symbol} was put into the empty {pile}, where only a king may "
+                                                 f"go: take it back"))
     for v in snap.foundations:
         if isinstance(v, Card) and state.foundations[v.suit] + 1 < v.rank and v in _movable_cards(state):
             have = state.foundation_top(v.suit)
             where = f"on {have.symbol}" if have else "on an empty foundation"
-            placements.append(f"{v.symbol} was put on the foundation {where}: take it back")
+            placements.append(Placement(v, "foundation", f"{v.symbol} was put on the foundation {where}: take it back"))
     return placements
 
 
