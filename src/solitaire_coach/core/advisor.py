@@ -42,8 +42,13 @@ def describe_move(state: GameState, move: Move) -> str:
     """Say ``move`` for a person: "Move 7♥ from column 3 onto 8♠ in column 5"."""
     k = move.kind
     if k is MoveKind.DRAW:
-        n = state.rules.draw_count
-        return "Turn the next stock card" if n == 1 else "Turn the next three stock cards"
+        if state.rules.draw_count == 1:
+            return "Turn the next stock card"
+        if len(state.stock) > 3:
+            return "Turn the next three stock cards"
+        # the stock's last cards: say how many there are, not three
+        return ("Turn the last stock card", "Turn the last two stock cards",
+                "Turn the last three stock cards")[len(state.stock) - 1]
     if k is MoveKind.REDEAL:
         limit = state.rules.redeal_limit
         if limit is None:
