@@ -65,7 +65,7 @@ import time
 from typing import Sequence
 
 from .advisor import Advice, describe_move, terminal_advice
-from .cards import SUIT_SYMBOLS, Card
+from .cards import KING, SUIT_SYMBOLS, Card
 from .moves import Move, MoveKind
 from .proof import ProofSearch, fill_unseen
 from .state import GameState
@@ -151,11 +151,12 @@ def explain(state: GameState, move: Move) -> str:
     """Why a move helps, in a few words a person understands."""
     k = move.kind
     if k is MoveKind.DRAW:
-        if _next_stock_card_unseen(state):
+        shown = state.play(move).waste[-1]
+        if _next_stock_card_unseen(state) or shown is None:
             if any(m.kind not in _STOCK_KINDS for m in state.legal_moves()):
                 return "see what the stock holds before committing a card on the table"
             return "nothing on the table can move: see what the stock holds"
-        return "brings the next stock card up to play"
+        return _known_turn_reason(state, move)
     if k is MoveKind.REDEAL:
         return "the stock is used up: go through it again"
     cards = state.moving_cards(move)
@@ -187,6 +188,35 @@ def explain(state: GameState, move: Move) -> str:
             return f"gives the {card.symbol} the empty column {move.target + 1}"
         return f"plays the {card.symbol} from the waste to reach the cards under it"
     return f"brings the {card.symbol} back from the {SUIT_SYMBOLS[card.suit]} foundation"
+
+
+def _use_for(state: GameState, card: Card) -> str:
+    """Where ``card`` could be played in ``state`` now, in words ("for the foundation"),
+    or "" when it fits nowhere."""
+    if state.foundations[card.suit] + 1 == card.rank:
+        return "for the foundation"
+    for column, run in enumerate(state.faceup):
+        if run and card.goes_on_tableau(run[-1]):
+            return f"to go on the {run[-1].symbol} in column {column + 1}"
+        if not run and not state.hidden[column] and card.rank == KING:
+            return f"for the empty column {column + 1}"
+    return ""
+
+
+def _known_turn_reason(state: GameState, move: Move) -> str:
+    """Why turn the stock when the card it brings up is known: that card can be played, a
+    later card of this pass can, or the turn only goes through the stock (said so)."""
+    after = state.play(move)
+    card = after.waste[-1]
+    use = _use_for(state, card)
+    if use:
+        return f"brings up the {card.symbol} {use}"
+    while after.stock:  # the cards later turns of this pass bring to the top of the waste
+        after = after.play(Move.draw())
+        later = after.waste[-1]
+        if later is not None and _use_for(state, later):
+            return f"goes on toward the {later.symbol} in the stock, which can be played now"
+    return "goes through the stock: nothing it turns up this pass can be played yet"
 
 
 def is_safe_foundation_move(state: GameState, move: Move) -> bool:
