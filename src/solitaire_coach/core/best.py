@@ -186,7 +186,10 @@ def explain(state: GameState, move: Move) -> str:
     if k is MoveKind.WASTE_TO_COLUMN:
         if not state.faceup[move.target]:
             return f"gives the {card.symbol} the empty column {move.target + 1}"
-        return f"plays the {card.symbol} from the waste to reach the cards under it"
+        if len(state.waste) < 2:  # no card under it to reach
+            return f"plays the {card.symbol} from the waste"
+        under = state.waste[-2]
+        return f"plays the {card.symbol} from the waste to reach the {under.symbol if under else 'card'} under it"
     return f"brings the {card.symbol} back from the {SUIT_SYMBOLS[card.suit]} foundation"
 
 
