@@ -11,7 +11,8 @@ from dataclasses import replace
 from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import GameState, Rules, deal_for_seed
 from solitaire_coach.core.advisor import describe_move
-from solitaire_coach.core.best import explain
+from solitaire_coach.core.best import BestStrategy, explain, go_round_reason
+from solitaire_coach.core.cards import Card
 from solitaire_coach.core.cards import KING
 from solitaire_coach.core.moves import Move, MoveKind
 
@@ -141,7 +142,7 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         if clause == "go round the stock again: a card passed by can still be played":
             talon = [c for c in (*state.stock, *state.waste[:-1]) if c is not None]
             return None if any(_fits_now(state, c) for c in talon) else "no card passed by can be played"
-        return None if clause == "go round the stock again: no other move leads anywhere new" else "unknown clause"
+        return None if clause == "go round the stock again: every move repeats an earlier position" else "unknown clause"
     if re.fullmatch(r"every card is now visible: the game is won, \d+ moves? to finish", clause) or re.fullmatch(
             r"the game is won (?:whatever the \d+ unseen cards are: this line wins all \d+ ways they can lie|"
             r": only one card is unseen, so its place is known, and this line wins)", clause):
@@ -193,3 +194,24 @@ def test_every_reason_best_can_give_is_true_of_its_position():
                     problems += [f"seed {seed} draw {rules.draw_count}: {p}" for p in reason_problems(view, move, reason)]
     assert clauses > 2000
     assert not problems, "\n".join(problems[:10])
+
+
+def test_going_round_the_stock_again_claims_a_playable_card_only_when_there_is_one():
+    """Nothing can ever be played here (9♣ 9♠ Q♣ fit on neither black 5), so "a card passed
+    by can still be played" would be false; with a 4♦ in the stock the card is named."""
+    c = Card.parse
+    hidden = ((None,) * 23, (None,) * 24) + ((),) * 5
+    faceup = ((c("5C"),), (c("5S"),)) + ((),) * 5
+    state = GameState(hidden, faceup, (c("9C"), c("9S")), (c("QC"),), rules=Rules(draw_count=1, redeal_limit=None))
+    strategy, history, reasons = BestStrategy(think_time=None, samples=4, min_samples=2, node_limit=400), [], []
+    for _ in range(20):
+        advice = strategy.advise(state, history)
+        if advice.status != "move":
+            break
+        reasons.append(advice.reason)
+        assert not reason_problems(state, advice.move, advice.reason), advice.line()
+        state = state.play(advice.move)
+        history.append(advice.move)
+    assert sum("go round the stock again" in r for r in reasons) == 4
+    fits = replace(state, stock=(c("9C"), c("4D")))
+    assert go_round_reason(fits) == "go round the stock again: the 4♦ passed by can now be played"

@@ -222,6 +222,16 @@ def _known_turn_reason(state: GameState, move: Move) -> str:
     return "goes through the stock: nothing it turns up this pass can be played yet"
 
 
+def go_round_reason(state: GameState) -> str:
+    """Why turn the stock once more when every move repeats an earlier position: a card
+    passed by in the talon (not the waste's top) that can be played now, named, or only
+    that nothing else is new (then no card is claimed)."""
+    for card in (*state.stock, *state.waste[:-1]):
+        if card is not None and _use_for(state, card):
+            return f"go round the stock again: the {card.symbol} passed by can now be played"
+    return "go round the stock again: every move repeats an earlier position"
+
+
 def is_safe_foundation_move(state: GameState, move: Move) -> bool:
     """True if ``move`` puts a card on its foundation with no possible loss: a safe card
     (``is_safe_foundation_card``) from a column, or from the waste in draw 1.
@@ -449,7 +459,7 @@ class BestStrategy:
             turns = [m for m in moves if m.kind in _STOCK_KINDS]
             if turns and key not in self._looped:
                 self._looped.add(key)
-                return self._advice(state, turns[0], "go round the stock again: a card passed by can still be played")
+                return self._advice(state, turns[0], go_round_reason(state))
             return Advice("lost", None, "No move makes progress: every move only repeats an earlier position")
         if len(fresh) == 1:
             return self._advice(state, fresh[0], "the only move that makes progress" if len(moves) > 1 else "the only move")
