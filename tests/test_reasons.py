@@ -5,6 +5,7 @@ clause of each reason is read back and checked against the position it was said 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 
@@ -15,6 +16,7 @@ from solitaire_coach.core.best import BestStrategy, explain, go_round_reason
 from solitaire_coach.core.cards import Card
 from solitaire_coach.core.cards import KING
 from solitaire_coach.core.moves import Move, MoveKind
+from solitaire_coach.core.solver import solve
 
 DRAW3 = Rules(draw_count=3, redeal_limit=None)
 
@@ -143,10 +145,14 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
             talon = [c for c in (*state.stock, *state.waste[:-1]) if c is not None]
             return None if any(_fits_now(state, c) for c in talon) else "no card passed by can be played"
         return None if clause == "go round the stock again: every move repeats an earlier position" else "unknown clause"
-    if re.fullmatch(r"every card is now visible: the game is won, \d+ moves? to finish", clause) or re.fullmatch(
-            r"the game is won (?:whatever the \d+ unseen cards are: this line wins all \d+ ways they can lie|"
-            r": only one card is unseen, so its place is known, and this line wins)", clause):
-        return None  # checked against the game's end by the test that plays it
+    if re.fullmatch(r"every card is now visible: the game is won, \d+ moves? to finish", clause):
+        return None if state.is_complete_knowledge() else "a card is unseen"  # the count: by the game's end
+    if clause == "the game is won: only one card is unseen, so its place is known, and this line wins":
+        return None if len(state.unseen_cards()) == 1 else "not one card unseen"
+    if m := re.fullmatch(r"the game is won whatever the (\d+) unseen cards are: this line wins all (\d+) ways "
+                         r"they can lie", clause):
+        ok = len(state.unseen_cards()) == int(m[1]) and math.factorial(int(m[1])) == int(m[2])
+        return None if ok else "the unseen cards are miscounted"  # the win: by the game's end
     return "unknown clause"
 
 
@@ -215,3 +221,49 @@ def test_going_round_the_stock_again_claims_a_playable_card_only_when_there_is_o
     assert sum("go round the stock again" in r for r in reasons) == 4
     fits = replace(state, stock=(c("9C"), c("4D")))
     assert go_round_reason(fits) == "go round the stock again: the 4♦ passed by can now be played"
+
+
+class _Recording:
+    """A strategy that keeps every position it was shown with the advice it gave."""
+
+    name = "best"
+
+    def __init__(self, inner) -> None:
+        self.inner, self.said = inner, []
+
+    def advise(self, state, history=()):
+        advice = self.inner.advise(state, history)
+        self.said.append((state, advice))
+        return advice
+
+
+def test_every_advice_of_whole_best_games_is_true():
+    """``best`` (deterministic settings) plays 8 games on the virtual table: every clause of
+    every reason is true of the position it was said for; "won, N moves to finish" is won
+    in exactly N moves and a proof of a win is followed by a win; a proven loss is lost on
+    the true layout; once said proven, every later advice is proven too."""
+    fast = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
+    problems, wins_said = [], 0
+    for draw, seed in [(1, 0), (1, 2), (1, 3), (1, 4), (1, 5), (3, 0), (3, 1), (3, 2)]:
+        rules = Rules(draw_count=draw, redeal_limit=3 if draw == 1 else None)
+        strategy = _Recording(BestStrategy(**fast))
+        record = play_game(deal_for_seed(seed), strategy, rules, keep_states=True)
+        where = f"draw {draw} seed {seed}"
+        proven = [advice.proven for _, advice in strategy.said]
+        if True in proven and not all(proven[proven.index(True):]):
+            problems.append(f"{where}: proven, then not")
+        for i, ((view, advice), truth) in enumerate(zip(strategy.said, record.states)):
+            if advice.status == "move":
+                assert advice.text == describe_move(view, advice.move)
+                problems += [f"{where} move {i}: {p}" for p in reason_problems(view, advice.move, advice.reason)]
+                if m := re.search(r"the game is won, (\d+) moves? to finish", advice.reason):
+                    wins_said += 1
+                    if record.result != "won" or len(record.moves) - i != int(m[1]):
+                        problems.append(f"{where} move {i}: {advice.line()}, but {len(record.moves) - i} were played")
+                if "the game is won" in advice.reason and record.result != "won":
+                    problems.append(f"{where} move {i}: said won, but lost")
+            elif advice.status == "lost" and advice.proven and view.legal_moves():
+                if solve(truth, node_limit=200_000, relaxation=False).won:
+                    problems.append(f"{where} move {i}: said lost, but the true layout is won")
+    assert wins_said > 50
+    assert not problems, "\n".join(problems[:10])
