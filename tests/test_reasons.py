@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import GameState, Rules, deal_for_seed
-from solitaire_coach.core.advisor import describe_move
+from solitaire_coach.core.advisor import describe_move, make_strategy
 from solitaire_coach.core.best import BestStrategy, explain, go_round_reason
 from solitaire_coach.core.cards import Card
 from solitaire_coach.core.cards import KING
@@ -133,6 +133,8 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         return None if ok else "a card it turns up can be played"
     if clause == "the stock is used up: go through it again":
         return None if k is MoveKind.REDEAL and not state.stock else "the stock is not used up"
+    if clause == "no move on the table makes progress for this player":  # the baseline's turn
+        return None if k is MoveKind.DRAW else "not a turn of the stock"
     if clause == "the only move":
         return None if state.legal_moves() == [move] else "not the only move"
     if clause == "the only move that makes progress" or re.fullmatch(r"wins (\d+) of (\d+) sampled layouts?", clause):
@@ -266,4 +268,21 @@ def test_every_advice_of_whole_best_games_is_true():
                 if solve(truth, node_limit=200_000, relaxation=False).won:
                     problems.append(f"{where} move {i}: said lost, but the true layout is won")
     assert wins_said > 50
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_every_baseline_advice_has_a_true_reason():
+    """The baseline says why for each move too, turns of the stock included, and truly."""
+    problems, turns = [], 0
+    for rules in (Rules(), DRAW3):
+        for seed in range(6):
+            strategy = _Recording(make_strategy("baseline"))
+            play_game(deal_for_seed(seed), strategy, rules)
+            for view, advice in strategy.said:
+                if advice.status == "move":
+                    turns += advice.move.kind in (MoveKind.DRAW, MoveKind.REDEAL)
+                    if not advice.reason:
+                        problems.append(f"seed {seed} draw {rules.draw_count}: no reason for {advice.text}")
+                    problems += reason_problems(view, advice.move, advice.reason) if advice.reason else []
+    assert turns > 100
     assert not problems, "\n".join(problems[:10])

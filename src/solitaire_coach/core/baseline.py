@@ -105,7 +105,9 @@ class BaselineStrategy:
             if state.foundations[below.suit] + 1 == below.rank:
                 return 3, f"lets {below.symbol} go to the foundation"
             return None, ""
-        if k in _STOCK_KINDS:
-            return 5, ""
+        if k is MoveKind.DRAW:  # played only when no move above is left
+            return 5, "no move on the table makes progress for this player"
+        if k is MoveKind.REDEAL:
+            return 5, "the stock is used up: go through it again"
         return None, ""
 
