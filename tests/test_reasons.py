@@ -63,7 +63,7 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
     if m := re.fullmatch(r"(?:and it )?frees a face-down card in column (\d)", clause):
         col = int(m[1]) - 1
         ok = k in (MoveKind.COLUMN_TO_COLUMN, MoveKind.COLUMN_TO_FOUNDATION) and move.source == col \
-            and after.awaiting_flip(col)
+            and (after.awaiting_flip(col) or len(after.hidden[col]) < len(state.hidden[col]))  # a known card flips
         return None if ok else "no face-down card is freed there"
     if m := re.fullmatch(r"(?:and it )?empties column (\d)( for a king)?", clause):
         col = int(m[1]) - 1
@@ -135,6 +135,9 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         return None if k is MoveKind.REDEAL and not state.stock else "the stock is not used up"
     if clause == "no move on the table makes progress for this player":  # the baseline's turn
         return None if k is MoveKind.DRAW else "not a turn of the stock"
+    if clause in ("every card is known: a win follows this move",
+                  "every card is known, but the search found no win within its limit"):
+        return None if state.is_complete_knowledge() else "a card is unseen"
     if clause == "the only move":
         return None if state.legal_moves() == [move] else "not the only move"
     if clause == "the only move that makes progress" or re.fullmatch(r"wins (\d+) of (\d+) sampled layouts?", clause):
@@ -286,3 +289,13 @@ def test_every_baseline_advice_has_a_true_reason():
                     problems += reason_problems(view, advice.move, advice.reason) if advice.reason else []
     assert turns > 100
     assert not problems, "\n".join(problems[:10])
+
+
+def test_with_every_card_known_nothing_is_called_sampled():
+    """When the exact search of a fully known position gives up at its limit, the move is
+    chosen on that one true layout: the reason says so, not "wins 0 of 1 sampled layout"."""
+    state = GameState.from_deal(deal_for_seed(1))
+    strategy = BestStrategy(think_time=None, samples=4, min_samples=2, node_limit=50, solve_node_limit=1)
+    advice = strategy.advise(state, [])
+    assert state.is_complete_knowledge() and advice.status == "move", advice.line()
+    assert "sampled" not in advice.reason and not reason_problems(state, advice.move, advice.reason), advice.line()

@@ -669,4 +669,7 @@ class BestStrategy:
                            "seconds": time.perf_counter() - start}
         n = tried[best]
         extra = f"wins {won[best]} of {n} sampled layout{'s' if n != 1 else ''}"
+        if complete:  # nothing was sampled: the one layout is the true one, its search undecided
+            extra = ("every card is known: a win follows this move" if won[best]
+                     else "every card is known, but the search found no win within its limit")
         return self._advice(state, candidates[best], extra)
