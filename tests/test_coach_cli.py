@@ -166,7 +166,7 @@ class LoopInThread:
     """``run_file_loop`` in a thread, its stdin a pipe, what it says collected: so a test can
     break the snapshot file's path while it watches and still press q."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, settle_s: float | None = None) -> None:
         import os
 
         self.said: queue.Queue[str] = queue.Queue()
@@ -177,7 +177,8 @@ class LoopInThread:
 
         def run():
             try:
-                self.result.append(run_file_loop(session, path, stdin=self._stdin, poll_s=0.02))
+                extra = {} if settle_s is None else {"settle_s": settle_s}
+                self.result.append(run_file_loop(session, path, stdin=self._stdin, poll_s=0.02, **extra))
             except BaseException as exc:  # the failure the test reports
                 self.result.append(exc)
 
@@ -196,6 +197,15 @@ class LoopInThread:
             if words in line:
                 return seen
         raise AssertionError(f"nothing said with {words!r}; said {seen}, loop ended with {self.result}")
+
+    def said_now(self) -> list[str]:
+        """What was said and not yet waited for."""
+        lines = []
+        while True:
+            try:
+                lines.append(self.said.get_nowait())
+            except queue.Empty:
+                return lines
 
     def press(self, text: str) -> None:
         import os
@@ -413,3 +423,77 @@ def test_coach_says_enter_reads_a_table_again_for_moves_made_unseen(tmp_path):
     lines = loop.wait_for("advice:")
     assert not any("press Enter" in line for line in lines), lines
     assert loop.quit() == 0
+
+
+def test_coach_a_snapshot_caught_mid_write_is_read_again_once_whole_and_not_reported(tmp_path, monkeypatch):
+    """A writer that truncates, then writes (not atomically): the coach sees the file empty
+    and half-written, says nothing of it, and reads it again whole."""
+    from solitaire_coach.app import coach
+
+    read = []
+
+    def recording_read(path):
+        text = real_read(path)
+        read.append(text)
+        return text
+
+    real_read = coach.read_text_file
+    monkeypatch.setattr(coach, "read_text_file", recording_read)
+    table = VirtualTable.from_deal(deal_for_seed(1))
+    snap = tmp_path / "s.txt"
+    write_atomic(snap, table.snapshot().text())
+    loop = LoopInThread(snap, settle_s=1.5)   # far longer than the writer's pauses below
+    loop.wait_for("advice:")
+    table.perform(table.state.legal_moves()[0])
+    whole = table.snapshot().text()
+    with open(snap, "w") as fh:   # truncated: the coach sees it empty
+        fh.flush()
+        time.sleep(0.2)
+        fh.write(whole[:20])     # half-written: cut in the middle of the slot line
+        fh.flush()
+        time.sleep(0.2)
+        fh.write(whole[20:])
+    lines = loop.wait_for("advice:")
+    assert "" in read and whole[:20] in read, read   # it did catch the file mid-write
+    assert not any("bad snapshot" in line or "cannot read" in line for line in lines), lines
+    assert any(line.startswith("seen: ") for line in lines), lines
+    assert loop.quit() == 0
+
+
+def test_coach_a_snapshot_that_stays_bad_once_settled_is_reported_once(tmp_path):
+    snap = tmp_path / "s.txt"
+    write_atomic(snap, _snapshot_text())
+    loop = LoopInThread(snap, settle_s=0.3)
+    loop.wait_for("advice:")
+    written = time.monotonic()
+    snap.write_text("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D\n")
+    lines = loop.wait_for("bad snapshot")
+    assert time.monotonic() - written >= 0.3   # said once it had settled
+    assert lines[-1] == (f"bad snapshot in {snap}: line 1: expected 12 comma-separated slots, found 11: "
+                         f"'KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D' (the game is unchanged)")
+    snap.write_text("")   # an empty file that stays empty is said once too
+    assert loop.wait_for("bad snapshot")[-1] == (f"bad snapshot in {snap}: empty snapshot: expected one line of 12 "
+                                                 f"comma-separated slots (the game is unchanged)")
+    time.sleep(0.8)
+    assert loop.said_now() == []
+    write_atomic(snap, _snapshot_text())
+    loop.wait_for("advice:")
+    assert loop.quit() == 0
+
+
+def test_coach_enter_reads_an_unsettled_file_at_once_and_q_quits_meanwhile(tmp_path):
+    snap = tmp_path / "s.txt"
+    write_atomic(snap, _snapshot_text())
+    loop = LoopInThread(snap, settle_s=60.0)
+    loop.wait_for("advice:")   # a file that parses is read at once, settle time or not
+    snap.write_text("KS,UU\n")
+    time.sleep(0.3)
+    assert loop.said_now() == []   # waiting for it to settle
+    pressed = time.monotonic()
+    loop.press("\n")
+    assert "expected 12 comma-separated slots, found 2" in loop.wait_for("bad snapshot", timeout=5.0)[-1]
+    assert time.monotonic() - pressed < 5.0
+    snap.write_text("KS,UU,UU\n")   # unsettled again: q still quits at once
+    time.sleep(0.1)
+    quitting = time.monotonic()
+    assert loop.quit() == 0 and time.monotonic() - quitting < 2.0

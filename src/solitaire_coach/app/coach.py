@@ -190,21 +190,45 @@ def _file_signature(path: Path):
     return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
 
 
+SETTLE_S = 0.25
+"""How long a changed snapshot file whose text is no snapshot (empty, cut short, not UTF-8)
+must stay unchanged before it is said to be bad: a writer that truncates, then writes (a
+detector writing in place, ``echo ... > FILE``, an editor's save) is now and then caught
+half-written, and its whole text follows within milliseconds."""
+
+
+def _is_snapshot(text: str) -> bool:
+    """Whether ``text`` parses as a snapshot."""
+    try:
+        parse_snapshot(text)
+    except SnapshotParseError:
+        return False
+    return True
+
+
 def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, poll_s: float = 0.1,
-                  exit_when_done: bool = False) -> int:
+                  exit_when_done: bool = False, settle_s: float = SETTLE_S) -> int:
     """Watch ``path``; process it when it changes or when Enter is pressed; ``q`` quits.
 
     A path that cannot be read (a folder on it replaced by a file, a symlink loop, a named
     pipe, bytes that are not UTF-8 text, a file larger than MAX_SNAPSHOT_BYTES) is reported
     as ``cannot read PATH: why`` (once until the reason changes, or Enter is pressed) and the
-    watching goes on."""
+    watching goes on.
+
+    A file that has just changed and whose text is no snapshot (empty, cut short, not UTF-8)
+    may be caught mid-write by a writer that truncates, then writes: it is read again once it
+    has stayed unchanged for ``settle_s`` (SETTLE_S), and only if it is still no snapshot then
+    is it reported (``bad snapshot in PATH: why``, once; an empty file too). A file that
+    parses is read at once, and Enter reads the file at once, settled or not. The loop keeps
+    polling stdin meanwhile, so ``q`` quits at once."""
     session.say(f"watching {path}: press Enter to read it now, q then Enter to quit")
     if not path.parent.is_dir():
         session.say(f"note: the folder {path.parent} does not exist (yet): nothing is read until "
                     f"{path.name} is written there")
     elif not path.exists():
         session.say(f"note: {path} does not exist yet: waiting for it to be written")
-    last = None
+    last = None  # the signature of the file last acted on
+    unsettled = None  # (signature, when first seen) of a changed file that read as no snapshot
     problem = None  # the last "cannot read" reason said, so a lasting one is said once
 
     def cannot_read(why: str, force: bool) -> None:
@@ -234,25 +258,41 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
         try:
             sig = _file_signature(path)
         except OSError as exc:
-            last = None
+            last = unsettled = None
             cannot_read(describe_os_error(exc), force)
             continue
         if sig is None:
-            problem = None
+            problem = unsettled = None
             if force:
                 session.say(f"{path} does not exist yet")
             continue
         if sig != last or force:
-            last = sig
+            now = time.monotonic()
+            settled = force or (unsettled is not None and unsettled[0] == sig)
+            if settled and not force and now - unsettled[1] < settle_s:
+                continue  # caught mid-write, perhaps: wait until it has stayed unchanged
             if sig[1] > MAX_SNAPSHOT_BYTES:
+                last, unsettled = sig, None
                 cannot_read(f"it is {sig[1]:,} bytes, too large to be a snapshot (one line of 12 slots and a few "
                             f"optional lines; at most {MAX_SNAPSHOT_BYTES:,} bytes are read)", force)
                 continue
             try:
                 text = read_text_file(path)
-            except (OSError, NotTextError) as exc:
+            except NotTextError as exc:
+                if not settled:
+                    unsettled = (sig, now)
+                    continue
+                last, unsettled = sig, None
                 cannot_read(describe_os_error(exc), force)
                 continue
+            except OSError as exc:
+                last, unsettled = sig, None
+                cannot_read(describe_os_error(exc), force)
+                continue
+            if not settled and not _is_snapshot(text):
+                unsettled = (sig, now)
+                continue
+            last, unsettled = sig, None
             problem = None
             session.process_text(text, where=str(path))
             if session.longer_search_waits and interactive:
