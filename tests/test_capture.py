@@ -713,3 +713,24 @@ def test_a_recorded_frame_cut_short_is_skipped_by_name_not_read_half_grey(tmp_pa
                         f"picture is there, skipped (all 2 times it is listed)"]
     assert "Premature end" not in capfd.readouterr().err
     assert not jpeg_cut_short(whole) and jpeg_cut_short(whole[:-2]) and not jpeg_cut_short(whole + b"\0\0")
+
+
+@pytest.mark.parametrize("content, words", [
+    (bytes(range(256)) * 20, "could not be opened"),                    # no video: "moov atom not found"
+    (b"\xff\xd8\xff\xe0 a JPEG cut short" * 3, "holds no frame"),       # opens, no frame: "No JPEG data found"
+])
+def test_a_file_that_is_no_video_gives_our_error_and_none_of_ffmpegs_lines(tmp_path, content, words):
+    """FFmpeg prints its own log on standard error past OpenCV's log level: the open is
+    silenced, so the project's error is the only line (checked in a child process, whose
+    file descriptor 2 is its own)."""
+    import subprocess
+    import sys
+
+    fake = tmp_path / "game.mp4"
+    fake.write_bytes(content)
+    code = ("import sys\nfrom solitaire_coach.capture.sources import SourceError, open_source\n"
+            "try:\n    open_source(frames=sys.argv[1])\nexcept SourceError as exc:\n    print(exc, file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(fake)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout == ""
+    assert out.stderr.splitlines() == [next(line for line in out.stderr.splitlines() if words in line)], out.stderr
+    assert str(fake) in out.stderr

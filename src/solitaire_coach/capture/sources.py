@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Protocol
@@ -270,9 +272,16 @@ class VideoFileSource:
         self.path = Path(path)
         if not self.path.is_file():
             raise SourceError(f"video file {str(self.path)!r} does not exist")
-        self.cap = cv2.VideoCapture(str(self.path))
+        with _stderr_silenced():   # FFmpeg's own lines for a file that is no video ("moov atom not found")
+            self.cap = _open_capture_quietly(str(self.path))
+            ok, first = self.cap.read() if self.cap.isOpened() else (False, None)
         if not self.cap.isOpened():
             raise SourceError(f"video file {str(self.path)!r} could not be opened (not a video OpenCV can read?)")
+        if not ok or first is None:
+            self.cap.release()
+            raise SourceError(f"video file {str(self.path)!r} holds no frame OpenCV can read (not a video, or a "
+                              f"damaged one?)")
+        self._first = first  # read at the open, to know it is a video: the first frame read() gives
         fps = self.cap.get(cv2.CAP_PROP_FPS)
         self.fps = fps if fps and fps > 0 else 30.0
         self.step = max(1, int(step))
@@ -282,7 +291,15 @@ class VideoFileSource:
     def read(self) -> Frame | None:
         if self.cap is None:
             return None
-        for _ in range(self.step - 1):
+        skip = self.step - 1
+        if self._first is not None:
+            image, self._first = self._first, None
+            if skip == 0:
+                self._index += 1
+                return Frame(image, 0, 0.0, f"{self.path.name} #0")
+            self._index += 1
+            skip -= 1
+        for _ in range(skip):
             if not self.cap.grab():
                 return None
             self._index += 1
@@ -307,6 +324,33 @@ def parse_camera(spec: str | int) -> int | str:
     if s.isdigit():
         return int(s)
     return s
+
+
+@contextmanager
+def _stderr_silenced():
+    """Standard error (file descriptor 2) sent to the null device for the block: FFmpeg
+    prints its own log there itself ("moov atom not found" for a file that is no video),
+    which OpenCV's log level does not reach. For a short open at start only: another
+    thread's error printed meanwhile would be lost too."""
+    try:
+        sys.stderr.flush()
+    except (AttributeError, ValueError, OSError):
+        pass  # no Python stderr, or a closed one: nothing of ours waits to be written
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error at all: nothing to silence
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _open_capture_quietly(device: int | str):
