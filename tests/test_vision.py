@@ -467,3 +467,38 @@ def test_annotation_labels_lie_inside_their_own_boxes():
     changed = np.any(out != img, axis=2)
     assert not changed[:97].any()                         # nothing above the box (its 2 px outline aside)
     assert changed[103:125, 103:160].sum() > 200          # the label, inside the box's top left corner
+
+
+def _deck_folder(root: Path, name: str, colour) -> Path:
+    """A rasterised deck folder holding only AS.jpg, of one flat colour (BGR)."""
+    d = root / name
+    d.mkdir(parents=True)
+    cv2.imwrite(str(d / "AS.jpg"), np.full((202, 144, 3), colour, np.uint8))
+    return d
+
+
+def test_load_deck_follows_solitaire_decks_and_rewritten_pictures(tmp_path, monkeypatch):
+    """No old deck is handed out: another SOLITAIRE_DECKS, or a picture rewritten in the
+    deck's folder, gives the new deck; an unchanged folder gives the same (cached) deck."""
+    import os
+
+    from solitaire_coach.vision.decks import DeckCache, load_deck
+
+    ace = Card.parse("AS")
+    a = _deck_folder(tmp_path / "a", "mine", (0, 0, 250))
+    _deck_folder(tmp_path / "b", "mine", (250, 0, 0))
+    monkeypatch.setenv("SOLITAIRE_DECKS", str(tmp_path / "a"))
+    first = load_deck("mine")
+    assert first.path == a.absolute() and first.face(ace)[100, 70, 2] > 200
+    assert load_deck("mine") is first                          # unchanged: the cached deck
+    monkeypatch.setenv("SOLITAIRE_DECKS", str(tmp_path / "b"))
+    assert load_deck("mine").face(ace)[100, 70, 0] > 200       # the other folder's deck
+    monkeypatch.setenv("SOLITAIRE_DECKS", str(tmp_path / "a"))
+    cv2.imwrite(str(a / "AS.jpg"), np.full((202, 144, 3), (0, 250, 0), np.uint8))
+    os.utime(a / "AS.jpg", ns=(1, 1))                          # a new time even on a coarse clock
+    assert load_deck("mine").face(ace)[100, 70, 1] > 200       # the rewritten picture
+    monkeypatch.delenv("SOLITAIRE_DECKS")
+    with pytest.raises(FileNotFoundError, match="no deck named 'mine'"):
+        load_deck("mine")
+    own = DeckCache()                                          # a caller's own cache
+    assert load_deck("drawn-3", own) is own.get("drawn-3") is not load_deck("drawn-3")

@@ -7,7 +7,6 @@ fixtures can be made on any machine.
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -301,17 +300,74 @@ class FolderDeck:
         return self._load("back")
 
 
-@functools.lru_cache(maxsize=64)
-def load_deck(name: str | None):
-    """A deck by name: ``drawn-N`` or a folder name found in :func:`deck_dirs` (cached)."""
-    if name is None or name.startswith("drawn-"):
-        return DrawnDeck(int(name.split("-")[1]) if name else 0)
+def find_deck(name: str) -> Path:
+    """The folder of rasterised deck ``name``: the first of :func:`deck_dirs` that holds it
+    (looked up afresh on every call, so a changed ``SOLITAIRE_DECKS`` is seen at once)."""
     for d in deck_dirs():
         if (d / name / "AS.jpg").exists():
-            return FolderDeck(d / name)
+            return d / name
     raise FileNotFoundError(f"no deck named {name!r} in {', '.join(map(str, deck_dirs())) or 'any deck folder'} "
                             f"(the Debian decks are rasterised by python training/prepare_decks.py into out/decks; "
                             f"SOLITAIRE_DECKS names other folders, separated by {os.pathsep!r})")
+
+
+def folder_signature(folder: Path) -> tuple:
+    """What identifies the contents of a deck folder: each picture's name, size and
+    modification time (a picture added, removed or rewritten changes it)."""
+    out = []
+    with os.scandir(folder) as entries:
+        for e in entries:
+            if e.name.endswith(".jpg"):
+                st = e.stat()
+                out.append((e.name, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(out))
+
+
+class DeckCache:
+    """Loaded decks kept for reuse, so each face is decoded (or drawn) once.
+
+    A ``drawn-N`` deck depends on N alone. A folder deck is kept under its folder (as found
+    and resolved) with the folder's :func:`folder_signature`: every :meth:`get` looks the
+    name up again in :func:`deck_dirs` and checks the signature, so another
+    ``SOLITAIRE_DECKS`` or a rewritten picture gives a freshly loaded deck, never an old one."""
+
+    def __init__(self, max_decks: int = 64):
+        self.max_decks = max_decks
+        self._decks: dict[tuple, tuple] = {}   # key -> (folder signature or None, deck)
+
+    def get(self, name: str | None) -> "DrawnDeck | FolderDeck":
+        """The deck ``name`` (see :func:`load_deck`), from the cache while it is still current."""
+        if name is None or name.startswith("drawn-"):
+            style = int(name.split("-")[1]) if name else 0
+            key: tuple = ("drawn", style)
+            signature = None
+        else:
+            found = find_deck(name)
+            key = ("folder", found.absolute(), found.resolve())
+            signature = folder_signature(found)
+        kept = self._decks.get(key)
+        if kept is not None and kept[0] == signature:
+            return kept[1]
+        deck = DrawnDeck(style) if signature is None else FolderDeck(found.absolute())
+        self._decks.pop(key, None)
+        while len(self._decks) >= self.max_decks:
+            self._decks.pop(next(iter(self._decks)))
+        self._decks[key] = (signature, deck)
+        return deck
+
+    def clear(self) -> None:
+        """Forget every deck."""
+        self._decks.clear()
+
+
+DECKS = DeckCache()
+"""The deck cache :func:`load_deck` uses when given none (always current, see :class:`DeckCache`)."""
+
+
+def load_deck(name: str | None, cache: DeckCache | None = None) -> "DrawnDeck | FolderDeck":
+    """A deck by name: ``drawn-N`` or a folder name found in :func:`deck_dirs`, through
+    ``cache`` (default :data:`DECKS`); FileNotFoundError when no folder holds it."""
+    return (DECKS if cache is None else cache).get(name)
 
 
 # Designs never used for training: VAL_DECKS pick the UU threshold, TEST_DECKS measure.
