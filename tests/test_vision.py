@@ -502,3 +502,19 @@ def test_load_deck_follows_solitaire_decks_and_rewritten_pictures(tmp_path, monk
         load_deck("mine")
     own = DeckCache()                                          # a caller's own cache
     assert load_deck("drawn-3", own) is own.get("drawn-3") is not load_deck("drawn-3")
+
+
+@pytest.mark.parametrize("frame, why", [
+    (None, "not None (no picture)"),
+    ("scene.jpg", "not str"),
+    (np.zeros((48, 64), np.uint8), "not a (48, 64) uint8 array: a grey picture"),
+    (np.zeros((48, 64, 4), np.uint8), "not a (48, 64, 4) uint8 array: 4 channels"),
+    (np.zeros((48, 64, 3), np.float32), "not a (48, 64, 3) float32 array: its values must be 0..255 bytes"),
+    (np.zeros((0, 0, 3), np.uint8), "not a (0, 0, 3) uint8 array: an empty picture"),
+], ids=["none", "path", "grey", "bgra", "float", "empty"])
+def test_a_frame_that_is_no_bgr_picture_is_refused_saying_what_it_is(detector, frame, why):
+    """Before, these gave AttributeError, 'axes don't match array', an onnxruntime
+    INVALID_ARGUMENT, ZeroDivisionError, or (float) a read of a black table."""
+    with pytest.raises(D.FrameError, match="the frame must be a BGR picture") as info:
+        detector.detect(frame)
+    assert why in str(info.value)

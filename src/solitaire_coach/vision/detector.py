@@ -104,6 +104,32 @@ class ModelError(RuntimeError):
     (missing, not an ONNX model, not the expected model, a bad ``vision.json``)."""
 
 
+class FrameError(ValueError):
+    """A frame the detector cannot read; the message says what it is and what is wanted."""
+
+
+def check_frame(frame) -> None:
+    """Raise :class:`FrameError` unless ``frame`` is a colour picture as OpenCV gives one:
+    an H x W x 3 uint8 (BGR) array with at least one pixel."""
+    want = "a BGR picture (an H x W x 3 uint8 array, as cv2.imread gives)"
+    if not isinstance(frame, np.ndarray):
+        raise FrameError(f"the frame must be {want}, not {'None (no picture)' if frame is None else type(frame).__name__}")
+    what = f"a {frame.shape} {frame.dtype} array"
+    if frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] == 1):
+        why = "a grey picture: convert it with cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)"
+    elif frame.ndim == 3 and frame.shape[2] == 4:
+        why = "4 channels: drop the alpha with cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)"
+    elif frame.ndim != 3 or frame.shape[2] != 3:
+        why = "not a picture of 3 colour channels"
+    elif frame.shape[0] == 0 or frame.shape[1] == 0:
+        why = "an empty picture"
+    elif frame.dtype != np.uint8:
+        why = "its values must be 0..255 bytes (uint8)"
+    else:
+        return
+    raise FrameError(f"the frame must be {want}, not {what}: {why}")
+
+
 # model file -> (what it is, the one input it takes)
 MODEL_FILES = {"card_locator.onnx": ("card locator", "image"), "card_reader.onnx": ("card reader", "patch")}
 _NUMBER_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure", "ref_temp", "zoom",
@@ -254,7 +280,9 @@ class CardDetector:
 
     # ------------------------------------------------------------------ networks
     def locate(self, frame_bgr: np.ndarray) -> list[_Mark]:
-        """Every card the locator network finds in the frame (face or back), in frame pixels."""
+        """Every card the locator network finds in the frame (face or back), in frame pixels;
+        :class:`FrameError` when ``frame_bgr`` is no BGR picture (see :func:`check_frame`)."""
+        check_frame(frame_bgr)
         img, s = F.locator_input(frame_bgr)
         out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
         marks = [_Mark(x / s, y / s, w / s, h / s, sc, kd) for x, y, w, h, sc, kd in
@@ -321,7 +349,8 @@ class CardDetector:
 
     # ------------------------------------------------------------------ main step
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
-        """Find and read every card in the frame and put them in their slots."""
+        """Find and read every card in the frame and put them in their slots; a frame that is
+        no BGR picture raises :class:`FrameError` saying what it is (see :func:`check_frame`)."""
         t0 = time.perf_counter()
         marks = _suppress(self.locate(frame_bgr))
         # a back the locator is sure of needs no reading; everything else is read
