@@ -518,3 +518,25 @@ def test_a_frame_that_is_no_bgr_picture_is_refused_saying_what_it_is(detector, f
     with pytest.raises(D.FrameError, match="the frame must be a BGR picture") as info:
         detector.detect(frame)
     assert why in str(info.value)
+
+
+def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_path, monkeypatch):
+    """Detectors of one model share its onnxruntime sessions; a model file replaced since
+    (another size or time) is loaded afresh, and a caller's own ModelSessions has its own."""
+    import os
+    import shutil
+
+    made = []
+    real = D._session
+    monkeypatch.setattr(D, "_session", lambda path, threads: made.append(path.name) or real(path, threads))
+    d = tmp_path / "model"
+    shutil.copytree(D.repo_root() / "models", d, ignore=shutil.ignore_patterns("v2", "*.md"))
+    a, b = D.CardDetector(d), D.CardDetector(d / "card_reader.onnx", deck=None)
+    assert (a.locator, a.reader) == (b.locator, b.reader) and sorted(made) == sorted(D.MODEL_FILES)
+    os.utime(d / "card_reader.onnx", ns=(1, 1))               # the reader replaced: it alone is loaded again
+    c = D.CardDetector(d)
+    assert c.locator is a.locator and c.reader is not a.reader and made[2:] == ["card_reader.onnx"]
+    own = D.CardDetector(d, sessions=D.ModelSessions())
+    assert own.locator is not a.locator and len(made) == 5
+    img = cv2.imread(str(SCENES[0]))
+    assert own.detect(img).snapshot == a.detect(img).snapshot

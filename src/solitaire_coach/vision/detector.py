@@ -143,13 +143,43 @@ _NUMBER_RANGES = {"ref_temp": (0.0, False, "a temperature"), "zoom": (1.0, True,
 _CHOICE_SETTINGS = {"conf_mode": ("prob", "margin"), "combine": ("product", "min")}
 
 
-def _load_model(path: Path, threads: int):
-    """The onnxruntime session of ``path``, checked to be the model its name says."""
+class ModelSessions:
+    """onnxruntime sessions kept for reuse: loading a model costs far more than a read, and
+    one session serves any number of detectors (its ``run`` is thread-safe).
+
+    A session is kept under the model file's resolved path and the thread count, with the
+    file's size and modification time: a file replaced since gives a new session."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[tuple, tuple] = {}   # (path, threads) -> ((size, mtime), session)
+
+    def get(self, path: Path, threads: int):
+        """The session of model file ``path`` (made now if there is none for it as it is)."""
+        st = path.stat()
+        key, stamp = (path.resolve(), threads), (st.st_size, st.st_mtime_ns)
+        kept = self._sessions.get(key)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        session = _session(path, threads)
+        self._sessions[key] = (stamp, session)
+        return session
+
+    def clear(self) -> None:
+        """Forget every session."""
+        self._sessions.clear()
+
+
+SESSIONS = ModelSessions()
+"""The sessions a :class:`CardDetector` uses when given none (see :class:`ModelSessions`)."""
+
+
+def _load_model(path: Path, threads: int, sessions: ModelSessions):
+    """The onnxruntime session of ``path`` from ``sessions``, checked to be the model its name says."""
     what, want = MODEL_FILES[path.name]
     if not path.is_file():
         raise ModelError(f"{path}: missing (a model folder holds {' and '.join(MODEL_FILES)})")
     try:
-        session = _session(path, threads)
+        session = sessions.get(path, threads)
     except Exception as exc:  # onnxruntime's own types: InvalidProtobuf, InvalidGraph, Fail, ...
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ModelError(f"{path}: not an ONNX model that can be loaded ({detail})") from None
@@ -220,16 +250,18 @@ class CardDetector:
     ``calibration``: optional dict with ``slots`` (slot name -> [x, y] image px, the centre
     of the card in that slot) and ``card_size_px``. ``deck``: the
     name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``); one that cannot
-    be used raises :class:`DeckError` (see :func:`load_learnt_deck`).
+    be used raises :class:`DeckError` (see :func:`load_learnt_deck`). ``threads``: onnxruntime's
+    intra-op threads (0: its default). ``sessions``: where the networks' sessions are kept
+    (default :data:`SESSIONS`, shared by every detector of the process).
     """
 
     def __init__(self, model_path=None, calibration: dict | None = None, deck: str | None = None,
-                 threads: int = 0, option: str | None = None):
+                 threads: int = 0, option: str | None = None, sessions: ModelSessions | None = None):
         d = Path(model_path) if model_path is not None else default_model_dir()
         given_by = option if model_path is not None else "SOLITAIRE_MODELS" if os.environ.get("SOLITAIRE_MODELS") \
             else None
         try:
-            cfg, self.geom = self._load(d, threads)
+            cfg, self.geom = self._load(d, threads, SESSIONS if sessions is None else sessions)
         except ModelError as exc:
             if given_by:
                 raise ModelError(f"{given_by}: {exc}") from None
@@ -260,7 +292,7 @@ class CardDetector:
             self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
             self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
 
-    def _load(self, d: Path, threads: int) -> tuple[dict, F.PatchGeom]:
+    def _load(self, d: Path, threads: int, sessions: ModelSessions) -> tuple[dict, F.PatchGeom]:
         """Load the two networks of model folder ``d`` (or of the folder of one of its two model
         files); returns its checked ``vision.json`` settings and its patch geometry."""
         if d.is_file():
@@ -270,8 +302,8 @@ class CardDetector:
             d = d.parent
         if not d.is_dir():
             raise ModelError(f"model folder {str(d)!r} does not exist")
-        self.locator = _load_model(d / "card_locator.onnx", threads)
-        self.reader = _load_model(d / "card_reader.onnx", threads)
+        self.locator = _load_model(d / "card_locator.onnx", threads, sessions)
+        self.reader = _load_model(d / "card_reader.onnx", threads, sessions)
         cfg = _model_config(d / "vision.json")
         try:
             return cfg, F.PatchGeom.from_config(cfg.get("patch"))
