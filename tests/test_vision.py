@@ -540,3 +540,17 @@ def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_
     assert own.locator is not a.locator and len(made) == 5
     img = cv2.imread(str(SCENES[0]))
     assert own.detect(img).snapshot == a.detect(img).snapshot
+
+
+def test_a_deck_folder_picture_missing_or_damaged_is_named(tmp_path, monkeypatch):
+    """Before, both gave a bare FileNotFoundError of the path, a damaged file included."""
+    from solitaire_coach.vision.decks import DeckCache
+
+    d = _deck_folder(tmp_path, "mine", (0, 0, 250))
+    (d / "KH.jpg").write_bytes(b"not a picture")
+    monkeypatch.setenv("SOLITAIRE_DECKS", str(tmp_path))
+    deck = DeckCache().get("mine")
+    with pytest.raises(FileNotFoundError, match=f"deck 'mine': {d / '2C.jpg'}: missing"):
+        deck.face(Card.parse("2C"))
+    with pytest.raises(ValueError, match=f"deck 'mine': {d / 'KH.jpg'}: not a picture OpenCV can decode"):
+        deck.face(Card.parse("KH"))

@@ -289,10 +289,14 @@ class FolderDeck:
         return self._cache[stem]
 
     def face(self, card: Card) -> np.ndarray:
-        """The picture of ``card``'s face (FACE_W x FACE_H, BGR); FileNotFoundError if the folder lacks it."""
+        """The picture of ``card``'s face (FACE_W x FACE_H, BGR); FileNotFoundError if the folder
+        lacks it, ValueError if it is no picture OpenCV can decode (both naming the file)."""
         img = self._load(card.code)
         if img is None:
-            raise FileNotFoundError(self.path / f"{card.code}.jpg")
+            path = self.path / f"{card.code}.jpg"
+            if not path.is_file():
+                raise FileNotFoundError(f"deck {self.name!r}: {path}: missing (a deck folder holds AC.jpg .. KS.jpg)")
+            raise ValueError(f"deck {self.name!r}: {path}: not a picture OpenCV can decode (empty or damaged)")
         return img
 
     def back(self) -> np.ndarray | None:
