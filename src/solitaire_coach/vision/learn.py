@@ -1,9 +1,12 @@
 """Learning a new deck from one photo of all 52 cards face up in a 4 x 13 grid.
 
-Rows by suit (C D H S), each from ace to king. The reader's embedding of each card's
-corner index is stored in ``calibration/decks/NAME/refs.npy`` (rows in Card.index order);
-a :class:`~solitaire_coach.vision.detector.CardDetector` made with ``deck=NAME`` then
-compares every face-up card with these references as well as using its own classes.
+Rows by suit (C D H S), each from ace to king. Stored in ``calibration/decks/NAME/``
+(:func:`~solitaire_coach.vision.detector.deck_dir`): ``refs.npy``, the reader's embedding
+of each card's corner index (rows in Card.index order); ``head.npz``, a 52-way classifier
+fitted on the embeddings of varied cuts of the cards; ``deck.json``, the deck's own read
+thresholds; ``patches.png``, the corners, to look at. A
+:class:`~solitaire_coach.vision.detector.CardDetector` made with ``deck=NAME`` reads every
+face-up card with that head as well as with the shipped model (see ``load_learnt_deck``).
 """
 
 from __future__ import annotations
@@ -158,8 +161,10 @@ def _read_in_batches(det: CardDetector, patches: np.ndarray, batch: int = 256):
 
 
 def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None = None) -> dict:
-    """Store the references of deck ``name``; returns a summary (how many cards the shipped
-    model already read right before learning, the folder written)."""
+    """Learn deck ``name`` from ``frame_bgr`` (its 52 cards in a 4 x 13 grid) and store it
+    (references, head, thresholds, corner sheet; see the module's docstring); returns a
+    summary: the folder written, how many cards the shipped model already read right, and
+    the deck's thresholds (:func:`deck_thresholds`)."""
     det = detector or CardDetector()
     marks = grid_marks(det, frame_bgr)
     patches = det.patches(frame_bgr, marks)
