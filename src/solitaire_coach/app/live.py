@@ -25,7 +25,7 @@ import math
 import select
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Protocol, Sequence, TextIO
+from typing import Callable, Protocol, Sequence, TextIO
 
 import cv2
 import numpy as np
@@ -700,23 +700,6 @@ def _expected_here(state: GameState, index: int, card: Card) -> bool:
     return bool(run) and run[-1] is card
 
 
-def move_slots(move) -> set[int]:
-    """The snapshot slots (0 waste, 1-4 foundations, 5-11 columns) a move takes a card
-    from or puts one on; a foundation move counts as all four foundation slots (they are
-    read in any order)."""
-    k = move.kind
-    out: set[int] = set()
-    if k in (MoveKind.DRAW, MoveKind.REDEAL, MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
-        out.add(0)
-    if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION, MoveKind.FOUNDATION_TO_COLUMN):
-        out.update(range(1, 5))
-    if k in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN):
-        out.add(5 + move.source)
-    if k in (MoveKind.WASTE_TO_COLUMN, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN):
-        out.add(5 + move.target)
-    return out
-
-
 def unreadable_tops(detection) -> list[str]:
     """Piles (slot names) whose top card is face up but could not be read (``UU`` that is
     not a face-down card). A face-down card on top of a column, waiting to be turned,
@@ -1248,10 +1231,6 @@ def _banner(img: np.ndarray, text: str, unit: float, colour: tuple = _AMBER, siz
     cv2.rectangle(band, (0, y0), (w, y1), (0, 0, 0), -1)
     cv2.addWeighted(band, 0.6, img, 0.4, 0, dst=img)
     _text(img, text, ((w - tw) // 2, (y0 + y1 + th) // 2), scale, colour, thick)
-
-
-def format_terminal(results: Iterable[StepResult]) -> Sequence[str]:
-    return [line for r in results for line in r.lines]
 
 
 def json_line(result: StepResult) -> str:
