@@ -58,7 +58,7 @@ def mistake_kind(reason: str) -> str:
     """The kind of decision an advice's reason names."""
     if "sampled layout" in reason:
         return "sampled"
-    for words in ("can go up safely", "only move that makes progress", "go round the stock again", "the only move"):
+    for words in ("can go up safely", "only move that makes progress", "go round again", "the only move"):
         if words in reason:
             return words
     return "other"

@@ -45,8 +45,7 @@ def test_lost_whatever_the_cards_are():
     proof = ProofSearch().prove(view)
     assert proof is not None and proof.status == "lost" and proof.move is None
     assert (proof.unseen, proof.layouts) == (2, 2)
-    assert proof.reason() == ("The game cannot be won whatever the 2 unseen cards are: each of the 2 ways "
-                              "they can lie was searched and is lost")
+    assert proof.reason() == "The game cannot be won, however the 2 unseen cards lie"
 
 
 def test_won_whatever_the_cards_are_with_a_line_that_depends_on_what_shows():
@@ -55,7 +54,7 @@ def test_won_whatever_the_cards_are_with_a_line_that_depends_on_what_shows():
     search = ProofSearch()
     proof = search.prove(view)
     assert proof is not None and proof.status == "won" and proof.move.text == "1-f"
-    assert "won whatever the 2 unseen cards are: this line wins all 2 ways they can lie" in proof.reason()
+    assert proof.reason() == "this line wins however the 2 unseen cards lie"
     for truth in arrangements(view):
         assert follow(search, view, truth).is_won()
 
@@ -136,7 +135,7 @@ def test_best_says_lost_as_soon_as_every_arrangement_is_lost():
     assert view.legal_moves()
     advice = BestStrategy(think_time=None, samples=4).advise(view, ())
     assert advice.status == "lost" and advice.proven
-    assert "whatever the 3 unseen cards are: each of the 6 ways" in advice.text
+    assert advice.text == "The game cannot be won, however the 3 unseen cards lie"
     # without the proof search it cannot know yet: it plays on
     advice = BestStrategy(think_time=None, samples=4, prove=0).advise(view, ())
     assert advice.status == "move" and not advice.proven
@@ -146,7 +145,7 @@ def test_best_follows_a_proof_and_says_why():
     view = spades_left((None, None), J)
     advice = BestStrategy(think_time=None, samples=4).advise(view, ())
     assert advice.status == "move" and advice.proven and advice.move.text == "1-f"
-    assert "the game is won whatever the 2 unseen cards are" in advice.reason
+    assert advice.reason.endswith("; this line wins however the 2 unseen cards lie")
     with pytest.raises(ValueError, match="prove must be >= 0"):
         BestStrategy(prove=-1)
 
@@ -186,8 +185,8 @@ def test_no_proof_is_sought_while_a_card_waits_to_be_turned_up():
 def test_one_unseen_card_is_no_guess():
     from solitaire_coach.core.proof import Proof
 
-    assert "only one card is unseen" in Proof("won", 1, 1, None).reason()
-    assert Proof("lost", 1, 1).reason().startswith("The game cannot be won: only one card is unseen")
+    assert Proof("won", 1, 1, None).reason() == "this line wins: the one unseen card is known"
+    assert Proof("lost", 1, 1).reason() == "The game cannot be won: the one unseen card is known"
 
 
 def test_simulate_says_how_early_the_outcome_was_certain(capsys):

@@ -72,6 +72,7 @@ from .state import GameState
 from .solver import solve
 
 _STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
+REASON_MAX = 110  # characters: two lines of the live picture at 1280x720, read at a glance
 
 
 def is_safe_foundation_card(state: GameState, card: Card) -> bool:
@@ -147,14 +148,16 @@ def _preference(state: GameState, move: Move) -> int:
     return 7
 
 
-def explain(state: GameState, move: Move) -> str:
-    """Why a move helps, in a few words a person understands."""
+def explain(state: GameState, move: Move, short: bool = False) -> str:
+    """Why a move helps, in a few words a person understands; ``short`` (for a reason with a
+    long extra): a foundation move says only what it frees or empties, or else leaves out
+    why no card can ever need the card."""
     k = move.kind
     if k is MoveKind.DRAW:
         shown = state.play(move).waste[-1]
         if _next_stock_card_unseen(state) or shown is None:
             if any(m.kind not in _STOCK_KINDS for m in state.legal_moves()):
-                return "see what the stock holds before committing a card on the table"
+                return "see what the stock holds before committing a card"
             return "nothing on the table can move: see what the stock holds"
         return _known_turn_reason(state, move)
     if k is MoveKind.REDEAL:
@@ -162,17 +165,18 @@ def explain(state: GameState, move: Move) -> str:
     cards = state.moving_cards(move)
     card = cards[0]
     if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION):
+        effect = ""
+        if k is MoveKind.COLUMN_TO_FOUNDATION and len(state.faceup[move.source]) == 1:
+            effect = (f"frees a face-down card in column {move.source + 1}" if state.hidden[move.source]
+                      else f"empties column {move.source + 1}")
+        if short and effect:
+            return effect
         text = f"the {card.symbol} is needed on the foundation"
         if is_safe_foundation_move(state, move):
-            text = f"the {card.symbol} can go up safely: no card can ever need it in the tableau"
-        elif is_safe_foundation_card(state, card):  # a draw-3 waste card: see is_safe_foundation_move
-            text += ", and no card can ever need it in the tableau"
-        if k is MoveKind.COLUMN_TO_FOUNDATION and len(state.faceup[move.source]) == 1:
-            if state.hidden[move.source]:
-                text += f", and it frees a face-down card in column {move.source + 1}"
-            else:
-                text += f", and it empties column {move.source + 1}"
-        return text
+            text = f"the {card.symbol} can go up safely" + ("" if short else ": no card can ever need it")
+        elif is_safe_foundation_card(state, card) and not short:  # a draw-3 waste card: see is_safe_foundation_move
+            text += ", and no card can ever need it"
+        return f"{text}, and it {effect}" if effect else text
     if k is MoveKind.COLUMN_TO_COLUMN:
         run = state.faceup[move.source]
         if len(cards) == len(run):
@@ -191,6 +195,15 @@ def explain(state: GameState, move: Move) -> str:
         under = state.waste[-2]
         return f"plays the {card.symbol} from the waste to reach the {under.symbol if under else 'card'} under it"
     return f"brings the {card.symbol} back from the {SUIT_SYMBOLS[card.suit]} foundation"
+
+
+def reason_for(state: GameState, move: Move, extra: str = "") -> str:
+    """The reason for ``move``: ``explain`` and ``extra`` (a proof, a count of layouts won);
+    with a foundation move's short explanation when the whole would pass ``REASON_MAX``."""
+    reason = "; ".join(filter(None, (explain(state, move), extra)))
+    if len(reason) > REASON_MAX:
+        reason = "; ".join(filter(None, (explain(state, move, short=True), extra)))
+    return reason
 
 
 def _use_for(state: GameState, card: Card) -> str:
@@ -218,8 +231,8 @@ def _known_turn_reason(state: GameState, move: Move) -> str:
         after = after.play(Move.draw())
         later = after.waste[-1]
         if later is not None and _use_for(state, later):
-            return f"goes on toward the {later.symbol} in the stock, which can be played now"
-    return "goes through the stock: nothing it turns up this pass can be played yet"
+            return f"goes on toward the {later.symbol} in the stock, playable now"
+    return "goes through the stock: nothing this pass can be played yet"
 
 
 def go_round_reason(state: GameState) -> str:
@@ -228,8 +241,8 @@ def go_round_reason(state: GameState) -> str:
     that nothing else is new (then no card is claimed)."""
     for card in (*state.stock, *state.waste[:-1]):
         if card is not None and _use_for(state, card):
-            return f"go round the stock again: the {card.symbol} passed by can now be played"
-    return "go round the stock again: every move repeats an earlier position"
+            return f"go round again: the {card.symbol} passed by is playable now"
+    return "go round again: every move repeats an earlier position"
 
 
 def is_safe_foundation_move(state: GameState, move: Move) -> bool:
@@ -478,10 +491,7 @@ class BestStrategy:
         return key
 
     def _advice(self, state: GameState, move: Move, extra: str, proven: bool = False) -> Advice:
-        reason = explain(state, move)
-        if extra:
-            reason = f"{reason}; {extra}"
-        return Advice("move", move, describe_move(state, move), reason, proven=proven)
+        return Advice("move", move, describe_move(state, move), reason_for(state, move, extra), proven=proven)
 
     def _advise_known(self, state: GameState) -> Advice | None:
         """Every card is known: follow an exact solution (or say the game is lost)."""
@@ -500,9 +510,8 @@ class BestStrategy:
         move = plan[0]
         self._plan = (state.play(move), plan[1:])
         left = len(plan)
-        reason = (f"{explain(state, move)}; every card is now visible: the game is won, "
-                  f"{left} move{'s' if left != 1 else ''} to finish")
-        return Advice("move", move, describe_move(state, move), reason, proven=True)
+        return self._advice(state, move, f"every card is known: this line wins in {left} move{'s' if left != 1 else ''}",
+                            proven=True)
 
     def _solve_layout(self, layout: GameState):
         """The solver on one sampled layout, with this strategy's budget a layout."""
@@ -671,5 +680,5 @@ class BestStrategy:
         extra = f"wins {won[best]} of {n} sampled layout{'s' if n != 1 else ''}"
         if complete:  # nothing was sampled: the one layout is the true one, its search undecided
             extra = ("every card is known: a win follows this move" if won[best]
-                     else "every card is known, but the search found no win within its limit")
+                     else "every card is known, but the search found no win")
         return self._advice(state, candidates[best], extra)

@@ -95,15 +95,13 @@ class Proof:
 
     def reason(self) -> str:
         """The proof in words a person understands."""
-        if self.unseen == 1:  # its place is the only one left: no arrangement to choose
+        if self.unseen == 1:  # the card left, and its place, are known: no arrangement to choose
             if self.status == "won":
-                return "the game is won: only one card is unseen, so its place is known, and this line wins"
-            return "The game cannot be won: only one card is unseen, so its place is known, and every line was searched"
-        cards = f"{self.unseen} unseen cards are"
+                return "this line wins: the one unseen card is known"
+            return "The game cannot be won: the one unseen card is known"
         if self.status == "won":
-            return f"the game is won whatever the {cards}: this line wins all {self.layouts} ways they can lie"
-        return (f"The game cannot be won whatever the {cards}: each of the {self.layouts} ways they can lie was "
-                f"searched and is lost")
+            return f"this line wins however the {self.unseen} unseen cards lie"
+        return f"The game cannot be won, however the {self.unseen} unseen cards lie"
 
 
 class ProofSearch:
