@@ -145,7 +145,7 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         if m := re.fullmatch(r"go round again: the (\S+) passed by is playable now", clause):
             talon = [c for c in (*state.stock, *state.waste[:-1]) if c is not None and c.symbol == m[1]]
             return None if talon and _fits_now(state, talon[0]) else "that card cannot be played"
-        return None if clause == "go round again: every move repeats an earlier position" else "unknown clause"
+        return None if clause == "go round again: each move repeats a past position" else "unknown clause"
     if re.fullmatch(r"every card is known: this line wins in \d+ moves?", clause):
         return None if state.is_complete_knowledge() else "a card is unseen"  # the count: by the game's end
     if clause == "this line wins: the one unseen card is known":
@@ -301,7 +301,8 @@ def test_with_every_card_known_nothing_is_called_sampled():
 def test_every_reason_is_short_enough_to_read_at_a_glance():
     """Reasons are drawn under the advice on the camera picture: each fits in ``REASON_MAX``
     characters (two lines at 1280x720). Every advice of whole games of both strategies, and
-    every legal move of their positions with the longest extra of each kind."""
+    every legal move of their positions with the longest extra of each kind (going round the
+    stock: as said there)."""
     from solitaire_coach.core.best import REASON_MAX, reason_for
     from solitaire_coach.core.proof import Proof
 
@@ -318,7 +319,8 @@ def test_every_reason_is_short_enough_to_read_at_a_glance():
             for view, advice in strategy.said:
                 said = [advice.reason or advice.text]
                 if strategy.inner.name == "best" and advice.status == "move":
-                    said += [reason_for(view, move, extra) for move in view.legal_moves() for extra in extras]
+                    said += [reason_for(view, move, extra) for move in view.legal_moves()
+                             for extra in (*extras, go_round_reason(view))]
                 reasons += len(said)
                 long += [f"draw {draw} seed {seed}: {len(r)} {r!r}" for r in said if len(r) > REASON_MAX]
     assert REASON_MAX <= 110 and reasons > 10_000

@@ -242,7 +242,7 @@ def go_round_reason(state: GameState) -> str:
     for card in (*state.stock, *state.waste[:-1]):
         if card is not None and _use_for(state, card):
             return f"go round again: the {card.symbol} passed by is playable now"
-    return "go round again: every move repeats an earlier position"
+    return "go round again: each move repeats a past position"
 
 
 def is_safe_foundation_move(state: GameState, move: Move) -> bool:
