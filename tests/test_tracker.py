@@ -8,7 +8,7 @@ from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import EMPTY, UNKNOWN, Card, GameState, Move, Rules, Snapshot, parse_snapshot
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.state import deal_for_seed
-from solitaire_coach.core.tracker import TableTracker
+from solitaire_coach.core.tracker import Placement, TableTracker
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
 
 
@@ -121,6 +121,9 @@ def test_illegal_placement_is_named():
     report = tracker.update(snap)
     assert report.kind == "inconsistent"
     assert "8♥ was put on 6♣ in column 4: take it back" in report.message
+    # the same, as card and pile, for what outlines it and tells the rig
+    assert report.put_wrong == (Placement(Card.parse("8H"), "column 4", "8♥ was put on 6♣ in column 4: take it back"),)
+    assert tracker.update(parse_snapshot("XX,XX,XX,XX,XX,JS,QH,KH,UU,JD,KC,JC")).put_wrong == ()   # no card put wrong
 
 
 def test_snapshot_before_the_flip_then_after():

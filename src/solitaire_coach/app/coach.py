@@ -18,7 +18,7 @@ from ..core.advisor import Advice, Strategy
 from ..core.moves import Move
 from ..core.notation import SnapshotParseError, parse_snapshot
 from ..core.rules import Rules
-from ..core.tracker import TableTracker, TrackerReport, illegal_placements, looks_like_a_deal
+from ..core.tracker import TableTracker, TrackerReport, looks_like_a_deal
 from .journal import Journal, JournalError
 from ..storage import NotTextError, describe_os_error, read_text_file
 
@@ -71,8 +71,7 @@ class CoachSession:
         advised = self.advised_move
         report = self.tracker.update(snap, prefer=advised)
         self.longer_search_waits = False
-        if (report.kind == "inconsistent" and looks_like_a_deal(snap, self.tracker.rules)
-                and not illegal_placements(self.tracker.state, snap)):
+        if report.kind == "inconsistent" and not report.put_wrong and looks_like_a_deal(snap, self.tracker.rules):
             over = self._game_over()
             if over is None:
                 report = replace(report, message=report.message + (

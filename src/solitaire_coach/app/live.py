@@ -39,7 +39,7 @@ from ..core.cards import KING, RANK_NAMES, Card
 from ..core.moves import MoveKind
 from ..core.notation import EMPTY, SLOT_NAMES, UNKNOWN, Snapshot
 from ..core.state import GameState
-from ..core.tracker import Placement, TrackerReport, illegal_placements, looks_like_a_deal, misplaced_cards
+from ..core.tracker import Placement, TrackerReport, illegal_placements, looks_like_a_deal
 from .coach import CoachSession
 
 
@@ -247,7 +247,7 @@ class LiveCoach:
             self._accepted_image = frame.image
             tracker = self.session.tracker
             if (self._sure is not None and tracker.state is not None and not self._forced
-                    and self._probe(snap)[1].kind == "inconsistent" and not illegal_placements(tracker.state, snap)
+                    and self._probe(snap)[1].kind == "inconsistent" and not self._probe(snap)[1].put_wrong
                     and not looks_like_a_deal(snap, tracker.rules)):  # a new deal: the session decides, unsearched
                 # two reads agree on a table the tracker cannot reach in a few moves and
                 # that shows no card put wrong: more moves than usual happened unseen
@@ -260,9 +260,8 @@ class LiveCoach:
             result.advice = self.session.last_advice
             if result.report is not None and result.report.kind == "waiting":
                 self.gate.wake()  # a camera gives a slightly different picture next time: look again
-            state = self.session.tracker.state
-            if result.report is not None and result.report.kind == "inconsistent" and state is not None:
-                result.put_wrong = misplaced_cards(state, snap)
+            if result.report is not None:
+                result.put_wrong = list(result.report.put_wrong)
             result.timings_ms["track_advise"] = (time.perf_counter() - t2) * 1000
             self._send_advice(result.put_wrong)
         self._flush(result)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, replace
-from typing import Iterator, NamedTuple
+from typing import Iterator, NamedTuple, Sequence
 
 from .cards import KING, SUIT_NAMES, Card, is_whole_number
 from .moves import Move, MoveKind
@@ -49,6 +49,15 @@ from .notation import (EMPTY, UNKNOWN, Snapshot, SlotValue, json_text, json_type
                        slot_name, state_from_dict, state_to_dict)
 from .rules import DEFAULT_RULES, Rules
 from .state import COLUMN_COUNT, GameState, stock_cycle
+
+
+class Placement(NamedTuple):
+    """A card the snapshot shows where no legal move could have put it: the card, the pile
+    it lies on (``column 4``, ``foundation``) and what to tell the player."""
+
+    card: Card
+    pile: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,7 @@ class TrackerReport:
     corrected: bool = False  # earlier moves were re-read to explain this snapshot
     undone: tuple[Move, ...] = ()  # moves of the earlier explanation that the re-read drops
     misread: bool = False  # the explanation holds that an earlier snapshot was misread
+    put_wrong: tuple[Placement, ...] = ()  # inconsistent: the cards put down against the rules, to take back
 
     @property
     def accepted(self) -> bool:
@@ -332,7 +342,9 @@ class TableTracker:
                 return undo
             deep = self._deep_search(old, snap)
             if deep is None:
-                return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap))
+                put_wrong = () if repeated_cards(snap.slots) else tuple(misplaced_cards(old.state, snap))
+                return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap, put_wrong),
+                                     put_wrong=put_wrong)
             children[deep.state] = deep
             parent[deep.state] = 0
             # the snapshot may also have been misread: keep the old positions in mind
@@ -708,15 +720,6 @@ def looks_like_a_deal(snap: Snapshot, rules: Rules = DEFAULT_RULES) -> bool:
     return TableTracker(rules).update(snap).kind == "started"
 
 
-class Placement(NamedTuple):
-    """A card the snapshot shows where no legal move could have put it: the card, the pile
-    it lies on (``column 4``, ``foundation``) and what to tell the player."""
-
-    card: Card
-    pile: str
-    text: str
-
-
 def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
     """Cards the snapshot shows where no legal move could have put them, said for the
     player ("5♥ was put on 7♣ in column 4: take it back"): the texts of
@@ -763,15 +766,17 @@ def _placements(state: GameState, snap: Snapshot) -> list[Placement]:
     return placements
 
 
-def explain_inconsistency(state: GameState, snap: Snapshot) -> str:
+def explain_inconsistency(state: GameState, snap: Snapshot, placements: Sequence[Placement] | None = None) -> str:
     """Why ``snap`` cannot follow from ``state``: an illegal placement if one explains it,
-    else every slot that differs, naming the slot, the expected and the seen card."""
+    else every slot that differs, naming the slot, the expected and the seen card.
+    ``placements``: :func:`misplaced_cards` of the two, when the caller has them already."""
     repeated = repeated_cards(snap.slots)
     if repeated:  # a misreading, not a move: no placement to take back
         return f"{repeated}: one of them is misread"
-    placements = illegal_placements(state, snap)
+    if placements is None:
+        placements = misplaced_cards(state, snap)
     if placements:
-        return "; ".join(placements)
+        return "; ".join(p.text for p in placements)
     expected = _expected_slots(state)
     diffs = []
     for idx, (exp, seen) in enumerate(zip(expected, snap.slots)):
