@@ -30,7 +30,7 @@ from typing import Callable, Protocol, Sequence, TextIO
 import cv2
 import numpy as np
 
-from ..capture.gate import GateView, ReadGate
+from ..capture.gate import RESTING, GateView, ReadGate
 from ..vision.reading import SLOT_INDEX, Reading, SlotGrid, reading_of
 from ..capture.serial_trigger import SerialTrigger, ascii_line
 from ..capture.sources import Frame, FrameRecorder, FrameSource
@@ -989,13 +989,26 @@ def tag_box(tag: str, target: tuple[int, int, int, int], unit: float, shape) -> 
     """Where ``tag`` goes: a patch centred under the target outline (above it near the
     picture's foot), kept inside the picture."""
     h, w = shape[:2]
-    (tw, th), _ = cv2.getTextSize(tag, FONT, 0.7 * unit, max(1, int(2 * unit)))
-    bw, bh = tw + int(10 * unit), th + int(14 * unit)
+    bw, bh = _tag_size(tag, unit)
     x0 = min(max(0, (target[0] + target[2]) // 2 - bw // 2), w - bw)
     y0 = target[3] + int(4 * unit)
     if y0 + bh > h * 0.7:
         y0 = max(0, target[1] - int(4 * unit) - bh)
     return x0, y0, x0 + bw, y0 + bh
+
+
+def _tag_size(tag: str, unit: float) -> tuple[int, int]:
+    """Width and height of the dark patch a tag word is written on."""
+    (tw, th), _ = cv2.getTextSize(tag, FONT, 0.7 * unit, max(1, int(2 * unit)))
+    return tw + int(10 * unit), th + int(14 * unit)
+
+
+def _draw_tag(img: np.ndarray, tag: str, box: tuple[int, int, int, int], colour: tuple, unit: float) -> None:
+    """``tag`` in ``colour`` on a dark patch filling ``box`` (drawn in place)."""
+    x0, y0, x1, y1 = box
+    cv2.rectangle(img, (x0, y0), (x1, y1), (0, 0, 0), -1)
+    cv2.putText(img, tag, (x0 + int(5 * unit), y1 - int(7 * unit)), FONT, 0.7 * unit, colour, max(1, int(2 * unit)),
+                cv2.LINE_AA)
 
 
 def moving_quads(advice: Advice | None, state: GameState | None, detection) -> list:
@@ -1114,10 +1127,7 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         cv2.circle(out, (x0, y0), int(12 * unit), _YELLOW, -1, cv2.LINE_AA)
         tag = move_tag(advice)
         if tag:
-            tx0, ty0, tx1, ty1 = tag_box(tag, target, tu, out.shape)
-            cv2.rectangle(out, (tx0, ty0), (tx1, ty1), (0, 0, 0), -1)
-            cv2.putText(out, tag, (tx0 + int(5 * tu), ty1 - int(7 * tu)), FONT, 0.7 * tu, _YELLOW,
-                        max(1, int(2 * tu)), cv2.LINE_AA)
+            _draw_tag(out, tag, tag_box(tag, target, tu, out.shape), _YELLOW, tu)
     for det in _cards_of(detection):   # over the arrow, so that no label is hidden under it
         box = label_box(det, tu)
         if box is not None:
@@ -1152,12 +1162,9 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         cv2.polylines(out, [q], True, _RED_ON_DARK, max(3, int(5 * unit)), cv2.LINE_AA)
         x0, y0 = q.reshape(-1, 2).min(axis=0)
         x1, y1 = q.reshape(-1, 2).max(axis=0)
-        (tw, th), _ = cv2.getTextSize("TAKE BACK", FONT, 0.7 * tu, max(1, int(2 * tu)))
-        tx0, ty0 = int((x0 + x1) / 2 - tw / 2 - 5 * tu), int((y0 + y1) / 2 - th / 2 - 7 * tu)  # on the card's
-        tx1, ty1 = tx0 + tw + int(10 * tu), ty0 + th + int(14 * tu)   # middle: its index and the pile's stay seen
-        cv2.rectangle(out, (tx0, ty0), (tx1, ty1), (0, 0, 0), -1)
-        cv2.putText(out, "TAKE BACK", (tx0 + int(5 * tu), ty1 - int(7 * tu)), FONT, 0.7 * tu, _RED_ON_DARK,
-                    max(1, int(2 * tu)), cv2.LINE_AA)
+        bw, bh = _tag_size("TAKE BACK", tu)   # on the card's middle: its index and the pile's stay seen
+        tx0, ty0 = int((x0 + x1) / 2 - bw / 2), int((y0 + y1) / 2 - bh / 2)
+        _draw_tag(out, "TAKE BACK", (tx0, ty0, tx0 + bw, ty0 + bh), _RED_ON_DARK, tu)
     status = ""
     if not waiting and gate is not None and not gate.read and gate.reason != RESTING:
         status = gate.reason
@@ -1172,9 +1179,6 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
     elif advice is not None and advice.status in ("won", "lost"):   # the game is over: say so across the table
         _banner(out, ascii_line(advice.text, 200), tu, _GREEN if advice.status == "won" else _WHITE, size=2.2)
     return out
-
-
-RESTING = "resting (table unchanged since the last read)"
 
 
 def _shade(img: np.ndarray, x0: int, y0: int, x1: int, y1: int, alpha: float = 0.65) -> None:
@@ -1193,10 +1197,8 @@ def _top_band(img: np.ndarray, note: str, status: str, unit: float) -> None:
     margin = int(20 * unit)
     scale, thick = 1.0 * unit, max(2, int(2.5 * unit))
     width = int(w - 2 * margin - (sw + margin if status else 0))
-    wrapped = _wrap(ascii_line(note, 400), scale, thick, width) if note else []
-    most = NOTE_LINES if h >= 500 else NOTE_LINES - 1
-    if len(wrapped) > most:  # the terminal has it all; the picture says there is more
-        wrapped = wrapped[:most - 1] + [_fit(wrapped[most - 1] + " ...", scale, thick, width)]
+    most = NOTE_LINES if h >= 500 else NOTE_LINES - 1   # the terminal has it all; the picture says there is more
+    wrapped = _lines(ascii_line(note, 400), scale, thick, width, most) if note else []
     step = int(42 * unit)
     if wrapped:
         _shade(img, 0, 0, w, step * len(wrapped) + int(14 * unit))

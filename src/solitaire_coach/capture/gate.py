@@ -36,6 +36,7 @@ def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 
 CHANGE_LEVEL = 24  # a thumbnail pixel "changed" when its grey level moved this much
+RESTING = "resting (table unchanged since the last read)"  # the reason of a view while nothing changed
 
 
 class MotionMeter:
@@ -515,7 +516,7 @@ class ReadGate:
             return GateView(False, False, False, motion, "moving")
         self._still_run += 1
         if self._resting and not self._forced:
-            return GateView(False, True, False, motion, "resting (table unchanged since the last read)")
+            return GateView(False, True, False, motion, RESTING)
         if self._still_run < self.still_frames:
             return GateView(False, True, False, motion, "settling")
         hand = False
