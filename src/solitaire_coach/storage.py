@@ -122,6 +122,12 @@ _ERRNO_WORDS = {
 }
 
 
+def json_error_text(exc: json.JSONDecodeError) -> str:
+    """The JSON reader's words for what is wrong, without the "at" some of them end in
+    ("Unterminated string starting at"), so that a message can go on "at column 10"."""
+    return exc.msg.removesuffix(" at")
+
+
 def describe_os_error(exc: BaseException) -> str:
     """What an OSError met with a file the user gave says, in words and without the file
     name (the caller names it): 'no such file', 'is a folder, not a file', never

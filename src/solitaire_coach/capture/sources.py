@@ -24,6 +24,8 @@ from typing import Callable, Iterator, Protocol
 import cv2
 import numpy as np
 
+from ..storage import json_error_text
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpg", ".mjpeg")
 
@@ -81,10 +83,7 @@ def _frame_entry(line: str, default_t: float) -> dict | str:
     try:
         e = json.loads(line)
     except ValueError as exc:
-        if isinstance(exc, json.JSONDecodeError):   # 'Unterminated string starting at' + ' at column 10'
-            why = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
-        else:
-            why = "bad text"
+        why = f"{json_error_text(exc)} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "bad text"
         return f"not JSON ({why}); each line is {ENTRY_FORM}"
     if not isinstance(e, dict):
         kind = {list: "a list", str: "a string", bool: "true or false", type(None): "null"}.get(type(e), "a number")

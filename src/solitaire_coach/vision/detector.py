@@ -194,7 +194,7 @@ def _model_config(path: Path) -> dict:
     """``vision.json`` of a model folder ({} without one), its number settings checked."""
     if not path.exists():
         return {}
-    from ..storage import NotTextError, describe_os_error, read_text_file
+    from ..storage import NotTextError, describe_os_error, json_error_text, read_text_file
 
     try:
         cfg = json.loads(read_text_file(path))
@@ -203,8 +203,8 @@ def _model_config(path: Path) -> dict:
     except OSError as exc:
         raise ModelError(f"{path}: cannot be read ({describe_os_error(exc)})") from None
     except json.JSONDecodeError as exc:
-        why = exc.msg.removesuffix(" at")   # 'Unterminated string starting at' + ' at line 1'
-        raise ModelError(f"{path}: not valid JSON ({why} at line {exc.lineno} column {exc.colno})") from None
+        raise ModelError(f"{path}: not valid JSON ({json_error_text(exc)} at line {exc.lineno} column "
+                         f"{exc.colno})") from None
     if not isinstance(cfg, dict):
         raise ModelError(f"{path}: expected a JSON object at the top")
     for key in (k for k in _NUMBER_SETTINGS if k in cfg):
