@@ -388,7 +388,7 @@ class BestStrategy:
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
                  uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
-                 lines: int = 0, line_prefixes: int = 4,
+                 lines: int = 0, line_prefixes: int = 4, reveal_stock: bool = True,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -417,6 +417,7 @@ class BestStrategy:
         if lines < 0 or line_prefixes < 1:
             raise ValueError("lines must be >= 0 (layouts a line is judged on; 0 = off) and line_prefixes >= 1")
         self.lines = lines
+        self.reveal_stock = reveal_stock
         self.line_prefixes = line_prefixes
         self.graded_option = graded
         if reveal_bonus is not None and reveal_bonus < 0:
@@ -743,7 +744,7 @@ class BestStrategy:
             # hindsight optimisation gives seeing a card no value (every layout is searched
             # as if all were seen): a move that turns up an unseen card is worth a little more
             for j in active:
-                if reveals_unseen(state, candidates[j]):
+                if reveals_unseen(state, candidates[j]) and (self.reveal_stock or candidates[j].kind is not MoveKind.DRAW):
                     value[j] += self.reveal_bonus
         best = max(active, key=lambda j: (value[j], -j))
         self.last_stats = {"samples": done, "looked": looked,
