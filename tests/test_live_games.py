@@ -164,6 +164,22 @@ def test_demo_replays_the_built_in_game(monkeypatch, capsys):
     assert out[-1].startswith("replay:") and "(all as in moves.log" in out[-1] and "0 from frames with a hand" in out[-1]
 
 
+def test_demo_json_writes_only_json_lines_on_stdout(monkeypatch, capsys):
+    """`demo --json`, like `replay --json`, writes one JSON line per frame and the summary on
+    stdout, and its text (the opening line included) on stderr, so stdout can be piped to a
+    JSON reader."""
+    from solitaire_coach.app import cmd_live
+
+    folder = cmd_live.builtin_game_dir()
+    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: PerfectReader(folder))
+    assert main(["demo", "--strategy", "baseline", "--json"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines and all(isinstance(json.loads(ln), dict) for ln in lines)
+    assert "summary" in json.loads(lines[-1])
+    assert captured.err.splitlines()[0].startswith("demo: replaying the recorded game game1")
+
+
 def test_demo_with_the_real_detector_and_the_default_strategy(capsys):
     """The README's first command as a user runs it: the real detector and `best`. `best`
     advises a draw where the log's player first put a card from column 6 on column 1; the

@@ -441,7 +441,7 @@ def cmd_demo(args) -> int:
     """``demo``: replay one of the built-in recorded games."""
     game = builtin_game_dir(args.game)
     print(f"demo: replaying the recorded game {game.name} ({game}) through the whole coach: "
-          "detect, track, advise", flush=True)
+          "detect, track, advise", file=sys.stderr if args.json else sys.stdout, flush=True)
     return run_replay(args, game)
 
 
