@@ -179,7 +179,10 @@ def redeals_line(rows) -> str:
     """How many redeals (passes through the stock after the first) the won games used:
     how many used 0, 1, 2, 3 and more than 3; rows of runs made before the count was kept
     (no 7th field) are left out."""
-    used = sorted(r[6] for r in rows if r[1] == "won" and len(r) > 6)
+    won = [r for r in rows if r[1] == "won"]
+    if not won:
+        return "redeals used by won games: no game won"
+    used = sorted(r[6] for r in won if len(r) > 6)
     if not used:
         return "redeals used by won games: not kept in this run"
     counts = [sum(u == k for u in used) for k in range(4)] + [sum(u > 3 for u in used)]

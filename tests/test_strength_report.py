@@ -66,6 +66,9 @@ def test_strength_bench_counts_the_redeals_of_won_games():
     assert bench.redeals_line(rows) == ("redeals used by won games: median 2, max 5; "
                                         "0: 1, 1: 0, 2: 1, 3: 0, more than 3: 1 (of 3)")
     assert bench.redeals_line(rows[-1:]) == "redeals used by won games: not kept in this run"
+    # a run that won nothing kept the count: it says so, not that the count was not kept
+    assert bench.redeals_line([rows[2], (5, "lost", 60, [], 1.0, None, 3)]) == "redeals used by won games: no game won"
+    assert bench.redeals_line([]) == "redeals used by won games: no game won"
     seed, result, moves, _, _, _, redeals = bench._game((2, "baseline", bench.rules_of(
         bench.argparse.Namespace(draw=1, redeals="3")), {}, None))
     assert seed == 2 and 0 <= redeals <= 3
