@@ -44,7 +44,9 @@ search over information sets (``tree``, ``tree_blend``), turning the stock in a 
 (``draw_margin``, ``known_draw_margin``) or charging a turn that shows nothing
 (``known_turn_charge``), looking through the whole stock first (``scout``), the search
 taking the stock as its plays (``uct_stock``), charging wins that need every pass left
-(``tight_passes``) and the solver's relaxation on every layout (``relax``).
+(``tight_passes``) and the solver's relaxation on every layout (``relax``); commit ``99c8b05``
+has two more: a close move valued by a line a player can follow to the next card it shows
+(``lines``) and the reveal bonus for flips only (``reveal_stock``).
 
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
@@ -296,19 +298,6 @@ def _next_stock_card_unseen(state: GameState) -> bool:
     return bool(state.stock) and state.stock[0] is None
 
 
-def line_to_reveal(view: GameState, moves: Sequence[Move], limit: int = 400) -> tuple[Move, ...] | None:
-    """The start of ``moves`` (a winning line found on one sampled layout) up to and
-    including its first move that turns up a card unseen in the player's view ``view``.
-    The moves before it touch only seen cards, so a player can follow them on every
-    layout consistent with the view. None when none of the first ``limit`` moves turns
-    up a card."""
-    for count, move in enumerate(moves[:limit], 1):
-        if reveals_unseen(view, move):
-            return tuple(moves[:count])
-        view = view.play(move)
-    return None
-
-
 # Share of the sampled layouts left undecided by the strategy's solve (3,000 positions) that
 # a solve with 300,000 positions decides won, by how near to a win the quick pass came
 # (``SolveResult.closest``; 0 is a win), as (distance, share) points joined by straight
@@ -388,7 +377,6 @@ class BestStrategy:
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
                  uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
-                 lines: int = 0, line_prefixes: int = 4, reveal_stock: bool = True,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -414,11 +402,6 @@ class BestStrategy:
         self.uct_depth = uct_depth
         self.uct_explore = uct_explore
         self.uct_moves = uct_moves
-        if lines < 0 or line_prefixes < 1:
-            raise ValueError("lines must be >= 0 (layouts a line is judged on; 0 = off) and line_prefixes >= 1")
-        self.lines = lines
-        self.reveal_stock = reveal_stock
-        self.line_prefixes = line_prefixes
         self.graded_option = graded
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
@@ -555,54 +538,6 @@ class BestStrategy:
             return unknown_won_share(result.closest, self._draw_count)
         return self.unknown_value
 
-    def _line_values(self, state: GameState, candidates: list[Move], close: list[int],
-                     rng: random.Random, start: float) -> dict[int, float]:
-        """Each close move's value as a line a player can follow up to the next card it
-        turns up (against strategy fusion between two reveals).
-
-        Hindsight optimisation lets the solver choose every move after the first with the
-        unseen cards known, also the moves made before the next card shows, which a player
-        must choose blind. Here the winning lines the solver finds on a few fresh layouts
-        after a move are cut at their first move that turns up a card (``line_to_reveal``);
-        the ``line_prefixes`` commonest of them are each played on ``lines`` layouts (every
-        such line is legal on all of them) and solved from there; the best is judged on
-        ``lines`` other layouts, so its value is not flattered by the choice. A move that
-        turns up a card itself is its own line. Empty when the search would pass
-        ``think_time``."""
-        n = self.lines
-        layouts = [sample_layout(state, rng) for _ in range(max(4, n // 2) + 2 * n)]
-        judge, choose, source = layouts[:n], layouts[n:2 * n], layouts[2 * n:]
-
-        def line_value(move: Move, line: tuple[Move, ...], on: list[GameState]) -> float:
-            total = 0.0
-            for layout in on:
-                total += self._layout_score(layout.play(move).play_all(line))
-            return total / len(on)
-
-        values: dict[int, float] = {}
-        for j in close:
-            if self.think_time is not None and time.perf_counter() - start > self.think_time:
-                return {}
-            move = candidates[j]
-            lines: list[tuple[Move, ...]] = [()]
-            if not reveals_unseen(state, move):
-                view = state.play(move)
-                counts: dict[tuple[Move, ...], int] = {}
-                for layout in source:
-                    result = self._solve_layout(layout.play(move))
-                    if result.status == "won":
-                        line = line_to_reveal(view, result.moves)
-                        if line is not None:
-                            counts[line] = counts.get(line, 0) + 1
-                if counts:
-                    lines = sorted(counts, key=lambda line: -counts[line])[: self.line_prefixes]
-            if len(lines) > 1:
-                line = max(lines, key=lambda line: line_value(move, line, choose))
-            else:
-                line = lines[0]
-            values[j] = line_value(move, line, judge)
-        return values
-
     def _uct_values(self, state: GameState, candidates: list[Move], close: list[int],
                     kept: list[GameState], start: float) -> tuple[dict[int, float], int]:
         """Each close move's value in a search over the player's information sets several
@@ -733,18 +668,11 @@ class BestStrategy:
             if uct:
                 value.update(uct)
                 active = close
-        if self.lines and not complete and len(active) > 1:
-            close = sorted(active, key=lambda j: (-value[j], j))[: self.uct_moves]
-            lined = self._line_values(state, candidates, close, rng, start)
-            if lined:
-                value.update(lined)
-                active = close
-                looked = self.lines
         if self.reveal_bonus and not complete:
             # hindsight optimisation gives seeing a card no value (every layout is searched
             # as if all were seen): a move that turns up an unseen card is worth a little more
             for j in active:
-                if reveals_unseen(state, candidates[j]) and (self.reveal_stock or candidates[j].kind is not MoveKind.DRAW):
+                if reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
         best = max(active, key=lambda j: (value[j], -j))
         self.last_stats = {"samples": done, "looked": looked,
