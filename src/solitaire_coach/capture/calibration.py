@@ -505,7 +505,10 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
     if not path.exists() and path != shipped and Path(folder) == Path("calibration") and shipped.is_file():
         path = shipped  # a name not among this folder's calibrations, but shipped with the package
     if not path.is_file():
-        raise CalibrationError(f"calibration {str(name_or_path)!r}: no file {str(path)!r} "
+        looked = repr(str(path))
+        if path != shipped and Path(folder) == Path("calibration"):
+            looked += f" nor {str(shipped)!r}"  # a name is looked for among the shipped ones too
+        raise CalibrationError(f"calibration {str(name_or_path)!r}: no file {looked} "
                                f"(make one with: solitaire-coach calibrate --camera 0 --name {Path(str(name_or_path)).stem})")
     try:
         text = read_text_file(path)
