@@ -105,6 +105,42 @@ def test_camera_unplugged_and_back_never_raises():
     assert any("back again" in w for w in warnings)
 
 
+def test_a_camera_that_switches_to_grey_bgra_or_16_bit_pictures_mid_game_is_read_not_a_crash():
+    """A camera (or its driver) may start giving pictures of another format mid-game: grey
+    (a mono or infrared mode), BGRA, 16-bit. They reach the gate and the detector as 8-bit
+    BGR, with one warning per kind naming the camera; a picture that cannot be converted is
+    skipped with a warning, and the camera stays open."""
+    colour = _table(0)
+    grey = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
+    pictures = [colour, grey, grey, grey[:, :, None], grey.astype(np.uint16) * 257,
+                cv2.cvtColor(colour, cv2.COLOR_BGR2BGRA), colour.astype(np.float32), colour[:, :, :2], colour]
+
+    class Switching(FakeCapture):
+        def read(self):
+            return True, pictures.pop(0)
+
+    warnings = []
+    cam = CameraSource(0, opener=lambda dev: Switching({"plugged": True}), warn=warnings.append)
+    gate = ReadGate()
+    got = []
+    for _ in range(9):
+        frame = cam.read()
+        if frame is not None:
+            assert frame.image.dtype == np.uint8 and frame.image.shape == colour.shape
+            gate.observe(frame.image)
+            got.append(frame.image)
+    assert len(got) == 7 and cam.connected and cam.reconnects == 0
+    assert np.array_equal(got[1], cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)) and np.array_equal(got[3], got[1])
+    assert warnings == ["camera 0: gives grey pictures of uint8 pixels, converted to colour (BGR) for reading",
+                        "camera 0: gives grey pictures of uint16 pixels, converted to colour (BGR) for reading",
+                        "camera 0: gives colour with alpha (BGRA) pictures of uint8 pixels, converted to colour (BGR) "
+                        "for reading",
+                        "camera 0: gives colour pictures of float32 pixels, which cannot be read; skipped (the game "
+                        "is kept)",
+                        "camera 0: gives 2-channel pictures of uint8 pixels, which cannot be read; skipped (the game "
+                        "is kept)"]
+
+
 def test_camera_that_cannot_open_is_a_clear_error():
     with pytest.raises(SourceError, match="camera 7 could not be opened"):
         CameraSource(7, opener=lambda dev: FakeCapture({"plugged": False}))

@@ -315,6 +315,30 @@ class VideoFileSource:
             self.cap = None
 
 
+def bgr_picture(image) -> tuple[np.ndarray | None, str | None]:
+    """``image`` as the 8-bit BGR picture the read gate and the card detector take, and what
+    it was when it was not one (None when it was): a camera may give grey, BGRA or 16-bit
+    pictures (a mono or infrared camera, a driver's other pixel format), which are converted;
+    (None, what) for one that cannot be (no pixels, an odd channel count or pixel type)."""
+    if not isinstance(image, np.ndarray) or image.size == 0 or image.ndim not in (2, 3):
+        shape = "x".join(map(str, getattr(image, "shape", ()))) or "no"
+        return None, f"an empty or shapeless picture ({shape} pixels)"
+    channels = 1 if image.ndim == 2 else image.shape[2]
+    what = {1: "grey", 3: "colour", 4: "colour with alpha (BGRA)"}.get(channels, f"{channels}-channel")
+    if image.dtype not in (np.uint8, np.uint16) or channels not in (1, 3, 4):
+        return None, f"{what} pictures of {image.dtype} pixels"
+    out = image
+    if out.dtype == np.uint16:
+        out = (out >> 8).astype(np.uint8)
+    if channels == 1:
+        out = cv2.cvtColor(out.reshape(out.shape[:2]), cv2.COLOR_GRAY2BGR)
+    elif channels == 4:
+        out = cv2.cvtColor(out, cv2.COLOR_BGRA2BGR)
+    if out is image:
+        return image, None
+    return out, f"{what} pictures of {image.dtype} pixels"
+
+
 def parse_camera(spec: str | int) -> int | str:
     """``0`` -> camera index 0; ``/dev/video2`` -> that device path."""
     if isinstance(spec, int):
@@ -409,6 +433,7 @@ class CameraSource:
         self._cap = None
         self._index = 0
         self._down = False
+        self._formats_said: set[str] = set()   # the picture formats warned of
         self.reconnects = 0
         if not self._open() and require_open:
             raise SourceError(f"{self.name} could not be opened: is it plugged in, and not used by another program? "
@@ -478,6 +503,14 @@ class CameraSource:
         if self._down:
             self._down = False
             self._delay = self.retry_s
+        image, other = bgr_picture(image)
+        if other is not None and other not in self._formats_said:
+            # once per kind: a camera that gives grey pictures gives them all along
+            self._formats_said.add(other)
+            self._warn(f"{self.name}: gives {other}, " + ("converted to colour (BGR) for reading" if image is not None
+                                                         else f"which cannot be read; skipped ({self.purpose} is kept)"))
+        if image is None:
+            return None
         i = self._index
         self._index += 1
         if self.file:   # a file stands in for a camera: its frames come at its frame rate
