@@ -196,6 +196,24 @@ def test_serial_noise_is_said_a_few_times_then_once_with_a_baud_hint_and_a_trigg
     assert trig.poll() == 1 and "HELLO" in warnings[-2] and "NOSNAP" in warnings[-1] and len(warnings) == 6
 
 
+def test_serial_noise_with_no_end_of_line_is_said_once_not_at_every_poll():
+    """A rig at another baud rate sends bytes that never make a line: they are dropped, and
+    said once for the whole run (not at every poll, several times a second, for ever);
+    once a line ends, a new run is said again."""
+    warnings = []
+    trig = SerialTrigger("loop://", warn=warnings.append)
+    port = trig._port
+    for i in range(20):                         # 9600 baud of noise polled every quarter second, 5 s
+        port.write(bytes(0x80 | (i + j) % 128 for j in range(240)))
+        assert trig.poll() == 0
+    assert len(warnings) == 1 and "bytes without an end of line, dropped" in warnings[0]
+    assert "--baud 9600" in warnings[0]
+    port.write(b"\nSNAP\n")
+    assert trig.poll() == 1
+    port.write(b"y" * 300)
+    assert trig.poll() == 0 and len(warnings) == 2 and "without an end of line" in warnings[1]
+
+
 def test_serial_send_is_one_ascii_line():
     assert ascii_line("Move 7♥ from column 3 onto 8♠ — now", 80) == "Move 7H from column 3 onto 8S - now"
     assert len(ascii_line("x" * 200, 32)) == 32

@@ -80,6 +80,7 @@ class SerialTrigger:
         self._buffer = b""
         self._down = False
         self._ignored = 0  # lines ignored in a row
+        self._overflowing = False  # bytes with no end of line are being dropped (said once)
         self.reconnects = 0
         self.warnings = 0
         error = self._open()
@@ -159,10 +160,16 @@ class SerialTrigger:
             if nl < 0:
                 break
             raw, self._buffer = self._buffer[:nl], self._buffer[nl + 1:]
+            self._overflowing = False
             triggers += self._handle_line(raw)
         if len(self._buffer) > MAX_PENDING:
-            self._say(f"serial port {self.port_name}: {len(self._buffer)} bytes without an end of line, dropped "
-                      f"(starts {self._buffer[:16]!r})")
+            if not self._overflowing:
+                # said once for a run of bytes with no end of line (a rig at another baud
+                # rate sends such noise for ever), not again at every poll
+                self._say(f"serial port {self.port_name}: {len(self._buffer)} bytes without an end of line, dropped "
+                          f"(starts {self._buffer[:16]!r}); more are dropped unsaid until a line ends (if this goes "
+                          f"on, check that --baud {self.baudrate} is the rig's rate)")
+            self._overflowing = True
             self._buffer = b""
         return triggers
 
