@@ -253,6 +253,36 @@ def test_camera_gap_mid_game_loses_nothing():
     assert [m.text for m in coach.session.tracker.history] == moves
 
 
+def test_a_blank_picture_mid_game_is_said_once_and_changes_nothing():
+    """The camera covered, the light off or the lens dazzled: an all-dark or all-bright
+    picture is not read (a read would see no card anywhere, a table that does not follow
+    from the game); it is said once, naming the frame, and the game goes on when the
+    table is back."""
+    double = TableDouble()
+    frames, moves = _game_frames(double, n_moves=4, hands=False)
+    said = []
+    coach = LiveCoach(_session(), double, ReadGate(), say=said.append)
+    half = len(frames) // 2
+    for f in frames[:half]:
+        coach.step(f)
+    done, calls, lines = len(coach.session.tracker.history), double.calls, len(said)
+    rng = np.random.default_rng(1)
+    shape = frames[0].image.shape
+    dark = [np.clip(rng.normal(6, 2, shape), 0, 255).astype(np.uint8) for _ in range(6)]
+    dark = [cv2.GaussianBlur(d, (9, 9), 0) for d in dark]   # sensor noise, nothing else
+    results = [coach.step(f) for f in _frames(dark, 500)]
+    assert double.calls == calls and not any(r.accepted for r in results)
+    assert [r.gate.reason for r in results][1:] == ["blank picture (dark)"] * 5
+    assert said[lines:] == ["the picture from f501 is all dark (camera covered, light off or dazzled?): nothing to "
+                            "read; the game is kept, waiting for the table"]
+    bright = _frames([np.full(shape, 255, np.uint8)] * 3, 600)
+    assert [coach.step(f).gate.reason for f in bright][1:] == ["blank picture (bright)"] * 2
+    assert len(said) == lines + 1 and len(coach.session.tracker.history) == done
+    for f in frames[half:]:
+        coach.step(f)
+    assert [m.text for m in coach.session.tracker.history] == moves
+
+
 # ----------------------------------------------------------------------------- drawing
 def test_overlay_draws_boxes_arrow_and_text():
     double = TableDouble()

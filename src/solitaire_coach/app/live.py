@@ -49,6 +49,16 @@ PLACE_CHANGE = 12.0  # mean grey change of an empty column's place that shows a 
 MISSED_CARD_MOVES = 3  # a card missed on a column is preferred to taking moves back when fewer moves explain it
 PROBE_BUDGET = 8    # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
 OBJECT_REASON = "something over the table that is not a card (a hand?)"
+BLANK_STD = 4.0  # grey levels: a picture whose thumbnail varies less than this shows nothing
+
+
+def blank_picture(thumbnail: np.ndarray | None) -> str | None:
+    """``dark`` or ``bright`` when the gate's grey thumbnail of a picture is all one level
+    (a camera covered or in the dark, or dazzled: no table to read), else None."""
+    if thumbnail is None or thumbnail.size == 0 or float(np.std(thumbnail)) >= BLANK_STD:
+        return None
+    level = float(np.mean(thumbnail))
+    return "dark" if level < 60 else "bright" if level > 200 else None
 
 
 class Detector(Protocol):
@@ -140,6 +150,7 @@ class LiveCoach:
         self._sent: str | None = None
         self._last_waiting: str | None = None
         self._last_unread_note: str | None = None
+        self._last_blank: str | None = None   # the last picture read was blank (said once)
         self._forced = False
         self._reply_due = False  # a trigger asked: the rig gets a line after the next read
         session.say = self._collect  # the session speaks through us
@@ -204,6 +215,20 @@ class LiveCoach:
         if not view.read:
             self._flush(result)
             return result
+        blank = blank_picture(self.gate.meter.last)
+        if blank is not None:
+            # nothing to read (a read would see no card anywhere and be taken for a table
+            # that does not follow from the game): say what the picture is, once
+            self.gate.reject()
+            result.gate = GateView(False, True, False, view.motion, f"blank picture ({blank})")
+            note = (f"the picture from {frame.name} is all {blank} (camera covered, light off or dazzled?): "
+                    f"nothing to read; the game is kept, waiting for the table")
+            if self._last_blank is None:
+                self._said.append(note)
+            self._last_blank = blank
+            self._flush(result)
+            return result
+        self._last_blank = None
         t1 = time.perf_counter()
         detection = self.detector.detect(frame.image)
         t2 = time.perf_counter()
