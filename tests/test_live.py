@@ -399,8 +399,9 @@ def test_replay_prints_what_play_prints_and_json(tmp_path, monkeypatch, capsys):
     journal = tmp_path / "j.json"
     assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"]) == 0
     play_out = capsys.readouterr().out.splitlines()
-    # the same lines, play adding its "watching" header, replay its summary
-    assert play_out[1:] == replay_out[:-1]
+    # the same lines, play adding its "watching" header and its end ("no more frames; the
+    # game ... is journalled in ..."), replay its summary
+    assert play_out[1:-1] == replay_out[:-1] and "no more frames; the game (" in play_out[-1]
     assert any("new game started" in ln for ln in replay_out)
     assert replay_out[-1].startswith("replay:") and f"{len(moves)} moves inferred" in replay_out[-1]
     assert main(["replay", str(folder), "--json", "--strategy", "baseline"]) == 0
@@ -449,6 +450,64 @@ def test_play_resumes_from_its_journal(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "resumed the game" in out
     assert json.loads(journal.read_text())["tracker"]["history"] == moves
+
+
+def test_ctrl_c_mid_game_says_where_the_game_is_and_the_next_run_resumes_it(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while the detector reads a picture: play stops (exit 130) naming the journal
+    that holds the game, and the next run resumes it to the end; the end of the frames is
+    said too."""
+    folder, moves = _replay_setup(tmp_path, monkeypatch, n_moves=4)
+    double = cmd_live.make_detector(None, None)
+    real_detect, calls = double.detect, [0]
+
+    def detect(image):
+        calls[0] += 1
+        if calls[0] == 7:
+            raise KeyboardInterrupt
+        return real_detect(image)
+
+    double.detect = detect
+    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: double)
+    journal = tmp_path / "j.json"
+    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal),
+                 "--strategy", "baseline"]) == 130
+    done = json.loads(journal.read_text())["tracker"]["history"]
+    assert 0 < len(done) < len(moves)
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == (f"interrupted; the game ({len(done)} move{'s' if len(done) > 1 else ''}) is journalled in {journal}: "
+                    "run play again to continue")
+    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal),
+                 "--strategy", "baseline"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("resumed the game") for line in out)
+    assert json.loads(journal.read_text())["tracker"]["history"] == moves
+    assert out[-1] == (f"folder {folder}: no more frames; the game ({len(moves)} moves) is journalled in {journal}: "
+                       "run play again to continue")
+
+
+def test_a_camera_down_from_the_start_does_not_spin_with_a_window(monkeypatch):
+    """A camera that gives no picture before the window first shows one: the loop waits
+    between tries (it spun at full speed on one core, with nothing to wait in)."""
+    from solitaire_coach.app import live
+
+    class Down:
+        live, name, ended = True, "camera 0", False
+
+        def __init__(self):
+            self.calls = 0
+
+        def read(self):
+            self.calls += 1
+            self.ended = self.calls >= 20
+            return None
+
+        def close(self):
+            pass
+
+    sleeps = []
+    monkeypatch.setattr(live.time, "sleep", sleeps.append)
+    run_loop(LiveCoach(_session(), TableDouble(), ReadGate(), say=lambda s: None), Down(), window=True, idle_s=0.01)
+    assert len(sleeps) == 19 and all(s >= 0.01 for s in sleeps)
 
 
 def test_command_errors_are_clear(tmp_path, capsys):
@@ -1219,6 +1278,42 @@ def test_record_says_the_recording_is_kept_when_the_camera_drops(tmp_path, capsy
     out = capsys.readouterr().out
     assert "retrying every few seconds, the recording is kept" in out
     assert "back again; the recording continues" in out and "game" not in out
+
+
+def test_ctrl_c_stops_a_recording_and_keeps_it(tmp_path, capsys, monkeypatch):
+    """Ctrl-C is a way to stop `record` (--seconds says so): the frames recorded are kept
+    and the summary says where, exit 0 (it was a traceback-free 'interrupted', exit 130,
+    with no word of the recording)."""
+    from solitaire_coach.capture import sources
+
+    reads = [0]
+
+    class Camera:
+        def __init__(self, dev):
+            pass
+
+        def isOpened(self):
+            return True
+
+        def set(self, *args):
+            return True
+
+        def read(self):
+            reads[0] += 1
+            if reads[0] == 6:
+                raise KeyboardInterrupt
+            return True, np.full((36, 64, 3), 20 * reads[0], np.uint8)
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", Camera)
+    rec = tmp_path / "rec"
+    assert main(["record", str(rec), "--camera", "0", "--no-window", "--fps", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "interrupted: the recording stops here" in out and f"into {rec}; replay with" in out
+    listed = [json.loads(line)["file"] for line in (rec / "frames.jsonl").read_text().splitlines()]
+    assert listed and all((rec / name).is_file() for name in listed)
 
 
 def test_calibrate_from_a_video_that_ends_says_so(tmp_path, capsys):

@@ -304,7 +304,7 @@ def cmd_play(args) -> int:
     from ..capture.serial_trigger import SerialTrigger
     from ..capture.sources import FrameRecorder, SourceError, open_source
     from ..vision.detector import ModelError
-    from .live import KeyReader, LiveCoach, json_line, run_loop
+    from .live import KeyReader, LiveCoach, json_line, kept_words, run_loop
 
     text_out = sys.stderr if args.json else sys.stdout
 
@@ -354,6 +354,9 @@ def cmd_play(args) -> int:
         return run_loop(coach, source, window=window, keys=KeyReader(sys.stdin), on_result=on_result,
                         recorder=recorder, trigger=trigger, trigger_only=bool(trigger) and not args.auto,
                         exit_when_done=args.exit_when_done, max_frames=args.max_frames, calibration=calibration)
+    except KeyboardInterrupt:
+        say("interrupted" + kept_words(coach))
+        return 130
     finally:
         source.close()
         if recorder is not None:
@@ -421,6 +424,8 @@ def cmd_record(args) -> int:
                 cv2.imshow("solitaire-coach record", frame.image)
                 if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
                     break
+    except KeyboardInterrupt:   # Ctrl-C is a way to stop recording (--seconds): what was recorded is kept
+        say("interrupted: the recording stops here")
     finally:
         cam.close()
         recorder.close()

@@ -810,10 +810,14 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
             frame = source.read()
             if frame is None:
                 if not source.live or getattr(source, "ended", False):   # a file, or a video file as the camera
+                    coach.say(f"{source.name}: " + ("the video file ended" if getattr(source, "ended", False)
+                                                     else "no more frames") + kept_words(coach))
                     return 0
-                if window and shown and (cv2.waitKey(50) & 0xFF) in (ord("q"), 27):
-                    return 0
-                time.sleep(idle_s if not window else 0)
+                if window and shown:
+                    if (cv2.waitKey(50) & 0xFF) in (ord("q"), 27):
+                        return 0
+                else:   # (no window shown yet to wait in: a camera down from the start must not spin)
+                    time.sleep(idle_s)
                 continue
             count += 1
             if recorder is not None:
@@ -852,6 +856,16 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
     finally:
         if window and shown:
             cv2.destroyWindow(window_name)
+
+
+def kept_words(coach: LiveCoach) -> str:
+    """``; the game (N moves) is journalled in PATH: run play again to continue`` for a
+    coach with a journal, else nothing: where the game is, when play stops."""
+    journal = coach.session.journal
+    if journal is None or coach.session.tracker.state is None:
+        return ""
+    n = len(coach.session.tracker.history)
+    return f"; the game ({n} move{'s' if n != 1 else ''}) is journalled in {journal.path}: run play again to continue"
 
 
 def _urgent(line: str) -> bool:
