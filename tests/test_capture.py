@@ -214,6 +214,19 @@ def test_serial_noise_with_no_end_of_line_is_said_once_not_at_every_poll():
     assert trig.poll() == 0 and len(warnings) == 2 and "without an end of line" in warnings[1]
 
 
+def test_serial_lines_ended_by_a_lone_carriage_return_trigger():
+    """screen, minicom and some rigs end a line with a carriage return alone: SNAP\\r is a
+    trigger (it was never one: the bytes piled up until dropped as having no end of line)."""
+    warnings = []
+    trig = SerialTrigger("loop://", warn=warnings.append)
+    trig._port.write(b"SNAP\r")
+    assert trig.poll() == 1
+    trig._port.write(b"SNAP\rSNAP\r\nSN")
+    assert trig.poll() == 2 and trig.pending == b"SN"
+    trig._port.write(b"AP\r")
+    assert trig.poll() == 1 and warnings == []
+
+
 def test_serial_send_is_one_ascii_line():
     assert ascii_line("Move 7♥ from column 3 onto 8♠ — now", 80) == "Move 7H from column 3 onto 8S - now"
     assert len(ascii_line("x" * 200, 32)) == 32

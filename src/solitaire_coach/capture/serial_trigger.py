@@ -1,6 +1,6 @@
 """A serial-port trigger: a button or microcontroller sends ``SNAP`` and the coach takes a frame.
 
-Protocol (one ASCII line each way, ``\\n`` or ``\\r\\n`` terminated, 9600 baud by default):
+Protocol (one ASCII line each way, ``\\n``, ``\\r\\n`` or ``\\r`` terminated, 9600 baud by default):
 
 * rig -> coach: ``SNAP`` (take a frame now), ``PING`` (the coach answers ``PONG``);
   case and surrounding blanks do not matter.
@@ -156,9 +156,12 @@ class SerialTrigger:
         self._buffer += data
         triggers = 0
         while True:
-            nl = self._buffer.find(b"\n")
-            if nl < 0:
+            # a line ends at \n, \r\n or a lone \r (what a terminal program such as screen or
+            # minicom sends for Enter, and some rigs' println)
+            ends = [i for i in (self._buffer.find(b"\n"), self._buffer.find(b"\r")) if i >= 0]
+            if not ends:
                 break
+            nl = min(ends)
             raw, self._buffer = self._buffer[:nl], self._buffer[nl + 1:]
             self._overflowing = False
             triggers += self._handle_line(raw)
