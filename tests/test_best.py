@@ -331,3 +331,22 @@ def test_uct_values_the_close_moves_on_the_kept_layouts():
         if truth.waste:
             seen.add(truth.waste[-1])
     assert searched >= 3
+
+
+def test_asking_again_with_nothing_changed_gives_the_same_advice():
+    """The coach asks again after a picture that changed nothing (or Enter): the answer must
+    not change. It did after "go round again" (taken at most once per position, so the second
+    ask said the game was lost) and where every card is known (a fresh solve, another line)."""
+    c = Card.parse
+    hidden = ((None,) * 23, (None,) * 24) + ((),) * 5
+    faceup = ((c("5C"),), (c("5S"),)) + ((),) * 5
+    state = GameState(hidden, faceup, (c("9C"), c("9S")), (c("QC"),), rules=Rules(draw_count=1, redeal_limit=None))
+    strategy, history = BestStrategy(**FAST), []
+    for _ in range(8):
+        advice = strategy.advise(state, history)
+        assert strategy.advise(state, list(history)) == advice
+        if advice.status != "move":
+            break
+        state = state.play(advice.move)
+        history.append(advice.move)
+    assert advice.status == "lost"

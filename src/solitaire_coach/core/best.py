@@ -417,6 +417,11 @@ class BestStrategy:
         self._visited: set[str] = set()
         self._looped: set[str] = set()
         self._history_len = -1
+        # the last question and its answer: asked again with nothing changed (the coach reads
+        # a picture that changed nothing, the player presses Enter), the answer is the same,
+        # not one the first answer's own bookkeeping (a turn round the stock taken "at most
+        # once per position", the time left to sample) would change
+        self._last_answer: tuple[GameState, tuple[Move, ...], Advice, dict] | None = None
         self.last_stats: dict = {}
 
     # ---------------------------------------------------------------------------
@@ -435,6 +440,16 @@ class BestStrategy:
         self.min_samples = min(pick(self.min_samples_option, DEFAULT_MIN_SAMPLES), self.samples)
 
     def advise(self, state: GameState, history: Sequence[Move] = ()) -> Advice:
+        history = tuple(history)
+        last = self._last_answer
+        if last is not None and last[0] == state and last[1] == history:
+            self.last_stats = dict(last[3])
+            return last[2]
+        advice = self._advise(state, history)
+        self._last_answer = (state, history, advice, dict(self.last_stats))
+        return advice
+
+    def _advise(self, state: GameState, history: tuple[Move, ...]) -> Advice:
         self.last_stats = {}  # filled by a sampled decision
         done = terminal_advice(state)
         if done is not None:
