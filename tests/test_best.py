@@ -350,3 +350,20 @@ def test_asking_again_with_nothing_changed_gives_the_same_advice():
         state = state.play(advice.move)
         history.append(advice.move)
     assert advice.status == "lost"
+
+
+def test_a_game_that_looks_lost_is_said_so_and_only_then():
+    """When every layout sampled after every move weighed is proven lost, the reason says
+    "game looks lost" (a player is not led on by moves that only shuffle runs); those
+    positions are lost on the true layout too here, and games that are won never hear it."""
+    from solitaire_coach.app.simulate import play_game
+
+    options = dict(think_time=None, samples=16, min_samples=12)
+    for seed, outcome in [(0, "lost"), (1, "lost"), (2, "won"), (3, "won")]:
+        record = play_game(deal_for_seed(seed), BestStrategy(**options), Rules(), keep_states=True)
+        assert record.result == outcome
+        said = [i for i, advice in enumerate(record.advice) if advice.reason and "game looks lost" in advice.reason]
+        assert bool(said) == (outcome == "lost"), seed
+        for i in said:
+            assert "wins 0 of " in record.advice[i].reason
+            assert solve(record.states[i], node_limit=200_000).status == "lost", (seed, i)

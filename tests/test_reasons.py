@@ -139,8 +139,10 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         return None if state.is_complete_knowledge() else "a card is unseen"
     if clause == "the only move":
         return None if state.legal_moves() == [move] else "not the only move"
-    if clause == "the only move that makes progress" or re.fullmatch(r"wins (\d+) of (\d+) sampled layouts?", clause):
+    if clause == "the only move that makes progress":
         return None
+    if m := re.fullmatch(r"wins (\d+) of (\d+) sampled layouts?(: game looks lost)?", clause):
+        return None if not m[3] or m[1] == "0" else "looks lost with a sampled win"
     if clause.startswith("go round again"):
         if m := re.fullmatch(r"go round again: the (\S+) passed by is playable now", clause):
             talon = [c for c in (*state.stock, *state.waste[:-1]) if c is not None and c.symbol == m[1]]
@@ -307,6 +309,7 @@ def test_every_reason_is_short_enough_to_read_at_a_glance():
     from solitaire_coach.core.proof import Proof
 
     extras = ["", "the only move that makes progress", "wins 100 of 100 sampled layouts",
+              "wins 0 of 100 sampled layouts: game looks lost",
               "every card is known: this line wins in 150 moves", "every card is known, but the search found no win",
               "go round again: the 10♥ passed by is playable now", Proof("won", 5, 120).reason(),
               Proof("won", 1, 1).reason()]

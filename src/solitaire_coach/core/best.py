@@ -74,6 +74,7 @@ from .state import GameState
 from .solver import solve
 
 _STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
+LOOKS_LOST = "game looks lost"  # said after "wins 0 of N sampled layouts" when each was proven lost
 REASON_MAX = 110  # characters: two lines of the live picture at 1280x720, read at a glance
 
 
@@ -695,6 +696,10 @@ class BestStrategy:
                            "seconds": time.perf_counter() - start}
         n = tried[best]
         extra = f"wins {won[best]} of {n} sampled layout{'s' if n != 1 else ''}"
+        if scores[best] == 0 and n >= self.min_samples:
+            # every layout searched after every move still weighed is proven lost: say so, so
+            # that the player is not led on by moves that only shuffle runs
+            extra += f": {LOOKS_LOST}"
         if complete:  # nothing was sampled: the one layout is the true one, its search undecided
             extra = ("every card is known: a win follows this move" if won[best]
                      else "every card is known, but the search found no win")
