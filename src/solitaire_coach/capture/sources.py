@@ -389,12 +389,18 @@ def _open_capture_quietly(device: int | str):
         logging.setLogLevel(level)
 
 
+MISSES_BEFORE_DOWN = 5
+"""Reads in a row without a picture before a camera counts as gone (unplugged) and is
+reopened: USB cameras drop a single picture now and then, which is no outage."""
+
+
 class CameraSource:
     """A live camera through ``cv2.VideoCapture``, by index or device path, at a chosen size.
 
-    ``read`` returns ``None`` (and warns once per outage through ``warn``) while the camera
-    gives no picture; it then reopens the camera after ``retry_s`` seconds, doubling up to
-    ``max_retry_s``. Nothing is raised after the first successful open, so unplugging the
+    ``read`` returns ``None`` while the camera gives no picture; a picture dropped now and
+    then is only skipped, but after ``MISSES_BEFORE_DOWN`` reads in a row without one it warns
+    (once per outage, through ``warn``) and reopens the camera after ``retry_s`` seconds,
+    doubling up to ``max_retry_s``. Nothing is raised after the first successful open, so unplugging the
     camera mid-game never ends the game. ``purpose`` names what is kept meanwhile in those
     warnings (``the game``, ``the recording``). ``opener`` builds the capture object; tests
     pass a fake, the default is ``cv2.VideoCapture``.
@@ -433,6 +439,7 @@ class CameraSource:
         self._cap = None
         self._index = 0
         self._down = False
+        self._misses = 0   # reads in a row without a picture
         self._formats_said: set[str] = set()   # the picture formats warned of
         self.reconnects = 0
         if not self._open() and require_open:
@@ -493,6 +500,9 @@ class CameraSource:
             self._drop()
             return None
         if not ok or image is None or image.size == 0:
+            self._misses += 1
+            if not self._down and self._misses < MISSES_BEFORE_DOWN:
+                return None  # a dropped picture: the camera stays open
             if not self._down:
                 self._warn(f"{self.name}: no picture (unplugged?); retrying every few seconds, {self.purpose} is kept")
             self._down = True
@@ -500,6 +510,7 @@ class CameraSource:
             self._next_try = now + self._delay
             self._delay = min(self._delay * 2, self.max_retry_s)
             return None
+        self._misses = 0
         if self._down:
             self._down = False
             self._delay = self.retry_s
