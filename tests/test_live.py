@@ -1248,15 +1248,10 @@ def test_record_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
     assert (tmp_path / "empty" / "frames.jsonl").read_text().count("\n") >= 3
 
 
-def test_record_says_the_recording_is_kept_when_the_camera_drops(tmp_path, capsys, monkeypatch):
-    from solitaire_coach.capture import sources
+def _camera_reading(read):
+    """A stand-in for ``cv2.VideoCapture`` (any device opens) whose ``read()`` is ``read``."""
 
-    picture = np.full((36, 64, 3), 90, np.uint8)
-    reads = [0]
-
-    class Flaky:
-        """A camera that gives three pictures, then none for six reads (unplugged), then pictures again."""
-
+    class Camera:
         def __init__(self, dev):
             pass
 
@@ -1267,14 +1262,27 @@ def test_record_says_the_recording_is_kept_when_the_camera_drops(tmp_path, capsy
             return True
 
         def read(self):
-            reads[0] += 1
-            gone = 4 <= reads[0] <= 9
-            return not gone, (None if gone else picture)
+            return read()
 
         def release(self):
             pass
 
-    monkeypatch.setattr(sources.cv2, "VideoCapture", Flaky)
+    return Camera
+
+
+def test_record_says_the_recording_is_kept_when_the_camera_drops(tmp_path, capsys, monkeypatch):
+    from solitaire_coach.capture import sources
+
+    picture = np.full((36, 64, 3), 90, np.uint8)
+    reads = [0]
+
+    def read():
+        """Three pictures, then none for six reads (unplugged), then pictures again."""
+        reads[0] += 1
+        gone = 4 <= reads[0] <= 9
+        return not gone, (None if gone else picture)
+
+    monkeypatch.setattr(sources.cv2, "VideoCapture", _camera_reading(read))
     assert main(["record", str(tmp_path / "rec"), "--camera", "0", "--no-window", "--seconds", "1.5"]) == 0
     out = capsys.readouterr().out
     assert "retrying every few seconds, the recording is kept" in out
@@ -1289,26 +1297,13 @@ def test_ctrl_c_stops_a_recording_and_keeps_it(tmp_path, capsys, monkeypatch):
 
     reads = [0]
 
-    class Camera:
-        def __init__(self, dev):
-            pass
+    def read():
+        reads[0] += 1
+        if reads[0] == 6:
+            raise KeyboardInterrupt
+        return True, np.full((36, 64, 3), 20 * reads[0], np.uint8)
 
-        def isOpened(self):
-            return True
-
-        def set(self, *args):
-            return True
-
-        def read(self):
-            reads[0] += 1
-            if reads[0] == 6:
-                raise KeyboardInterrupt
-            return True, np.full((36, 64, 3), 20 * reads[0], np.uint8)
-
-        def release(self):
-            pass
-
-    monkeypatch.setattr(sources.cv2, "VideoCapture", Camera)
+    monkeypatch.setattr(sources.cv2, "VideoCapture", _camera_reading(read))
     rec = tmp_path / "rec"
     assert main(["record", str(rec), "--camera", "0", "--no-window", "--fps", "1000"]) == 0
     out = capsys.readouterr().out
