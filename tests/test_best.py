@@ -367,3 +367,73 @@ def test_a_game_that_looks_lost_is_said_so_and_only_then():
         for i in said:
             assert "wins 0 of " in record.advice[i].reason
             assert solve(record.states[i], node_limit=200_000).status == "lost", (seed, i)
+
+
+def _stuck_position():
+    """Draw 1, unlimited redeals, where nothing can ever be played (9♣ 9♠ Q♣ fit on neither
+    black 5): every move soon only repeats a position, so the memory of the game decides."""
+    c = Card.parse
+    hidden = ((None,) * 23, (None,) * 24) + ((),) * 5
+    faceup = ((c("5C"),), (c("5S"),)) + ((),) * 5
+    return GameState(hidden, faceup, (c("9C"), c("9S")), (c("QC"),), rules=Rules(draw_count=1, redeal_limit=None))
+
+
+def _followed(strategy, state, max_moves=20):
+    """The advice followed from ``state``: the positions, histories and advice, in order."""
+    asked, history = [], []
+    for _ in range(max_moves):
+        advice = strategy.advise(state, history)
+        asked.append((state, tuple(history), advice))
+        if advice.status != "move":
+            break
+        state = state.play(advice.move)
+        history.append(advice.move)
+    return asked
+
+
+def test_a_take_back_gives_the_advice_given_there_before_and_so_does_playing_on_again():
+    """A take-back (the history shorter) forgets only the positions after the take-back
+    point: the advice there is what it was (it was decided afresh, on an empty memory: a
+    plain "draw" where it had said "go round again"), and the same moves played again get
+    the same advice again."""
+    asked = _followed(BestStrategy(**FAST), _stuck_position())
+    assert [a.status for _, _, a in asked][-1] == "lost" and len(asked) == 8
+    for k in range(len(asked)):
+        strategy = BestStrategy(**FAST)
+        assert [a for _, _, a in _followed(strategy, _stuck_position())] == [a for _, _, a in asked]
+        state, history, advice = asked[k]
+        assert strategy.advise(state, history) == advice, k  # taken back to move k
+        for state, history, advice in asked[k + 1:]:
+            assert strategy.advise(state, history) == advice, (k, len(history))  # and played on again
+
+
+def test_its_memory_taken_back_after_a_restart_gives_the_same_advice():
+    """The memory of the game (``memory``, as plain JSON values) given back to a new
+    strategy (``restore``: the coach's journal) makes it advise as the one that never
+    stopped; without it, it had advised a move back to an earlier position and a plain
+    "draw" where the game was given up."""
+    import json
+
+    asked = _followed(BestStrategy(**FAST), _stuck_position())
+    for k in range(len(asked)):
+        first = BestStrategy(**FAST)
+        for state, history, _ in asked[:k]:
+            first.advise(state, history)
+        memory = json.loads(json.dumps(first.memory()))
+        again = BestStrategy(**FAST)
+        again.restore(memory, Rules(draw_count=1, redeal_limit=None))
+        for state, history, advice in asked[k:]:
+            assert again.advise(state, history) == advice, (k, len(history))
+        assert BestStrategy(**FAST).advise(*asked[-1][:2]) != asked[-1][2]  # a memory is needed
+
+
+def test_a_memory_that_is_not_one_it_wrote_is_refused_and_changes_nothing():
+    strategy = BestStrategy(**FAST)
+    asked = _followed(strategy, _stuck_position())
+    memory = strategy.memory()
+    for bad in (None, [], {"moves": "draw"}, {"moves": ["draw"], "asked": [{"at": 5, "view": "x"}]},
+                {**memory, "plan": {"state": {}, "moves": []}}):
+        with pytest.raises(ValueError):
+            strategy.restore(bad, Rules(draw_count=1, redeal_limit=None))
+    assert strategy.memory() == memory
+    assert strategy.advise(*asked[-1][:2]) == asked[-1][2]

@@ -12,7 +12,7 @@ import pytest
 
 from solitaire_coach.app.coach import CoachSession
 from solitaire_coach.app.journal import Journal, JournalError
-from solitaire_coach.core import Rules
+from solitaire_coach.core import Card, Rules
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.state import GameState, check_position, deal_for_seed
 from solitaire_coach.core.notation import state_from_dict, state_to_dict
@@ -267,3 +267,36 @@ def test_a_new_game_asked_for_keeps_the_old_games_journal_aside(tmp_path):
     assert "the old journal is kept as game.journal.json.game-1" in said
     assert Journal(tmp_path / "game.journal.json.game-1").load().to_dict() == old.to_dict()
     assert journal.load().to_dict() == session.tracker.to_dict() != old.to_dict()
+
+
+def test_a_restarted_coach_advises_as_the_one_that_never_stopped(tmp_path):
+    """The advisor's memory of the game is journalled with the tracker: a coach restarted
+    from the journal after any snapshot gives the advice the running one gives. Here nothing
+    can ever be played, so the memory decides each advice: without it a restarted ``best``
+    said a plain "draw" where the running one said "go round again", and "draw" again where
+    the running one had given the game up (every move only repeats an earlier position)."""
+    from solitaire_coach.core.best import BestStrategy
+    from solitaire_coach.core.proof import fill_unseen
+
+    fast = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
+    c = Card.parse
+    rules = Rules(draw_count=1, redeal_limit=None)
+    view = GameState(((None,) * 23, (None,) * 24) + ((),) * 5, ((c("5C"),), (c("5S"),)) + ((),) * 5,
+                     (c("9C"), c("9S")), (c("QC"),), rules=rules)
+    table = VirtualTable(fill_unseen(view, view.unseen_cards()))
+    journal = Journal(tmp_path / "game.journal.json")
+    journal.save(TableTracker(rules, view, []))
+    session = CoachSession(rules, BestStrategy(**fast), journal, say=[].append)
+    said, again = [], []
+    for _ in range(12):
+        report = session.process_text(table.snapshot().text())
+        assert report.accepted
+        restarted = CoachSession(rules, BestStrategy(**fast), journal, say=[].append)
+        restarted.process_text(table.snapshot().text())
+        said.append(session.last_advice.line())
+        again.append(restarted.last_advice.line())
+        if session.last_advice.status != "move":
+            break
+        table.perform(session.last_advice.move)
+    assert again == said
+    assert sum("go round again" in line for line in said) == 4 and said[-1].startswith("No move makes progress")

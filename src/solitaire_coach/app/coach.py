@@ -43,7 +43,8 @@ class CoachSession:
                 f"at the first accepted read)")
         if journal is not None and resume:
             try:
-                loaded = journal.load()
+                game = journal.load_game()
+                loaded, memory = game if game is not None else (None, None)
             except JournalError as exc:
                 loaded = None
                 try:
@@ -60,6 +61,7 @@ class CoachSession:
                     say(f"note: the journal's game uses {loaded.rules.describe()}; continuing with those rules")
                 self.tracker = loaded
                 say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far)")
+                self._restore_memory(memory)
 
     def process_text(self, text: str, where: str = "snapshot") -> TrackerReport | None:
         """Read one snapshot text; print what happened and the advice. Bad text changes nothing."""
@@ -93,12 +95,36 @@ class CoachSession:
         elif report.message:
             self.say(report.message)
         if report.accepted:
-            if self.journal is not None and report.kind != "no change":
-                self._save_journal()
             if self.tracker.state is not None:
                 self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
+            if self.journal is not None and report.kind != "no change":
+                self._save_journal()  # after advising: the advisor's memory holds this advice
+            if self.tracker.state is not None:
                 self.say("advice: " + self.last_advice.line())
         return report
+
+    def _restore_memory(self, memory: dict | None) -> None:
+        """Give the advisor back its memory of the resumed game (journalled with the tracker:
+        :meth:`_advisor_memory`), so that it advises as if the coach had never stopped; a
+        memory of another advisor, or one it cannot take back, is left out with a note."""
+        restore = getattr(self.strategy, "restore", None)
+        if memory is None or restore is None:
+            return
+        if memory.get("strategy") != self.strategy.name:
+            self.say(f"note: the journal holds the memory of the {memory.get('strategy')!s:.40} advisor, not of "
+                     f"{self.strategy.name}: {self.strategy.name} starts with none")
+            return
+        try:
+            restore(memory.get("memory"), self.tracker.rules)
+        except ValueError as exc:
+            self.say(f"note: the advisor's memory of the game in the journal cannot be taken back ({exc}); "
+                     f"it starts with none")
+
+    def _advisor_memory(self) -> dict | None:
+        """The advisor's memory of the game, for the journal (an advisor with a ``memory``
+        method: ``best``), or None."""
+        memory = getattr(self.strategy, "memory", None)
+        return None if memory is None else {"strategy": self.strategy.name, "memory": memory()}
 
     def _game_over(self) -> str | None:
         """'won' or 'lost' when the game in hand has ended -- lost only when no move is
@@ -144,7 +170,7 @@ class CoachSession:
                     self.say(f"warning: the old journal {self.journal.path} cannot be kept aside ({reason}) and is "
                              f"overwritten")
         try:
-            self.journal.save(self.tracker)
+            self.journal.save(self.tracker, self._advisor_memory())
         except OSError as exc:
             reason = describe_os_error(exc)
             if reason != self._journal_failure:

@@ -42,17 +42,29 @@ class Journal:
         """The saved tracker, or None if there is no journal; raises JournalError naming the
         file and why when it cannot be read (not a file, unreadable, not UTF-8 JSON, or a
         tracker that is no Klondike game: a card twice, 3 columns, a foundation of 99)."""
+        game = self.load_game()
+        return None if game is None else game[0]
+
+    def load_game(self) -> tuple[TableTracker, dict | None] | None:
+        """The saved tracker and the advisor's memory saved with it (None when there is none:
+        see :meth:`save`), or None if there is no journal; JournalError as :meth:`load`."""
         if not self.path.exists():
             return None
         try:
             text = read_text_file(self.path)
         except (OSError, NotTextError) as exc:
             raise JournalError(f"{self.path}: cannot read the journal: {describe_os_error(exc)}") from None
-        return self.parse(text)
+        return self.parse_game(text)
 
     def parse(self, text: str) -> TableTracker:
         """The tracker the journal text ``text`` (read from this journal's file) holds;
         raises JournalError naming the file and why, as :meth:`load`."""
+        return self.parse_game(text)[0]
+
+    def parse_game(self, text: str) -> tuple[TableTracker, dict | None]:
+        """The tracker and the advisor's memory the journal text ``text`` holds (see
+        :meth:`load_game`); JournalError as :meth:`load`. The memory is the advisor's to
+        check (its ``restore``): one it cannot take back does not make the journal bad."""
         try:
             try:
                 data = json.loads(text)
@@ -67,14 +79,21 @@ class Journal:
                 raise ValueError(f"version {found}, expected {JOURNAL_VERSION}")
             if "tracker" not in data:
                 raise ValueError("it has no 'tracker'")
-            return TableTracker.from_dict(data["tracker"])
+            advisor = data.get("advisor")
+            return TableTracker.from_dict(data["tracker"]), advisor if isinstance(advisor, dict) else None
         except ValueError as exc:
             raise JournalError(f"{self.path}: cannot read the journal: {exc}") from None
 
-    def save(self, tracker: TableTracker) -> None:
+    def save(self, tracker: TableTracker, advisor: dict | None = None) -> None:
         """Write the tracker atomically (OSError when the file cannot be written), and remove
-        the temporaries of earlier saves cut short by a crash."""
-        write_json_atomic(self.path, {"version": JOURNAL_VERSION, "tracker": tracker.to_dict()})
+        the temporaries of earlier saves cut short by a crash. ``advisor``: the advisor's
+        memory of the game (``{"strategy": name, "memory": ...}``, plain JSON values), kept
+        beside the tracker so that a restarted coach advises as before (an optional part:
+        a journal without it is read as before, and one with it by a coach that knows none)."""
+        data = {"version": JOURNAL_VERSION, "tracker": tracker.to_dict()}
+        if advisor is not None:
+            data["advisor"] = advisor
+        write_json_atomic(self.path, data)
         remove_stale_temporaries(self.path)
 
     def set_aside(self, tag: str = "bad") -> Path:

@@ -50,7 +50,10 @@ has two more: a close move valued by a line a player can follow to the next card
 
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
-was passed by, the move taken then is no longer new, so another one is chosen.
+was passed by, the move taken then is no longer new, so another one is chosen. That
+memory of the game is kept by the number of moves (a take-back forgets only what came
+after it) and journalled by the coach, so a restart changes no advice
+(:class:`BestStrategy`, "The memory of a game").
 
 The random numbers come from a generator seeded with the strategy's ``seed`` and
 the visible position only, so the advice depends on nothing the player cannot see
@@ -64,12 +67,15 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from .advisor import Advice, describe_move, terminal_advice
 from .cards import KING, SUIT_SYMBOLS, Card
 from .moves import Move, MoveKind
+from .notation import state_from_dict, state_to_dict
 from .proof import ProofSearch, fill_unseen
+from .rules import Rules
 from .state import GameState
 from .solver import solve
 
@@ -362,6 +368,19 @@ DEFAULT_GRADED = {1: True, 3: False}
 DEFAULT_MIN_SAMPLES = {1: 12, 3: 4}
 
 
+@dataclass
+class _Asked:
+    """One question of the game (``BestStrategy._asked``): the view asked about
+    (``_visible_key``: the whole position), its position key (``_position_key``), whether
+    the answer was "go round again", and the answer given, with its statistics."""
+
+    view: str
+    key: str
+    looped: bool = False
+    answer: Advice | None = None
+    stats: dict = field(default_factory=dict)
+
+
 class BestStrategy:
     """Hindsight optimisation over sampled layouts, with a full-information solver.
 
@@ -369,7 +388,35 @@ class BestStrategy:
     layout gets, the solver's first pass without the redeal limit would take half of them
     (on every layout it measured clearly weaker: 44 of draw-1 seeds 2150..2249 against 54),
     and the strength figures in the README were measured without it (the solver's default
-    turned it on later)."""
+    turned it on later).
+
+    The memory of a game. ``advise(state, history)`` answers from what the player sees and
+    from a memory of the game so far: the positions already seen (a move back to one is left
+    out), those where it said "go round again" (once per position), the answer given at each
+    point, the plan it follows when every card is known and the proofs found. The decision:
+    that memory is a record of the questions asked along the game, one per number of moves
+    (``_asked``), and is taken as a function of the game: a question asked with a history
+    that shares only its first *n* moves with the last one's (a take-back, or the tracker's
+    other explanation of the last moves) drops the questions asked after move *n*, and
+    nothing else; a question asked before at the same point (the same view after the same
+    moves: asked again with nothing changed, or after a take-back) gets the answer given
+    then. A new game (no moves, another view than the last game's first) forgets everything.
+    So an uninterrupted game decides as before, and a take-back gives the advice given at
+    that point before (it used to forget the whole game and decide afresh).
+
+    A restarted coach has a new strategy, with no memory: the memory is journalled with the
+    tracker (``memory``, plain JSON values, and ``restore``; app/coach.py saves it after each
+    advice), and not rebuilt from the game's moves. Rebuilding it would need the view after
+    each move, and the journal keeps only the last one (and the tracker's few recent ones):
+    which card each flip or draw showed cannot always be worked out from the moves (``w-f``
+    and ``N-f`` name no suit, a draw-3 fan may have gone unread), and the memory holds only
+    the positions it was asked about (two moves between two pictures leave the middle one
+    out), which no replay can tell. The memory holds views only (an unseen card is ``None``,
+    ``??`` in the journal), as the strategy sees them, so it learns nothing hidden. The
+    proofs found are not journalled (a proof keeps a line for each card each flip may show:
+    up to megabytes a game, written after every picture): after a restart the answer at that
+    point is the journalled one, and a later proof is searched afresh, which may choose
+    another line that wins as surely."""
 
     name = "best"
 
@@ -415,14 +462,12 @@ class BestStrategy:
         self._log_limit = math.log(node_limit + 1)
         self._plan: tuple[GameState, tuple[Move, ...]] | None = None
         self._failed_full: GameState | None = None
-        self._visited: set[str] = set()
-        self._looped: set[str] = set()
-        self._history_len = -1
-        # the last question and its answer: asked again with nothing changed (the coach reads
-        # a picture that changed nothing, the player presses Enter), the answer is the same,
-        # not one the first answer's own bookkeeping (a turn round the stock taken "at most
-        # once per position", the time left to sample) would change
-        self._last_answer: tuple[GameState, tuple[Move, ...], Advice, dict] | None = None
+        # the memory of the game (see "The memory of a game" in the class docstring): the moves
+        # of the last question, and each question asked along them by its number of moves
+        self._moves: tuple[Move, ...] = ()
+        self._asked: dict[int, _Asked] = {}
+        self._visited: set[str] = set()  # the positions of ``_asked`` (derived)
+        self._looped: set[str] = set()   # those where it said "go round again" (derived)
         self.last_stats: dict = {}
 
     # ---------------------------------------------------------------------------
@@ -442,29 +487,123 @@ class BestStrategy:
 
     def advise(self, state: GameState, history: Sequence[Move] = ()) -> Advice:
         history = tuple(history)
-        last = self._last_answer
-        if last is not None and last[0] == state and last[1] == history:
-            self.last_stats = dict(last[3])
-            return last[2]
-        advice = self._advise(state, history)
-        self._last_answer = (state, history, advice, dict(self.last_stats))
-        return advice
-
-    def _advise(self, state: GameState, history: tuple[Move, ...]) -> Advice:
-        self.last_stats = {}  # filled by a sampled decision
         done = terminal_advice(state)
-        if done is not None:
+        if done is not None:  # won, or a card to turn over: nothing to remember
+            self.last_stats = {}
             return done
-        if len(history) < self._history_len or not history:
-            # a new game (or one taken back); the same history again is the same game
-            # (the coach asks again after a picture that changed nothing)
-            self._visited.clear()
-            self._looped.clear()
+        view = _visible_key(state)
+        self._follow(history, view)
+        asked = self._asked.get(len(history))
+        if asked is not None and asked.view == view:
+            # asked before at this point of the game (again with nothing changed, after a
+            # take-back, or after a restart that restored the memory): the same answer
+            self.last_stats = dict(asked.stats)
+            return asked.answer
+        if asked is not None:  # the same moves, another view (a card re-read): that one is gone
+            del self._asked[len(history)]
+            self._derive()
+        self._take_rules(state.rules.draw_count)
+        asked = _Asked(view, self._position_key(state))
+        self._asked[len(history)] = asked
+        self._visited.add(asked.key)
+        asked.answer = self._advise(state, asked)
+        asked.stats = dict(self.last_stats)
+        return asked.answer
+
+    def _follow(self, history: tuple[Move, ...], view: str) -> None:
+        """Bring the memory to the game of ``history``: the questions asked after the moves it
+        shares with the last question's are dropped (a take-back, or the tracker's other
+        explanation of the moves); a new game (no moves, another view than the last game's
+        first) forgets the proofs and the plan too."""
+        shared = 0
+        for a, b in zip(history, self._moves):
+            if a != b:
+                break
+            shared += 1
+        self._moves = history
+        if not history and (0 not in self._asked or self._asked[0].view != view):
+            self._asked.clear()
+            self._plan = None
+            self._failed_full = None
             if self._proofs is not None:
                 self._proofs.clear()
-        self._history_len = len(history)
-        self._take_rules(state.rules.draw_count)
-        self._visited.add(self._position_key(state))
+        later = [n for n in self._asked if n > shared]
+        for n in later:
+            del self._asked[n]
+        if later or not self._asked:
+            self._derive()
+
+    def memory(self) -> dict:
+        """The memory of the game as plain JSON values, for the coach's journal: a restarted
+        coach gives it back (:meth:`restore`) and answers as if it had never stopped. It holds
+        views only (an unseen card as ``??``), as the strategy itself does."""
+        def advice(a: Advice) -> dict:
+            return {"status": a.status, "move": a.move.text if a.move else None, "text": a.text,
+                    "reason": a.reason, "proven": a.proven}
+
+        asked = []
+        for n in sorted(self._asked):
+            q = self._asked[n]
+            if q.answer is None:
+                continue
+            entry = {"at": n, "view": q.view, "answer": advice(q.answer), "stats": q.stats}
+            if q.key != q.view:
+                entry["key"] = q.key
+            if q.looped:
+                entry["looped"] = True
+            asked.append(entry)
+        memory: dict = {"moves": [m.text for m in self._moves], "asked": asked}
+        if self._plan is not None:
+            memory["plan"] = {"state": state_to_dict(self._plan[0]), "moves": [m.text for m in self._plan[1]]}
+        return memory
+
+    def restore(self, memory: dict, rules: Rules) -> None:
+        """Take back the memory :meth:`memory` wrote, for a game under ``rules``, in place of
+        the memory held now. ValueError says what is wrong; the memory is then unchanged."""
+        def need(ok: bool, what: str) -> None:
+            if not ok:
+                raise ValueError(f"the advisor's memory: {what}")
+
+        need(isinstance(memory, dict), "it is not an object")
+        texts = memory.get("moves")
+        need(isinstance(texts, list) and all(isinstance(t, str) for t in texts), "'moves' is not a list of moves")
+        moves = tuple(Move.parse(t) for t in texts)
+        asked: dict[int, _Asked] = {}
+        listed = memory.get("asked")
+        need(isinstance(listed, list), "'asked' is not a list")
+        for entry in listed:
+            need(isinstance(entry, dict) and type(entry.get("at")) is int and 0 <= entry["at"] <= len(moves)
+                 and isinstance(entry.get("view"), str) and isinstance(entry.get("key", ""), str)
+                 and isinstance(entry.get("stats", {}), dict) and isinstance(entry.get("answer"), dict),
+                 f"a question is not one it wrote: {entry!r:.80}")
+            a = entry["answer"]
+            need(a.get("status") in ("move", "flip", "won", "lost") and isinstance(a.get("text"), str)
+                 and isinstance(a.get("reason", ""), str) and type(a.get("proven", False)) is bool
+                 and (a.get("move") is None) == (a["status"] != "move"),
+                 f"an answer is not one it wrote: {a!r:.80}")
+            move = Move.parse(a["move"]) if a.get("move") is not None else None
+            asked[entry["at"]] = _Asked(entry["view"], entry.get("key", entry["view"]), entry.get("looped") is True,
+                                        Advice(a["status"], move, a["text"], a.get("reason", ""), a.get("proven", False)),
+                                        dict(entry.get("stats", {})))
+        plan = None
+        if memory.get("plan") is not None:
+            p = memory["plan"]
+            need(isinstance(p, dict) and isinstance(p.get("moves"), list), "'plan' is not a position and moves")
+            plan = (state_from_dict(p.get("state"), rules), tuple(Move.parse(t) for t in p["moves"]))
+        self._moves, self._asked = moves, asked
+        self._plan, self._failed_full = plan, None
+        if self._proofs is not None:
+            self._proofs.clear()
+        self._derive()
+        self.last_stats = {}
+
+    def _derive(self) -> None:
+        """``_visited`` and ``_looped`` from the questions of the game so far."""
+        self._visited = {asked.key for asked in self._asked.values()}
+        self._looped = {asked.key for asked in self._asked.values() if asked.looped}
+
+    def _advise(self, state: GameState, asked: "_Asked") -> Advice:
+        self.last_stats = {}  # filled by a sampled decision
         moves = state.legal_moves()
         if not moves:
             return Advice("lost", None, "No move is left: the game is lost", proven=True)
@@ -490,6 +629,7 @@ class BestStrategy:
             turns = [m for m in moves if m.kind in _STOCK_KINDS]
             if turns and key not in self._looped:
                 self._looped.add(key)
+                asked.looped = True
                 return self._advice(state, turns[0], go_round_reason(state))
             return Advice("lost", None, "No move makes progress: every move only repeats an earlier position")
         if len(fresh) == 1:
