@@ -300,3 +300,26 @@ def test_a_restarted_coach_advises_as_the_one_that_never_stopped(tmp_path):
         table.perform(session.last_advice.move)
     assert again == said
     assert sum("go round again" in line for line in said) == 4 and said[-1].startswith("No move makes progress")
+
+
+def test_a_move_is_journalled_even_when_advising_on_it_fails(tmp_path):
+    """The coach journals after advising (the advisor's memory holds that advice); an advisor
+    that fails must not cost the move it was asked about: the journal still has it."""
+    class Failing:
+        name = "failing"
+
+        def advise(self, state, history=()):
+            if history:
+                raise RuntimeError("advisor broke")
+            return make_strategy("baseline").advise(state, history)
+
+    deal = deal_for_seed(3)
+    table = VirtualTable(GameState.from_deal(deal))
+    journal = Journal(tmp_path / "game.journal.json")
+    session = CoachSession(Rules(), Failing(), journal, say=[].append)
+    assert session.process_text(table.snapshot().text()).accepted
+    move = next(m for m in table.state.legal_moves() if m.kind.value != "draw")
+    table.perform(move)
+    with pytest.raises(RuntimeError, match="advisor broke"):
+        session.process_text(table.snapshot().text())
+    assert [m.text for m in journal.load().history] == [move.text]

@@ -95,10 +95,12 @@ class CoachSession:
         elif report.message:
             self.say(report.message)
         if report.accepted:
-            if self.tracker.state is not None:
-                self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
-            if self.journal is not None and report.kind != "no change":
-                self._save_journal()  # after advising: the advisor's memory holds this advice
+            try:
+                if self.tracker.state is not None:
+                    self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
+            finally:  # the game is journalled even if advising fails
+                if self.journal is not None and report.kind != "no change":
+                    self._save_journal()  # after advising: the advisor's memory holds this advice
             if self.tracker.state is not None:
                 self.say("advice: " + self.last_advice.line())
         return report
