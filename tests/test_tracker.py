@@ -466,3 +466,31 @@ def test_the_undo_memory_is_journalled():
     older["recent"] = "x"
     with pytest.raises(ValueError, match="the recent positions must be a list"):
         TableTracker.from_dict(older)
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+def test_a_draw_and_a_move_then_a_draw_and_the_move_put_back_are_four_moves_not_a_misread(draw):
+    """Two moves between two snapshots (a draw and 2-1), then two more (a draw and 1-2):
+    the table differs from the first snapshot only in the waste, so the misread alternative
+    plus one draw (2 + 1) used to beat the four moves; the cards shown on the waste were
+    made unseen again and the tracker stayed a stock turn short to the end of the pass. A
+    misread of the three slots that the draw and 2-1 changed now costs 3, and the legal
+    moves win the tie."""
+    rules = Rules(draw_count=draw)
+    table = VirtualTable.from_deal(deal_for_seed(32), rules)
+    tracker = TableTracker(rules)
+    tracker.update(table.snapshot())
+    for group in (["1-2"], ["6-1"], ["draw", "2-1"], ["draw", "1-2"]):
+        for text in group:
+            table.perform(Move.parse(text))
+        report = tracker.update(table.snapshot())
+        assert report.kind == "moves" and not report.corrected, (group, report)
+        assert sorted(m.text for m in report.moves) == sorted(group)
+        check_in_sync(tracker.state, table.state)
+    while table.state.stock:   # on to the end of the stock and round again
+        table.perform(Move.draw())
+        assert tracker.update(table.snapshot()).kind == "moves"
+        check_in_sync(tracker.state, table.state)
+    table.perform(Move.redeal())
+    assert tracker.update(table.snapshot()).moves == (Move.redeal(),)
+    check_in_sync(tracker.state, table.state)

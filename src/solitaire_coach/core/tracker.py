@@ -364,7 +364,7 @@ class TableTracker:
             # the snapshot itself may have been misread (a card read as another that legal
             # moves can explain): the position before it stays in mind, last, so that the
             # next snapshots can take the moves back
-            kept.append(_Hypothesis(old.cost + self.misread_cost, old.state, old.history, True))
+            kept.append(_Hypothesis(old.cost + self._misread_cost(old.state, snap), old.state, old.history, True))
         elif self.keep_misread and new.state == old.state:
             # nothing changed: the misread alternatives still stand (the camera may read the
             # same wrong table again before the true one), though no cheaper than the position
@@ -376,6 +376,18 @@ class TableTracker:
             self._recent = self._recent + [old]
         report = self._report(old, new, parent[new.state] == 0)
         return replace(report, misread=True) if misread else report
+
+    def _misread_cost(self, before: GameState, snap: Snapshot) -> int:
+        """What it costs to hold that ``snap`` was misread and the table still showed
+        ``before``: ``misread_cost`` (2 moves) for a read that differs from ``before`` in at
+        most two slots (one card moved: its old place and its new one), and one move more
+        for each further slot it would have to have read wrong. A misread of one or two
+        slots happens; one of three or more slots that happens to look like legal moves is
+        rarer than those moves. Without it two moves between two snapshots (a draw and a
+        card moved), then two more (a draw and that card put back), were read as a misread
+        plus one draw (2 + 1 < 2 + 2): the cards the camera had shown turned were made
+        unseen again and the tracker was one stock turn short for the rest of the pass."""
+        return self.misread_cost + max(0, _changed_slot_count(before, snap) - 2)
 
     def _undo(self, old: _Hypothesis, snap: Snapshot) -> TrackerReport | None:
         """The table put back as it was at one of the last positions of the game, newest
