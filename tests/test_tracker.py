@@ -7,6 +7,7 @@ import pytest
 from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import EMPTY, UNKNOWN, Card, GameState, Move, Rules, Snapshot, parse_snapshot
 from solitaire_coach.core.advisor import make_strategy
+from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.state import deal_for_seed
 from solitaire_coach.core.tracker import Placement, TableTracker
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
@@ -493,4 +494,65 @@ def test_a_draw_and_a_move_then_a_draw_and_the_move_put_back_are_four_moves_not_
         check_in_sync(tracker.state, table.state)
     table.perform(Move.redeal())
     assert tracker.update(table.snapshot()).moves == (Move.redeal(),)
+    check_in_sync(tracker.state, table.state)
+
+
+def _talon_turned_whole(seed, rules):
+    """A baseline game followed to the first moment the stock holds at most one turn
+    (``draw_count`` cards) and the waste is empty: the table and its tracker."""
+    strategy = make_strategy("baseline")
+    table = VirtualTable.from_deal(deal_for_seed(seed), rules)
+    tracker = TableTracker(rules)
+    tracker.update(table.snapshot())
+    while not (table.state.stock and len(table.state.stock) <= rules.draw_count and not table.state.waste):
+        advice = strategy.advise(tracker.state, tracker.history)
+        assert advice.status == "move"
+        table.perform(advice.move)
+        assert tracker.update(table.snapshot()).kind == "moves"
+    return table, tracker
+
+
+@pytest.mark.parametrize("seed, draw", [(8, 1), (17, 1), (64, 3)])
+def test_the_whole_talon_turned_and_put_back_against_the_advice_is_a_take_back_not_a_redeal(seed, draw):
+    """A decision (see ``_a_redeal_for_nothing``): the last stock card (draw 3: cards)
+    turned onto an empty waste and put back gives the table a redeal would; when the coach
+    advised another move than the redeal, it is read as the turn taken back, so the redeal
+    count stays right (it was one too high for the rest of the game: seed 17 then had all
+    3 used with 2 used on the table). A redeal made is still a redeal."""
+    rules = Rules(draw_count=draw)
+    strategy = make_strategy("baseline")
+    table, tracker = _talon_turned_whole(seed, rules)
+    before = (tracker.state, tracker.history)
+    redeals = table.state.redeals_used
+    turned = VirtualTable(table.state, list(table.pile_suits), table.fan)
+    turned.perform(Move.draw())
+    assert tracker.update(turned.snapshot()).moves == (Move.draw(),)
+    advised = strategy.advise(tracker.state, tracker.history).move
+    assert advised is not None and advised.kind is not MoveKind.REDEAL
+    report = tracker.update(table.snapshot(), prefer=advised)
+    assert report.kind == "taken back" and [m.text for m in report.undone] == ["draw"], report
+    assert (tracker.state, tracker.history) == before and tracker.state.redeals_used == redeals
+    check_in_sync(tracker.state, table.state)
+    # turned again and turned over as advised: a redeal, counted once
+    table.perform(Move.draw())
+    assert tracker.update(table.snapshot()).moves == (Move.draw(),)
+    table.perform(Move.redeal())
+    assert tracker.update(table.snapshot(), prefer=Move.redeal()).moves == (Move.redeal(),)
+    assert tracker.state.redeals_used == redeals + 1
+    check_in_sync(tracker.state, table.state)
+
+
+@pytest.mark.parametrize("seed, advised", [(15, "redeal"), (5, None)])
+def test_the_whole_talon_turned_over_as_advised_or_without_advice_is_a_redeal(seed, advised):
+    """Seed 15: after the last card the baseline advises the redeal; seed 5: it says the
+    game is lost (no advice). Either way the table of a redeal is read as the redeal."""
+    table, tracker = _talon_turned_whole(seed, Rules())
+    redeals = table.state.redeals_used
+    table.perform(Move.draw())
+    assert tracker.update(table.snapshot()).moves == (Move.draw(),)
+    after = make_strategy("baseline").advise(tracker.state, tracker.history).move
+    assert (after and after.text) == advised
+    table.perform(Move.redeal())
+    assert tracker.update(table.snapshot(), prefer=after).moves == (Move.redeal(),)
+    assert tracker.state.redeals_used == redeals + 1
     check_in_sync(tracker.state, table.state)

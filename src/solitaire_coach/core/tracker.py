@@ -353,7 +353,10 @@ class TableTracker:
                     children[hyp.state] = _Hypothesis(deep.cost + 1, hyp.state, hyp.history, True)
                     parent[hyp.state] = index
         self._unexplained = None
-        ranked = sorted(children.values(), key=lambda h: h.cost)  # stable: search order breaks ties
+        # stable: search order breaks ties, but a redeal loses one to a take-back of the same table
+        taken_back = [h for h in children.values() if h.misread]
+        advised_else = prefer is not None and prefer.kind is not MoveKind.REDEAL
+        ranked = sorted(children.values(), key=lambda h: (h.cost, advised_else and _a_redeal_for_nothing(h, taken_back)))
         limit = ranked[0].cost + self.margin
         kept = [h for h in ranked if h.cost <= limit][: self.max_hypotheses]
         new = kept[0]
@@ -626,6 +629,39 @@ class TableTracker:
 def _hypothesis_to_dict(h: _Hypothesis) -> dict:
     return {"cost": h.cost, "state": state_to_dict(h.state), "history": [m.text for m in h.history],
             **({"misread": True} if h.misread else {})}
+
+
+def _a_redeal_for_nothing(hyp: _Hypothesis, taken_back: Sequence[_Hypothesis]) -> bool:
+    """True when ``hyp`` ends in a redeal and one of ``taken_back`` (explanations that hold
+    the last snapshot misread, or its moves put back) is as likely and shows the same table
+    with one redeal fewer used.
+
+    Decision: the whole talon turned onto an empty waste (draw 1: the stock's last card;
+    draw 3: its last 1 to 3) and then the table as before the turn, when the coach advised
+    another move than the redeal (``update(snap, prefer=move)``, as the coach calls it), is
+    read as the turn taken back, not as a redeal, although a redeal gives the same table
+    and legal moves win other ties. A person who did not follow the advice is more likely
+    to have taken back the turn just made than to have turned a waste of those cards over
+    again, which only puts the table back as it was and spends one of the few redeals (3 by
+    default) for nothing; and a count one too low only lets a redeal through that the
+    rules may not allow, where one too high refuses a legal one later (and says "redeal 2
+    of 3" for the first). When the redeal was advised it wins, as any advised move does
+    (the strategies advise it when nothing else is left: each redeal brings the end of the
+    game nearer); with no advice known (``prefer`` None: a tracker used on its own, the
+    simulations, or the coach after "lost") the legal redeal wins the tie as before."""
+    if hyp.misread or not hyp.history or hyp.history[-1].kind is not MoveKind.REDEAL:
+        return False
+    return any(other.cost == hyp.cost and _same_table(hyp.state, other.state, more_redeals=1) for other in taken_back)
+
+
+def _same_table(a: GameState, b: GameState, more_redeals: int = 0) -> bool:
+    """True when ``a`` and ``b`` lie the same way (every pile as long, no card known in
+    both at different places) and ``a`` has used ``more_redeals`` more redeals."""
+    def fits(x: tuple, y: tuple) -> bool:
+        return len(x) == len(y) and all(p is None or q is None or p is q for p, q in zip(x, y))
+    return (a.redeals_used == b.redeals_used + more_redeals and a.faceup == b.faceup
+            and a.foundations == b.foundations and fits(a.stock, b.stock) and fits(a.waste, b.waste)
+            and all(fits(x, y) for x, y in zip(a.hidden, b.hidden)))
 
 
 def _novel_cards(state: GameState, snap: Snapshot) -> frozenset[Card]:
