@@ -556,3 +556,29 @@ def test_the_whole_talon_turned_over_as_advised_or_without_advice_is_a_redeal(se
     assert tracker.update(table.snapshot(), prefer=after).moves == (Move.redeal(),)
     assert tracker.state.redeals_used == redeals + 1
     check_in_sync(tracker.state, table.state)
+
+
+
+def _a_column_move(state):
+    return next((m for m in state.legal_moves()
+                 if m.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN)), None)
+
+
+@pytest.mark.parametrize("seed", [5, 7, 8, 11, 15, 17, 31])
+def test_a_later_redeal_keeps_an_earlier_redeal_and_draw_of_the_last_card(seed):
+    """The waste's one card (not just turned) turned over into the stock (a redeal), turned
+    again (a draw), a card moved, and the waste turned over again, none of it advised: two
+    redeals. The second was read as the first one's table misread ("the moves re-read as
+    X redeal instead of redeal draw X"), one redeal short (h6 review: draw 1 with 5
+    redeals, seed 32; a count too low lets the coach advise a redeal the rules forbid).
+    ``_a_redeal_for_nothing`` prefers only an explanation that takes back the last moves,
+    not one that drops an earlier redeal."""
+    rules = Rules(redeal_limit=5)
+    table, tracker = _talon_turned_whole(seed, rules)
+    for move in [Move.draw(), "column", Move.redeal(), Move.draw(), "column", Move.redeal()]:
+        advised = _a_column_move(table.state)
+        if move == "column":
+            move = advised
+        table.perform(move)
+        tracker.update(table.snapshot(), prefer=advised)
+        check_in_sync(tracker.state, table.state)

@@ -651,7 +651,12 @@ def _a_redeal_for_nothing(hyp: _Hypothesis, taken_back: Sequence[_Hypothesis]) -
     simulations, or the coach after "lost") the legal redeal wins the tie as before."""
     if hyp.misread or not hyp.history or hyp.history[-1].kind is not MoveKind.REDEAL:
         return False
-    return any(other.cost == hyp.cost and _same_table(hyp.state, other.state, more_redeals=1) for other in taken_back)
+    # only an explanation that takes back this redeal's turn (its moves a beginning of
+    # ``hyp``'s): one that keeps the redeal and drops an earlier one (an earlier read held
+    # misread) is no take-back, and counted one redeal short (h6 review)
+    return any(other.cost == hyp.cost and len(other.history) < len(hyp.history)
+               and hyp.history[:len(other.history)] == other.history
+               and _same_table(hyp.state, other.state, more_redeals=1) for other in taken_back)
 
 
 def _same_table(a: GameState, b: GameState, more_redeals: int = 0) -> bool:
