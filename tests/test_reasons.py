@@ -145,9 +145,18 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         return None if not m[3] or m[1] == "0" else "looks lost with a sampled win"
     if clause.startswith("go round again"):
         if m := re.fullmatch(r"go round again: the (\S+) passed by is playable now", clause):
+            if state.stock and state.redeals_left() == 0:
+                return "no redeal left: the talon does not come round again"
             talon = [c for c in (*state.stock, *state.waste[:-1]) if c is not None and c.symbol == m[1]]
             return None if talon and _fits_now(state, talon[0]) else "that card cannot be played"
         return None if clause == "go round again: each move repeats a past position" else "unknown clause"
+    if clause.startswith("keep turning"):
+        if state.redeals_left() != 0:
+            return "a redeal is left: say go round again"
+        if m := re.fullmatch(r"keep turning: the (\S+) in the stock is playable now", clause):
+            talon = [c for c in state.stock if c is not None and c.symbol == m[1]]
+            return None if talon and _fits_now(state, talon[0]) else "that card cannot be played"
+        return None if clause == "keep turning: each move repeats a past position" else "unknown clause"
     if re.fullmatch(r"every card is known: this line wins in \d+ moves?", clause):
         return None if state.is_complete_knowledge() else "a card is unseen"  # the count: by the game's end
     if clause == "this line wins: the one unseen card is known":
@@ -328,3 +337,23 @@ def test_every_reason_is_short_enough_to_read_at_a_glance():
                 long += [f"draw {draw} seed {seed}: {len(r)} {r!r}" for r in said if len(r) > REASON_MAX]
     assert REASON_MAX <= 110 and reasons > 10_000
     assert not long, "\n".join(long[:10])
+
+
+def test_going_on_through_the_stock_with_no_redeal_left_names_no_card_the_turns_cannot_reach():
+    """With no redeal left (``--redeals 0``, or the last one used) turning the stock never
+    brings back a card passed by in the waste: "go round again: the 4♦ passed by is
+    playable now" was said of a 4♦ under the waste's top (h6 review). A card still in the
+    stock is named; the turns go on through the stock, not round again."""
+    c = Card.parse
+    hidden = ((None,) * 22, (None,) * 24) + ((),) * 5
+    faceup = ((c("5C"),), (c("5S"),)) + ((),) * 5
+    for rules, used in ((Rules(redeal_limit=0), 0), (Rules(redeal_limit=2), 2), (Rules(draw_count=3, redeal_limit=1), 1)):
+        state = GameState(hidden, faceup, (c("9C"), c("9S")), (c("4D"), c("QC")), redeals_used=used, rules=rules)
+        assert state.redeals_left() == 0
+        said = go_round_reason(state)
+        assert "4♦" not in said and "round again" not in said, said
+        assert go_round_reason(replace(state, stock=(c("9C"), c("4H")))) == \
+            "keep turning: the 4♥ in the stock is playable now"
+        # with a redeal left the waste's cards come round again
+        more = replace(state, redeals_used=used - 1) if used else replace(state, rules=replace(rules, redeal_limit=1))
+        assert go_round_reason(more) == "go round again: the 4♦ passed by is playable now"

@@ -247,7 +247,14 @@ def _known_turn_reason(state: GameState, move: Move) -> str:
 def go_round_reason(state: GameState) -> str:
     """Why turn the stock once more when every move repeats an earlier position: a card
     passed by in the talon (not the waste's top) that can be played now, named, or only
-    that nothing else is new (then no card is claimed)."""
+    that nothing else is new (then no card is claimed). With no redeal left the turns only
+    go on through the stock: the waste's cards never come round again, so only a card in
+    the stock is named."""
+    if state.stock and state.redeals_left() == 0:
+        for card in state.stock:
+            if card is not None and _use_for(state, card):
+                return f"keep turning: the {card.symbol} in the stock is playable now"
+        return "keep turning: each move repeats a past position"
     for card in (*state.stock, *state.waste[:-1]):
         if card is not None and _use_for(state, card):
             return f"go round again: the {card.symbol} passed by is playable now"
