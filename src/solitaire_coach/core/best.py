@@ -131,6 +131,16 @@ def is_useful(state: GameState, move: Move) -> bool:
     return state.foundations[below.suit] + 1 == below.rank
 
 
+def is_pointless_return(state: GameState, move: Move) -> bool:
+    """True for an ace or a two brought back from its foundation (``--foundation-return``):
+    no card ever needs it as a base (an ace takes none; a two only an ace, which can always
+    go up instead), and the safe foundation move puts it straight back. Such a return is
+    never advised: a draw, the return and the card put back up made a loop the advisor
+    called "the only move that makes progress" (h6 review: draw 1, unlimited redeals,
+    returns allowed, seeds 1-10: 272 of 365 returns were aces and twos, each undone at once)."""
+    return move.kind is MoveKind.FOUNDATION_TO_COLUMN and state.foundations[move.source] <= 2
+
+
 def _king_wants_column(state: GameState) -> bool:
     """True unless every king is known to head a column already or is on a foundation."""
     placed = sum(1 for i in range(7) if not state.hidden[i] and state.faceup[i] and state.faceup[i][0].rank == 13)
@@ -646,7 +656,8 @@ class BestStrategy:
     def _fresh_moves(self, state: GameState, moves: list[Move]) -> list[Move]:
         """The moves that lead to a position not yet seen in this game; moves that achieve
         nothing by themselves only when nothing else is left."""
-        fresh = [m for m in moves if self._position_key(state.play(m)) not in self._visited]
+        fresh = [m for m in moves if not is_pointless_return(state, m)
+                 and self._position_key(state.play(m)) not in self._visited]
         return [m for m in fresh if is_useful(state, m)] or fresh
 
     def _position_key(self, state: GameState) -> str:
