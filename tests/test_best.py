@@ -439,20 +439,23 @@ def test_a_memory_that_is_not_one_it_wrote_is_refused_and_changes_nothing():
     assert strategy.advise(*asked[-1][:2]) == asked[-1][2]
 
 
-def test_an_ace_or_a_two_is_not_brought_back_from_its_foundation():
-    """With foundation returns, an ace or a two brought back is never needed as a base (an
-    ace takes no card; a two only an ace, which can always go up instead); the safe move
-    put it straight back. Seeds 7 and 9 (draw 1, unlimited redeals) were advised such
-    returns, each undone at once (h6 review); a three may still come back."""
+def test_a_card_the_safe_move_puts_straight_back_is_not_brought_back_from_its_foundation():
+    """With foundation returns, a card that would be a safe foundation card once back on the
+    table (an ace or a two; a card whose two possible children are up) is put straight
+    back by the safe move, so bringing it back only loops. Seeds 7 and 9 (draw 1,
+    unlimited redeals) were advised such returns, each undone at once (h6 review); a
+    three whose children are not up may still come back."""
     from solitaire_coach.app.simulate import play_game
     from solitaire_coach.core.best import BestStrategy, is_pointless_return
     rules = Rules(draw_count=1, redeal_limit=None, foundation_return=True)
     fast = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
     for seed in (7, 9):
         record = play_game(deal_for_seed(seed), BestStrategy(**fast), rules, max_moves=300, keep_states=True)
-        back = [(state.foundations[m.source], m.text) for state, m in zip(record.states, record.moves)
-                if m.kind is MoveKind.FOUNDATION_TO_COLUMN]
-        assert all(height > 2 for height, _ in back), (seed, back)
+        undone = [(i, m.text) for i, m in enumerate(record.moves[:-1]) if m.kind is MoveKind.FOUNDATION_TO_COLUMN
+                  and record.moves[i + 1] == Move.column_to_foundation(m.target)]
+        assert not undone, (seed, undone)
     state = GameState.from_deal(deal_for_seed(9), rules)
-    for height, useful in ((1, False), (2, False), (3, True)):
-        assert is_pointless_return(replace(state, foundations=(height, 0, 0, 0)), Move.foundation_to_column(0, 0)) is not useful
+    back = Move.foundation_to_column(0, 0)   # the club on top of its foundation
+    for clubs, reds, pointless in ((1, 0, True), (2, 0, True), (3, 0, False), (3, 1, False), (3, 2, True)):
+        assert is_pointless_return(replace(state, foundations=(clubs, reds, reds, 0)), back) is pointless
+    assert not is_pointless_return(state, Move.draw())

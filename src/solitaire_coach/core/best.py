@@ -67,7 +67,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from .advisor import Advice, describe_move, terminal_advice
@@ -132,13 +132,20 @@ def is_useful(state: GameState, move: Move) -> bool:
 
 
 def is_pointless_return(state: GameState, move: Move) -> bool:
-    """True for an ace or a two brought back from its foundation (``--foundation-return``):
-    no card ever needs it as a base (an ace takes none; a two only an ace, which can always
-    go up instead), and the safe foundation move puts it straight back. Such a return is
-    never advised: a draw, the return and the card put back up made a loop the advisor
-    called "the only move that makes progress" (h6 review: draw 1, unlimited redeals,
-    returns allowed, seeds 1-10: 272 of 365 returns were aces and twos, each undone at once)."""
-    return move.kind is MoveKind.FOUNDATION_TO_COLUMN and state.foundations[move.source] <= 2
+    """True for a card brought back from its foundation (``--foundation-return``) that would
+    be a safe foundation card there (``is_safe_foundation_card``: an ace or a two, or a card
+    whose two possible tableau children are on the foundations): the safe foundation move,
+    played first, puts it straight back, so the return only loops. Such a return is never
+    advised: a draw, the return and the card put back up made a loop the advisor called
+    "the only move that makes progress" (h6 review: draw 1, unlimited redeals, returns
+    allowed, seeds 1-10: 272 of 365 returns were aces and twos, and 3♥ came back and went
+    up again 15 times in seed 9)."""
+    if move.kind is not MoveKind.FOUNDATION_TO_COLUMN:
+        return False
+    suit = move.source
+    card = Card(state.foundations[suit], suit)
+    lowered = tuple(h - (s == suit) for s, h in enumerate(state.foundations))
+    return is_safe_foundation_card(replace(state, foundations=lowered), card)
 
 
 def _king_wants_column(state: GameState) -> bool:
