@@ -137,7 +137,7 @@ def is_pointless_return(state: GameState, move: Move) -> bool:
     whose two possible tableau children are on the foundations): the safe foundation move,
     played first, puts it straight back, so the return only loops. Such a return is never
     advised: a draw, the return and the card put back up made a loop the advisor called
-    "the only move that makes progress" (h6 review: draw 1, unlimited redeals, returns
+    "the only move that makes progress" (measured: draw 1, unlimited redeals, returns
     allowed, seeds 1-10: 272 of 365 returns were aces and twos, and 3♥ came back and went
     up again 15 times in seed 9)."""
     if move.kind is not MoveKind.FOUNDATION_TO_COLUMN:

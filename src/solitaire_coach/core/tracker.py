@@ -653,7 +653,7 @@ def _a_redeal_for_nothing(hyp: _Hypothesis, taken_back: Sequence[_Hypothesis]) -
         return False
     # only an explanation that takes back this redeal's turn (its moves a beginning of
     # ``hyp``'s): one that keeps the redeal and drops an earlier one (an earlier read held
-    # misread) is no take-back, and counted one redeal short (h6 review)
+    # misread) is no take-back, and counted one redeal short (seen: draw 1, 5 redeals, seed 32)
     return any(other.cost == hyp.cost and len(other.history) < len(hyp.history)
                and hyp.history[:len(other.history)] == other.history
                and _same_table(hyp.state, other.state, more_redeals=1) for other in taken_back)
