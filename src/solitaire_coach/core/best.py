@@ -220,7 +220,28 @@ def explain(state: GameState, move: Move, short: bool = False) -> str:
             return f"plays the {card.symbol} from the waste"
         under = state.waste[-2]
         return f"plays the {card.symbol} from the waste to reach the {under.symbol if under else 'card'} under it"
+    taker = _taker_of_return(state, move, card)
+    if taker:
+        return f"brings the {card.symbol} back to hold {taker}"
     return f"brings the {card.symbol} back from the {SUIT_SYMBOLS[card.suit]} foundation"
+
+
+def _taker_of_return(state: GameState, move: Move, card: Card) -> str:
+    """For a card brought back from its foundation: the seen card that can go on it once it
+    lies in its column, in words ("the 5♥ from the waste", "... from column 3", "... in the
+    stock"), looked for in that order; empty when no seen card can."""
+    def fits(other: Card | None) -> bool:
+        return other is not None and other.rank == card.rank - 1 and other.is_red != card.is_red
+
+    if state.waste and fits(state.waste[-1]):
+        return f"the {state.waste[-1].symbol} from the waste"
+    for column, run in enumerate(state.faceup):
+        if column != move.target and any(fits(c) for c in run):
+            return f"the {next(c for c in run if fits(c)).symbol} from column {column + 1}"
+    for other in (*state.stock, *state.waste[:-1]):
+        if fits(other):
+            return f"the {other.symbol} in the stock"
+    return ""
 
 
 def reason_for(state: GameState, move: Move, extra: str = "") -> str:
