@@ -111,6 +111,24 @@ def test_slots_from_calibration():
     assert [m.slot for m in marks] == ["stock", "waste", "foundation 2", "column 6", "column 6"]
 
 
+def test_a_calibration_made_at_another_picture_size_is_scaled_to_the_picture():
+    """The same camera at another resolution sees the same table: slots calibrated on a
+    1100x700 picture place the cards of a 1650x1050 picture (1.5 times each way) as before
+    (unscaled: the stock read as the waste, the waste as foundation 1, foundation 2 as
+    foundation 4 and column 6 as column 7)."""
+    cal = {"slots": {"stock": [150, 90], "waste": [280, 90], **{f"foundation {i}": [280 + (i + 1) * 130, 90]
+                                                                 for i in range(1, 5)},
+                     **{f"column {i}": [150 + (i - 1) * 130, 290] for i in range(1, 8)}},
+           "card_size_px": [100, 140], "image_size": [1100, 700]}
+    marks = [_mark(1.5 * x, 1.5 * y, kind, w=150.0)
+             for x, y, kind in [(100, 20, 1), (230, 20, 0), (100 + 4 * 130, 20, 0), (100 + 5 * 130, 220, 0),
+                                (100 + 5 * 130, 250, 0)]]
+    D.assign_slots(marks, 1650, cal, 1050)
+    assert [m.slot for m in marks] == ["stock", "waste", "foundation 2", "column 6", "column 6"]
+    assert D.calibrated_slots(cal, 1650, 1050)["column 7"] == (1.5 * 930, 1.5 * 290)
+    assert D.calibrated_slots(cal, 1100, 700)["column 7"] == (930.0, 290.0) == D.calibrated_slots(cal)["column 7"]
+
+
 def test_cli_detect_json_and_annotate(tmp_path, capsys):
     out = tmp_path / "ann.png"
     assert main(["detect", str(SCENES[0]), "--json", "--annotate", str(out)]) == 0

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from ..capture.gate import RESTING, GateView, ReadGate
+from ..vision.detector import calibrated_slots
 from ..vision.reading import SLOT_INDEX, Reading, SlotGrid, reading_of
 from ..capture.serial_trigger import SerialTrigger, ascii_line
 from ..capture.sources import Frame, FrameRecorder, FrameSource
@@ -936,9 +937,8 @@ def slot_points(detection, image_shape: tuple[int, ...], calibration: dict | Non
         points[slot] = _centre(top.quad)
         q = np.asarray(top.quad, np.float32).reshape(-1, 2)
         heights.append(float(np.linalg.norm(q[3] - q[0])) if len(q) == 4 else 0.0)
-    cal_slots = (calibration or {}).get("slots") or {}
-    for slot, xy in cal_slots.items():
-        points.setdefault(slot, (float(xy[0]), float(xy[1])))
+    for slot, xy in calibrated_slots(calibration, image_shape[1], image_shape[0]).items():
+        points.setdefault(slot, xy)
     # estimate the missing ones from a 7-place grid
     place = {"stock": 0, "waste": 1, **{f"foundation {i}": 2 + i for i in range(1, 5)},
              **{f"column {i}": i - 1 for i in range(1, 8)}}

@@ -439,7 +439,7 @@ class CardDetector:
             kept.append(m)
         kept = _suppress(kept)
         _dedupe_cards(kept)
-        assign_slots(kept, frame_bgr.shape[1], self.calibration)
+        assign_slots(kept, frame_bgr.shape[1], self.calibration, frame_bgr.shape[0])
         _cover(kept)
         cards = [CardDetection(m.card, _quad(m), m.conf, m.slot, m.kind == 0, m.strip) for m in kept]
         snap = build_snapshot(kept)
@@ -506,14 +506,31 @@ def cluster_positions(xs: list[float], gap: float) -> list[list[int]]:
     return groups
 
 
-def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = None) -> None:
-    """Set each mark's slot from its position (standard layout) or from a calibration."""
+def calibrated_slots(calibration: dict | None, width: int | None = None,
+                     height: int | None = None) -> dict[str, tuple[float, float]]:
+    """The calibration's slot centres (``slots``) for a picture of ``width`` x ``height``:
+    scaled from the picture size the calibration was made on (``image_size``) when the
+    picture is another size -- the same camera at another resolution (``--width``,
+    ``--height``, or a camera that gives another size than asked) sees the same table --,
+    and as they are otherwise (no size given or recorded). Empty without slots."""
+    slots = (calibration or {}).get("slots") or {}
+    made_on = (calibration or {}).get("image_size")
+    sx = sy = 1.0
+    if made_on and width and height and (width, height) != tuple(made_on):
+        sx, sy = width / float(made_on[0]), height / float(made_on[1])
+    return {name: (float(xy[0]) * sx, float(xy[1]) * sy) for name, xy in slots.items()}
+
+
+def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = None,
+                 frame_h: int | None = None) -> None:
+    """Set each mark's slot from its position (standard layout) or from a calibration
+    (its slots scaled to a ``frame_w`` x ``frame_h`` picture: ``calibrated_slots``)."""
     if not marks:
         return
     w = float(np.median([m.w for m in marks]))
     h = float(np.median([m.h for m in marks]))
     if calibration and calibration.get("slots"):
-        _assign_calibrated(marks, calibration, w)
+        _assign_calibrated(marks, calibrated_slots(calibration, frame_w, frame_h), w)
         return
     top_y = min(m.y for m in marks)
     top = [m for m in marks if m.y < top_y + 0.5 * h]
@@ -571,10 +588,10 @@ def _top_slot(k: int, kind: int) -> str:
     return f"foundation {min(4, k - 2)}"
 
 
-def _assign_calibrated(marks: list[_Mark], cal: dict, w: float) -> None:
-    """Set each mark's slot to the nearest slot of calibration ``cal`` in its row (top row or
-    columns); ``w`` is the median card width."""
-    slots = {k: np.asarray(v, np.float64) for k, v in cal["slots"].items()}
+def _assign_calibrated(marks: list[_Mark], cal_slots: dict[str, tuple[float, float]], w: float) -> None:
+    """Set each mark's slot to the nearest of the calibration's slots ``cal_slots`` in its row
+    (top row or columns); ``w`` is the median card width."""
+    slots = {k: np.asarray(v, np.float64) for k, v in cal_slots.items()}
     top_names = [n for n in ("stock", "waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4")
                  if n in slots]
     col_names = [f"column {i}" for i in range(1, 8) if f"column {i}" in slots]
