@@ -231,13 +231,14 @@ def _taker_of_return(state: GameState, move: Move, card: Card) -> str:
     lies in its column, in words ("the 5♥ from the waste", "... from column 3", "... in the
     stock"), looked for in that order; empty when no seen card can."""
     def fits(other: Card | None) -> bool:
-        return other is not None and other.rank == card.rank - 1 and other.is_red != card.is_red
+        return other is not None and other.goes_on_tableau(card)
 
     if state.waste and fits(state.waste[-1]):
         return f"the {state.waste[-1].symbol} from the waste"
     for column, run in enumerate(state.faceup):
-        if column != move.target and any(fits(c) for c in run):
-            return f"the {next(c for c in run if fits(c)).symbol} from column {column + 1}"
+        held = next((c for c in run if fits(c)), None) if column != move.target else None
+        if held is not None:
+            return f"the {held.symbol} from column {column + 1}"
     for other in (*state.stock, *state.waste[:-1]):
         if fits(other):
             return f"the {other.symbol} in the stock"
