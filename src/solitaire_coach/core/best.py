@@ -470,7 +470,8 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
-                 uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
+                 uct_explore: float = 0.5, uct_moves: int = 3, uct_paths: int | None = None, uct_unseen_charge: float = 0.0,
+                 prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -496,6 +497,10 @@ class BestStrategy:
         self.uct_depth = uct_depth
         self.uct_explore = uct_explore
         self.uct_moves = uct_moves
+        if uct_paths is not None and uct_paths < 2:
+            raise ValueError(f"uct_paths must be at least 2, not {uct_paths}")
+        self.uct_paths = uct_paths
+        self.uct_unseen_charge = uct_unseen_charge
         self.graded_option = graded
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
@@ -764,7 +769,10 @@ class BestStrategy:
         after = {j: state.play(candidates[j]) for j in close}
         c = self.uct_explore * (1.0 + self.ease)
         done = 0
-        for sample in kept:
+        paths = len(kept) if self.uct_paths is None else self.uct_paths
+        rng = random.Random(f"{self.seed}|uct|{_visible_key(state)}")
+        for i in range(paths):
+            sample = kept[i] if i < len(kept) else sample_layout(state, rng)
             if done >= 2 and self.think_time is not None and time.perf_counter() - start > self.think_time:
                 break
             for j in close:
@@ -807,6 +815,8 @@ class BestStrategy:
             truth = truth.play(move)
             view = _seen_after(view.play(move), truth)
         value = self._layout_score(truth)
+        if self.uct_unseen_charge:
+            value -= self.uct_unseen_charge * len(view.unseen_cards())
         for node, k in path:
             node[1][k] += 1
             node[2][k] += value
