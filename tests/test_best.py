@@ -67,8 +67,8 @@ def test_swapping_two_unseen_cards_changes_no_advice():
 @pytest.mark.parametrize("options", [dict(graded=True), dict(reveal_bonus=0.05),
                                      dict(samples=6, uct=4, uct_depth=3, uct_moves=2),
                                      dict(samples=6, uct=3, uct_paths=5, uct_depth=4, uct_moves=2,
-                                          uct_unseen_charge=0.03)],
-                         ids=["graded", "reveal_bonus", "uct", "uct_paths_and_charge"])
+                                          uct_unseen_charge=0.03, uct_backup="best")],
+                         ids=["graded", "reveal_bonus", "uct", "uct_paths_charge_backup"])
 def test_options_stay_honest(options):
     """With the options that change how moves are valued, the advice still depends on
     nothing unseen."""

@@ -470,7 +470,7 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
-                 uct_explore: float = 0.5, uct_moves: int = 3, uct_paths: int | None = None, uct_unseen_charge: float = 0.0,
+                 uct_explore: float = 0.5, uct_moves: int = 3, uct_paths: int | None = None, uct_unseen_charge: float = 0.0, uct_backup: str = "mean",
                  prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
@@ -501,6 +501,9 @@ class BestStrategy:
             raise ValueError(f"uct_paths must be at least 2, not {uct_paths}")
         self.uct_paths = uct_paths
         self.uct_unseen_charge = uct_unseen_charge
+        if uct_backup not in ("mean", "best"):
+            raise ValueError(f"uct_backup must be 'mean' or 'best', not {uct_backup!r}")
+        self.uct_backup = uct_backup
         self.graded_option = graded
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
@@ -766,6 +769,7 @@ class BestStrategy:
         it stops; with fewer than 2 layouts done it returns no value."""
         nodes: dict[str, list] = {}  # key -> [moves, visits per move, total per move]
         totals = {j: 0.0 for j in close}
+        through: dict[int, dict[int, list]] = {j: {} for j in close}  # j -> first choice node -> [node, paths, total]
         after = {j: state.play(candidates[j]) for j in close}
         c = self.uct_explore * (1.0 + self.ease)
         done = 0
@@ -777,15 +781,32 @@ class BestStrategy:
                 break
             for j in close:
                 truth = sample.play(candidates[j])
-                totals[j] += self._uct_path(_seen_after(after[j], truth), truth, nodes, c)
+                first: list = []
+                value = self._uct_path(_seen_after(after[j], truth), truth, nodes, c, first)
+                totals[j] += value
+                if first:
+                    group = through[j].setdefault(id(first[0]), [first[0], 0, 0.0])
+                    group[1] += 1
+                    group[2] += value
             done += 1
         if done < 2:
             return {}, 0
+        if self.uct_backup == "best":
+            # a player at the first choice below a close move takes the best move there, not
+            # the mix of moves the search tried: a group of paths through that choice is
+            # worth its best move's mean (a move tried at least 3 times), else its own mean
+            for j in close:
+                for node, n, total in through[j].values():
+                    tried = [node[2][k] / node[1][k] for k in range(len(node[0])) if node[1][k] >= 3]
+                    if tried:
+                        totals[j] += n * max(tried) - total
         return {j: t / done for j, t in totals.items()}, done
 
-    def _uct_path(self, view: GameState, truth: GameState, nodes: dict[str, list], c: float) -> float:
+    def _uct_path(self, view: GameState, truth: GameState, nodes: dict[str, list], c: float,
+                  first: list | None = None) -> float:
         """One path of the UCT search (``_uct_values``) from ``view`` on the layout ``truth``;
-        its value, added to the statistics of every choice along it."""
+        its value, added to the statistics of every choice along it (the node of its first
+        choice appended to ``first``, where given)."""
         path: list[tuple[list, int]] = []
         depth = 0
         for _step in range(8 * self.uct_depth + 40):  # forced moves too: a stock turned round and round ends
@@ -817,6 +838,8 @@ class BestStrategy:
         value = self._layout_score(truth)
         if self.uct_unseen_charge:
             value -= self.uct_unseen_charge * len(view.unseen_cards())
+        if first is not None and path:
+            first.append(path[0][0])
         for node, k in path:
             node[1][k] += 1
             node[2][k] += value
