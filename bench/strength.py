@@ -36,13 +36,16 @@ def _peak_mb() -> float:
 def peek_view(what: str):
     """A diagnostic that breaks the strategy's honesty on purpose, to measure what not
     seeing costs: the tracker's state with the unseen cards of the stock and waste
-    (``stock``), of the face-down tableau (``tableau``) or both (``all``) filled in from
+    (``stock``), of the face-down tableau (``tableau``) or both (``all``), or only the next
+    face-down card of each column, the one its next flip shows (``next``), filled in from
     the true table. Never used by the product."""
     def view(known: GameState, truth: GameState) -> GameState:
         if what in ("stock", "all"):
             known = replace(known, stock=truth.stock, waste=truth.waste)
         if what in ("tableau", "all"):
             known = replace(known, hidden=truth.hidden)
+        if what == "next":
+            known = replace(known, hidden=tuple(h[:-1] + t[-1:] for h, t in zip(known.hidden, truth.hidden)))
         return known
     return view
 
@@ -114,9 +117,10 @@ def main(argv=None) -> int:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="extra strategy option (a Python literal), e.g. --option ease=1.0")
     p.add_argument("--json", help="write per-deal results here")
-    p.add_argument("--peek", choices=("stock", "tableau", "all"), default=None,
+    p.add_argument("--peek", choices=("stock", "tableau", "all", "next"), default=None,
                    help="diagnostic: show the strategy the true unseen cards of the stock, the face-down tableau, "
-                        "or both (what not seeing them costs; never the product)")
+                        "or both, or the next face-down card of each column (what not seeing them costs; "
+                        "never the product)")
     args = p.parse_args(argv)
     rules = rules_of(args)
     seeds = range(args.first, args.first + args.count)

@@ -93,6 +93,11 @@ def test_the_peek_diagnostic_fills_in_only_what_it_names():
     tableau = bench.peek_view("tableau")(known, truth)
     assert tableau.hidden == truth.hidden and tableau.stock == known.stock and None in tableau.stock
     assert bench.peek_view("all")(known, truth).is_complete_knowledge()
+    following = bench.peek_view("next")(known, truth)
+    assert following.stock == known.stock
+    for shown, true in zip(following.hidden, truth.hidden):
+        # only the card the column's next flip shows; the rest stay unseen
+        assert shown[-1:] == true[-1:] and all(c is None for c in shown[:-1])
 
 
 def test_a_run_and_a_ceiling_that_share_no_deal_are_named_not_a_traceback(tmp_path):
