@@ -333,6 +333,16 @@ def reveals_unseen(view: GameState, move: Move) -> bool:
     return any(after.waste[-1 - depth] is None for depth in range(drawn))
 
 
+def cards_under_flip(view: GameState, move: Move) -> int:
+    """How many face-down cards stay under the unseen card that ``move`` leaves to flip
+    (0 when it leaves none)."""
+    after = view.play(move)
+    for column in range(7):
+        if after.awaiting_flip(column) and after.hidden[column][-1] is None:
+            return len(after.hidden[column]) - 1
+    return 0
+
+
 def _seen_after(view: GameState, truth: GameState) -> GameState:
     """``view`` (the player's view after a move) with the cards the move turned up on the
     layout ``truth`` named: a flipped column card, drawn waste cards. ``view`` itself
@@ -471,6 +481,7 @@ class BestStrategy:
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
                  uct_explore: float = 0.5, uct_moves: int = 3, uct_paths: int | None = None, uct_unseen_charge: float = 0.0, uct_backup: str = "mean",
+                 reveal_depth: float = 0.0,
                  prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
@@ -504,6 +515,9 @@ class BestStrategy:
         if uct_backup not in ("mean", "best"):
             raise ValueError(f"uct_backup must be 'mean' or 'best', not {uct_backup!r}")
         self.uct_backup = uct_backup
+        if reveal_depth < 0:
+            raise ValueError(f"reveal_depth must be >= 0, not {reveal_depth}")
+        self.reveal_depth = reveal_depth
         self.graded_option = graded
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
@@ -910,6 +924,10 @@ class BestStrategy:
             for j in active:
                 if reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
+        if self.reveal_depth and not complete:
+            # a flip in a column with more face-down cards under it opens the way to them
+            for j in active:
+                value[j] += self.reveal_depth * cards_under_flip(state, candidates[j])
         best = max(active, key=lambda j: (value[j], -j))
         self.last_stats = {"samples": done, "looked": looked,
                            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
