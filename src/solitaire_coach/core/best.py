@@ -333,16 +333,6 @@ def reveals_unseen(view: GameState, move: Move) -> bool:
     return any(after.waste[-1 - depth] is None for depth in range(drawn))
 
 
-def cards_under_flip(view: GameState, move: Move) -> int:
-    """How many face-down cards stay under the unseen card that ``move`` leaves to flip
-    (0 when it leaves none)."""
-    after = view.play(move)
-    for column in range(7):
-        if after.awaiting_flip(column) and after.hidden[column][-1] is None:
-            return len(after.hidden[column]) - 1
-    return 0
-
-
 def _seen_after(view: GameState, truth: GameState) -> GameState:
     """``view`` (the player's view after a move) with the cards the move turned up on the
     layout ``truth`` named: a flipped column card, drawn waste cards. ``view`` itself
@@ -480,9 +470,7 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
-                 uct_explore: float = 0.5, uct_moves: int = 3, uct_paths: int | None = None, uct_unseen_charge: float = 0.0, uct_backup: str = "mean",
-                 reveal_depth: float = 0.0,
-                 prove: int = 5,
+                 uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -508,16 +496,6 @@ class BestStrategy:
         self.uct_depth = uct_depth
         self.uct_explore = uct_explore
         self.uct_moves = uct_moves
-        if uct_paths is not None and uct_paths < 2:
-            raise ValueError(f"uct_paths must be at least 2, not {uct_paths}")
-        self.uct_paths = uct_paths
-        self.uct_unseen_charge = uct_unseen_charge
-        if uct_backup not in ("mean", "best"):
-            raise ValueError(f"uct_backup must be 'mean' or 'best', not {uct_backup!r}")
-        self.uct_backup = uct_backup
-        if reveal_depth < 0:
-            raise ValueError(f"reveal_depth must be >= 0, not {reveal_depth}")
-        self.reveal_depth = reveal_depth
         self.graded_option = graded
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
@@ -783,44 +761,23 @@ class BestStrategy:
         it stops; with fewer than 2 layouts done it returns no value."""
         nodes: dict[str, list] = {}  # key -> [moves, visits per move, total per move]
         totals = {j: 0.0 for j in close}
-        through: dict[int, dict[int, list]] = {j: {} for j in close}  # j -> first choice node -> [node, paths, total]
         after = {j: state.play(candidates[j]) for j in close}
         c = self.uct_explore * (1.0 + self.ease)
         done = 0
-        paths = len(kept) if self.uct_paths is None else self.uct_paths
-        rng = random.Random(f"{self.seed}|uct|{_visible_key(state)}")
-        for i in range(paths):
-            sample = kept[i] if i < len(kept) else sample_layout(state, rng)
+        for sample in kept:
             if done >= 2 and self.think_time is not None and time.perf_counter() - start > self.think_time:
                 break
             for j in close:
                 truth = sample.play(candidates[j])
-                first: list = []
-                value = self._uct_path(_seen_after(after[j], truth), truth, nodes, c, first)
-                totals[j] += value
-                if first:
-                    group = through[j].setdefault(id(first[0]), [first[0], 0, 0.0])
-                    group[1] += 1
-                    group[2] += value
+                totals[j] += self._uct_path(_seen_after(after[j], truth), truth, nodes, c)
             done += 1
         if done < 2:
             return {}, 0
-        if self.uct_backup == "best":
-            # a player at the first choice below a close move takes the best move there, not
-            # the mix of moves the search tried: a group of paths through that choice is
-            # worth its best move's mean (a move tried at least 3 times), else its own mean
-            for j in close:
-                for node, n, total in through[j].values():
-                    tried = [node[2][k] / node[1][k] for k in range(len(node[0])) if node[1][k] >= 3]
-                    if tried:
-                        totals[j] += n * max(tried) - total
         return {j: t / done for j, t in totals.items()}, done
 
-    def _uct_path(self, view: GameState, truth: GameState, nodes: dict[str, list], c: float,
-                  first: list | None = None) -> float:
+    def _uct_path(self, view: GameState, truth: GameState, nodes: dict[str, list], c: float) -> float:
         """One path of the UCT search (``_uct_values``) from ``view`` on the layout ``truth``;
-        its value, added to the statistics of every choice along it (the node of its first
-        choice appended to ``first``, where given)."""
+        its value, added to the statistics of every choice along it."""
         path: list[tuple[list, int]] = []
         depth = 0
         for _step in range(8 * self.uct_depth + 40):  # forced moves too: a stock turned round and round ends
@@ -850,10 +807,6 @@ class BestStrategy:
             truth = truth.play(move)
             view = _seen_after(view.play(move), truth)
         value = self._layout_score(truth)
-        if self.uct_unseen_charge:
-            value -= self.uct_unseen_charge * len(view.unseen_cards())
-        if first is not None and path:
-            first.append(path[0][0])
         for node, k in path:
             node[1][k] += 1
             node[2][k] += value
@@ -924,10 +877,6 @@ class BestStrategy:
             for j in active:
                 if reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
-        if self.reveal_depth and not complete:
-            # a flip in a column with more face-down cards under it opens the way to them
-            for j in active:
-                value[j] += self.reveal_depth * cards_under_flip(state, candidates[j])
         best = max(active, key=lambda j: (value[j], -j))
         self.last_stats = {"samples": done, "looked": looked,
                            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
