@@ -46,7 +46,11 @@ search over information sets (``tree``, ``tree_blend``), turning the stock in a 
 taking the stock as its plays (``uct_stock``), charging wins that need every pass left
 (``tight_passes``) and the solver's relaxation on every layout (``relax``); commit ``99c8b05``
 has two more: a close move valued by a line a player can follow to the next card it shows
-(``lines``) and the reveal bonus for flips only (``reveal_stock``).
+(``lines``) and the reveal bonus for flips only (``reveal_stock``); commit ``80dd5cf`` four
+(``uct_unseen_charge``, ``uct_paths``, ``uct_backup``, ``reveal_depth``); commit ``612c08d`` two
+more: the same layouts for decisions with no card turned up between them (``same_layouts``)
+and, in draw 1, a turn of the known stock split into one candidate for each card of the pass
+it could bring up and play (``stock_plays``).
 
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
@@ -105,15 +109,6 @@ def _visible_key(state: GameState) -> str:
                     for i in range(7))
     return (f"{cols}#{' '.join(c(x) for x in state.stock)}#{' '.join(c(x) for x in state.waste)}"
             f"#{state.foundations}#{state.redeals_used}#{state.rules}")
-
-
-def _unseen_key(state: GameState) -> str:
-    """A text naming only the unseen cards and their places (which places of each pile are
-    unknown): the same between two decisions with no card turned up in between, so that
-    they sample the same layouts (``same_layouts``)."""
-    mask = "|".join("".join("?" if x is None else "." for x in pile)
-                    for pile in (*state.hidden, state.stock, state.waste))
-    return f"{mask}#{' '.join(c.code for c in state.unseen_cards())}#{state.rules}"
 
 
 def sample_layout(state: GameState, rng: random.Random) -> GameState:
@@ -355,34 +350,6 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
     return view
 
 
-def _with_stock_plays(state: GameState, candidates: list[Move]) -> tuple[list[tuple[Move, ...]], list[Move]]:
-    """In draw 1 with every stock card known: the turn of the stock replaced by one line for
-    each card this pass can bring up and play (turns up to it, then the play), so that the
-    choice of which card to turn to is made once for every layout; the turn stays as it is
-    when no card of this pass can be played."""
-    lines: list[tuple[Move, ...]] = []
-    firsts: list[Move] = []
-    for move in candidates:
-        if (move.kind is not MoveKind.DRAW or state.rules.draw_count != 1
-                or any(card is None for card in state.stock)):
-            lines.append((move,))
-            firsts.append(move)
-            continue
-        plays = []
-        position, turns = state, ()
-        while position.stock:
-            position = position.play(move)
-            turns += (move,)
-            for play in position.legal_moves():
-                if play.kind in (MoveKind.WASTE_TO_COLUMN, MoveKind.WASTE_TO_FOUNDATION):
-                    plays.append(turns + (play,))
-        if not plays:
-            plays = [(move,)]
-        lines.extend(plays)
-        firsts.extend([move] * len(plays))
-    return lines, firsts
-
-
 def _next_stock_card_unseen(state: GameState) -> bool:
     """True if the next turn of the stock shows a card the player has not seen."""
     return bool(state.stock) and state.stock[0] is None
@@ -508,7 +475,6 @@ class BestStrategy:
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
                  uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
-                 stock_plays: bool = False, same_layouts: bool = False,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -541,8 +507,6 @@ class BestStrategy:
         if prove < 0:
             raise ValueError(f"prove must be >= 0 (most unseen cards for a proof; 0 = none), not {prove}")
         self.prove = prove
-        self.stock_plays = stock_plays
-        self.same_layouts = same_layouts
         self._proofs = ProofSearch(max_unseen=prove, time_limit=think_time) if prove else None
         self._take_rules(1)  # ease, reveal_bonus, uct, graded, min_samples: set again from each advice's rules
         self._log_limit = math.log(node_limit + 1)
@@ -867,13 +831,8 @@ class BestStrategy:
 
     def _sampled(self, state: GameState, moves: list[Move]) -> Advice:
         start = time.perf_counter()
-        rng = random.Random(f"{self.seed}|{_unseen_key(state) if self.same_layouts else _visible_key(state)}")
+        rng = random.Random(f"{self.seed}|{_visible_key(state)}")
         candidates = sorted(moves, key=lambda m: _preference(state, m))
-        # what each candidate plays on a layout: the move itself, or with ``stock_plays`` a turn
-        # of the known stock stands for each card of this pass it could bring up and play
-        lines: list[tuple[Move, ...]] = [(m,) for m in candidates]
-        if self.stock_plays and not self.uct:
-            lines, candidates = _with_stock_plays(state, candidates)
         scores = [0.0] * len(candidates)
         won = [0] * len(candidates)
         tried = [0] * len(candidates)
@@ -885,10 +844,7 @@ class BestStrategy:
         for i in range(n_samples):
             sample = sample_layout(state, rng)
             for j in active:
-                position = sample
-                for step in lines[j]:
-                    position = position.play(step)
-                result = self._solve_layout(position)
+                result = self._solve_layout(sample.play(candidates[j]))
                 tried[j] += 1
                 won[j] += result.status == "won"
                 scores[j] += self._score(result)
