@@ -108,8 +108,8 @@ _OUT_MOVES = {
 @functools.lru_cache(maxsize=None)
 def _out_move(kind: int, a: int, b: int) -> Move:
     """The move of one step of the C solver's line (kind and two numbers). Moves are
-    immutable values, so each is made once and shared: a sampled decision turns about a
-    million steps into moves, and making each anew took a fifth of the strategy's time."""
+    immutable values, so each is made once and shared: a game of ``best`` turns about a
+    million steps into moves, and making each anew cost about 6% of its time."""
     return _OUT_MOVES[kind](a, b)
 
 
