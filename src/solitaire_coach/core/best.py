@@ -475,6 +475,7 @@ class BestStrategy:
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
                  uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
+                 flip_bonus: float | None = None,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -504,6 +505,7 @@ class BestStrategy:
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
         self.reveal_bonus_option = reveal_bonus
+        self.flip_bonus = flip_bonus
         if prove < 0:
             raise ValueError(f"prove must be >= 0 (most unseen cards for a proof; 0 = none), not {prove}")
         self.prove = prove
@@ -880,7 +882,8 @@ class BestStrategy:
             # as if all were seen): a move that turns up an unseen card is worth a little more
             for j in active:
                 if reveals_unseen(state, candidates[j]):
-                    value[j] += self.reveal_bonus
+                    flips = candidates[j].kind is not MoveKind.DRAW
+                    value[j] += self.flip_bonus if flips and self.flip_bonus is not None else self.reveal_bonus
         best = max(active, key=lambda j: (value[j], -j))
         self.last_stats = {"samples": done, "looked": looked,
                            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
