@@ -50,7 +50,8 @@ has two more: a close move valued by a line a player can follow to the next card
 (``uct_unseen_charge``, ``uct_paths``, ``uct_backup``, ``reveal_depth``); commit ``612c08d`` two
 more: the same layouts for decisions with no card turned up between them (``same_layouts``)
 and, in draw 1, a turn of the known stock split into one candidate for each card of the pass
-it could bring up and play (``stock_plays``).
+it could bring up and play (``stock_plays``); commit ``655c5ab`` the reveal bonus of a flip
+set apart from that of a turn of the stock (``flip_bonus``).
 
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
@@ -475,7 +476,6 @@ class BestStrategy:
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
                  uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
-                 flip_bonus: float | None = None,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -505,7 +505,6 @@ class BestStrategy:
         if reveal_bonus is not None and reveal_bonus < 0:
             raise ValueError(f"reveal bonus must be >= 0, not {reveal_bonus}")
         self.reveal_bonus_option = reveal_bonus
-        self.flip_bonus = flip_bonus
         if prove < 0:
             raise ValueError(f"prove must be >= 0 (most unseen cards for a proof; 0 = none), not {prove}")
         self.prove = prove
@@ -882,8 +881,7 @@ class BestStrategy:
             # as if all were seen): a move that turns up an unseen card is worth a little more
             for j in active:
                 if reveals_unseen(state, candidates[j]):
-                    flips = candidates[j].kind is not MoveKind.DRAW
-                    value[j] += self.flip_bonus if flips and self.flip_bonus is not None else self.reveal_bonus
+                    value[j] += self.reveal_bonus
         best = max(active, key=lambda j: (value[j], -j))
         self.last_stats = {"samples": done, "looked": looked,
                            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
