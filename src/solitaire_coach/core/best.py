@@ -120,38 +120,20 @@ def sample_layout(state: GameState, rng: random.Random) -> GameState:
     return fill_unseen(state, unseen)
 
 
-def is_useful(state: GameState, move: Move, twin: bool = False) -> bool:
+def is_useful(state: GameState, move: Move) -> bool:
     """False for column-to-column moves that achieve nothing by themselves: a run moved
     between two equal parents, uncovering a card that cannot go to the foundation, or
-    emptying a column when no king is left to fill it. With ``twin``, a run moved between
-    two equal parents is useful too when the card it uncovers can take the moved run's
-    twin (the other card of its rank and colour) from where the player sees it: the
-    waste's top, or face up in a column."""
+    emptying a column when no king is left to fill it."""
     if move.kind is not MoveKind.COLUMN_TO_COLUMN:
         return True
     run = state.faceup[move.source]
-    moving = state.moving_cards(move)
-    n = len(moving)
+    n = len(state.moving_cards(move))
     if n == len(run):
         if state.hidden[move.source]:
             return True
         return _king_wants_column(state)
     below = run[len(run) - n - 1]
-    if state.foundations[below.suit] + 1 == below.rank:
-        return True
-    return twin and _twin_in_reach(state, moving[0], move.source)
-
-
-_TWIN_SUIT = (3, 2, 1, 0)  # C<->S, D<->H: the other suit of the same colour
-
-
-def _twin_in_reach(state: GameState, card: Card, source: int) -> bool:
-    """True if the other card of ``card``'s rank and colour is the waste's top or face
-    up in a column other than ``source``."""
-    other = Card(card.rank, _TWIN_SUIT[card.suit])
-    if state.waste and state.waste[-1] == other:
-        return True
-    return any(other in state.faceup[column] for column in range(7) if column != source)
+    return state.foundations[below.suit] + 1 == below.rank
 
 
 def is_pointless_return(state: GameState, move: Move) -> bool:
@@ -493,7 +475,7 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
-                 uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5, twin: bool = False,
+                 uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -526,7 +508,6 @@ class BestStrategy:
         if prove < 0:
             raise ValueError(f"prove must be >= 0 (most unseen cards for a proof; 0 = none), not {prove}")
         self.prove = prove
-        self.twin = twin
         self._proofs = ProofSearch(max_unseen=prove, time_limit=think_time) if prove else None
         self._take_rules(1)  # ease, reveal_bonus, uct, graded, min_samples: set again from each advice's rules
         self._log_limit = math.log(node_limit + 1)
@@ -711,7 +692,7 @@ class BestStrategy:
         nothing by themselves only when nothing else is left."""
         fresh = [m for m in moves if not is_pointless_return(state, m)
                  and self._position_key(state.play(m)) not in self._visited]
-        return [m for m in fresh if is_useful(state, m, self.twin)] or fresh
+        return [m for m in fresh if is_useful(state, m)] or fresh
 
     def _position_key(self, state: GameState) -> str:
         key = _visible_key(state)
