@@ -475,7 +475,7 @@ class BestStrategy:
                  node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
                  unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
                  reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
-                 uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5, waste_charge: float = 0.0,
+                 uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
                  ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
@@ -508,7 +508,6 @@ class BestStrategy:
         if prove < 0:
             raise ValueError(f"prove must be >= 0 (most unseen cards for a proof; 0 = none), not {prove}")
         self.prove = prove
-        self.waste_charge = waste_charge
         self._proofs = ProofSearch(max_unseen=prove, time_limit=think_time) if prove else None
         self._take_rules(1)  # ease, reveal_bonus, uct, graded, min_samples: set again from each advice's rules
         self._log_limit = math.log(node_limit + 1)
@@ -883,12 +882,6 @@ class BestStrategy:
             for j in active:
                 if reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
-        if self.waste_charge and not complete:
-            # a waste card put on a column is committed blind where the solver on each
-            # layout saw what it is needed for later: charged a little
-            for j in active:
-                if candidates[j].kind is MoveKind.WASTE_TO_COLUMN:
-                    value[j] -= self.waste_charge
         best = max(active, key=lambda j: (value[j], -j))
         self.last_stats = {"samples": done, "looked": looked,
                            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
