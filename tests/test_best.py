@@ -83,7 +83,8 @@ def test_options_stay_honest(options):
 @pytest.mark.parametrize("name", ["look", "tree", "tree_blend", "scout", "draw_margin", "known_draw_margin",
                                   "known_turn_charge", "tight_passes", "uct_stock", "relax", "look_moves",
                                   "uct_paths", "uct_unseen_charge", "uct_backup", "reveal_depth",
-                                  "same_layouts", "stock_plays", "flip_bonus"])
+                                  "same_layouts", "stock_plays", "flip_bonus", "twin",
+                                  "waste_charge"])
 def test_options_that_measured_no_better_are_gone(name):
     """The options removed after measuring no better are refused by name, so a run copied
     from bench/RESULTS.md does not silently play the defaults."""
