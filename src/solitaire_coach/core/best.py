@@ -51,7 +51,10 @@ has two more: a close move valued by a line a player can follow to the next card
 more: the same layouts for decisions with no card turned up between them (``same_layouts``)
 and, in draw 1, a turn of the known stock split into one candidate for each card of the pass
 it could bring up and play (``stock_plays``); commit ``655c5ab`` the reveal bonus of a flip
-set apart from that of a turn of the stock (``flip_bonus``).
+set apart from that of a turn of the stock (``flip_bonus``); commit ``0486a9c`` a run moved
+between two equal parents counted as useful when the card it uncovers can take the moved
+run's twin (``twin``); commit ``895bf10`` a waste card put on a column valued apart
+(``waste_charge``).
 
 When every move only repeats an earlier position of the game, it turns the stock once
 more (at most once per position) rather than give up: back at a position where a card
