@@ -26,16 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import deal_for_seed
 from solitaire_coach.core.solver import solve
-from strength import best_run, rules_of, strategy_options  # bench/strength.py: options built as its runs build them
-
-
-def parse_seeds(text: str) -> list[int]:
-    """``0-99``, ``3,5,8`` or a mix: ``0-9,20``."""
-    seeds: list[int] = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        seeds.extend(range(int(a), int(b) + 1) if b else [int(a)])
-    return seeds
+from strength import best_run, parse_seeds, rules_of, strategy_options  # bench/strength.py: options built as its runs build them
 
 
 def last_won_index(states, status_of) -> int | None:

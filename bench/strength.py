@@ -1,12 +1,14 @@
 """Strength benchmark: win rates of strategies and the solver's ceiling on fixed deals.
 
-Deals are ``deal_for_seed(seed)`` for seeds ``first .. first+count-1`` (default 0..999).
+Deals are ``deal_for_seed(seed)`` for seeds ``first .. first+count-1`` (default 0..999),
+or for the seeds listed by ``--seeds`` (``0-99,120``).
 Games are played as ``simulate`` plays them (virtual table, tracker, advice from what
 the tracker knows only). Prints progress to stderr and the figures to stdout.
 
     python bench/strength.py --strategy best --count 1000 --workers 2
     python bench/strength.py --ceiling --count 1000 --workers 2
     python bench/strength.py --strategy best --draw 3 --redeals unlimited
+    python bench/strength.py --strategy best --seeds 1,6,9,23 --option uct=240   # chosen deals only
 """
 
 from __future__ import annotations
@@ -31,6 +33,25 @@ from solitaire_coach.app.simulate import certainty, certainty_text, percentile, 
 
 def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``0-99``, ``3,5,8`` or a mix: ``0-9,20``."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        a, _, b = part.strip().partition("-")
+        try:
+            seeds.extend(range(int(a), int(b) + 1) if b else [int(a)])
+        except ValueError:
+            raise ValueError(f"bad seed list {text!r}: {part!r} is neither a seed nor a range like 0-99") from None
+    return seeds
+
+
+def describe_seeds(seeds: list[int]) -> str:
+    """``seeds 0..199 (200)`` for a run of consecutive seeds, else ``42 listed seeds, 1..196``."""
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds {seeds[0]}..{seeds[-1]} ({len(seeds)})"
+    return f"{len(seeds)} listed seeds, {min(seeds)}..{max(seeds)}"
 
 
 def peek_view(what: str):
@@ -105,6 +126,8 @@ def main(argv=None) -> int:
     p.add_argument("--ceiling", action="store_true", help="run the full-information solver instead of a strategy")
     p.add_argument("--first", type=int, default=0, help="first deal seed (default 0)")
     p.add_argument("--count", type=int, default=1000, help="number of deals (default 1000)")
+    p.add_argument("--seeds", help="the deals' seeds instead of --first/--count, e.g. 0-99,120 (say, the "
+                                   "winnable deals a run lost, to screen a change on them first)")
     p.add_argument("--draw", type=int, default=1, choices=(1, 3))
     p.add_argument("--redeals", default="3", help="redeal limit, or 'unlimited'")
     p.add_argument("--workers", type=int, default=2)
@@ -123,7 +146,12 @@ def main(argv=None) -> int:
                         "never the product)")
     args = p.parse_args(argv)
     rules = rules_of(args)
-    seeds = range(args.first, args.first + args.count)
+    try:
+        seeds = parse_seeds(args.seeds) if args.seeds else list(range(args.first, args.first + args.count))
+    except ValueError as exc:
+        p.error(str(exc))
+    if not seeds:
+        p.error("no deals to play: --count must be at least 1")
     start = time.perf_counter()
     rows = []
     if args.ceiling:
@@ -149,7 +177,7 @@ def main(argv=None) -> int:
     n = len(rows)
     wins = sum(r[1] == "won" for r in rows)
     lo, hi = wilson_interval(wins, n)
-    print(f"rules: {rules.describe()}; deals: seeds {args.first}..{args.first + n - 1} ({n})")
+    print(f"rules: {rules.describe()}; deals: {describe_seeds([r[0] for r in rows])}")
     peak = max(r[4] for r in rows)
     if args.ceiling:
         lost = sum(r[1] == "lost" for r in rows)
