@@ -8,7 +8,7 @@ the tracker knows only). Prints progress to stderr and the figures to stdout.
     python bench/strength.py --strategy best --count 1000 --workers 2
     python bench/strength.py --ceiling --count 1000 --workers 2
     python bench/strength.py --strategy best --draw 3 --redeals unlimited
-    python bench/strength.py --strategy best --seeds 1,6,9,23 --option uct=240   # chosen deals only
+    python bench/strength.py --strategy best --seeds 1,6,9,23 --option ease=2.0   # chosen deals only
 """
 
 from __future__ import annotations
