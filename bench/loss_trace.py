@@ -111,7 +111,10 @@ def main(argv=None) -> int:
         run = argparse.Namespace(**data["args"])  # the options and rules that run played with
         run.option = run.option + args.option
     elif args.seeds:
-        seeds = parse_seeds(args.seeds)
+        try:
+            seeds = parse_seeds(args.seeds)
+        except ValueError as exc:
+            p.error(str(exc))
         run = best_run(args.draw, args.redeals, args.think_time, args.option)
     else:
         p.error("give --seeds or --from-json")

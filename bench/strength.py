@@ -40,10 +40,15 @@ def parse_seeds(text: str) -> list[int]:
     seeds: list[int] = []
     for part in text.split(","):
         a, _, b = part.strip().partition("-")
+        bad = ValueError(f"bad seed list {text!r}: {part!r} is neither a seed nor a range like 0-99")
         try:
-            seeds.extend(range(int(a), int(b) + 1) if b else [int(a)])
+            low = int(a)
+            high = int(b) if b else low
         except ValueError:
-            raise ValueError(f"bad seed list {text!r}: {part!r} is neither a seed nor a range like 0-99") from None
+            raise bad from None
+        if high < low:  # a reversed range would play no deal at all
+            raise bad
+        seeds.extend(range(low, high + 1))
     return seeds
 
 

@@ -26,6 +26,8 @@ def test_seed_lists():
     assert m.parse_seeds("9, 4") == [9, 4]
     with pytest.raises(ValueError, match="'x3'"):
         m.parse_seeds("1,x3")
+    with pytest.raises(ValueError, match="'5-3'"):
+        m.parse_seeds("5-3")  # a reversed range would play no deal at all
     assert m.describe_seeds([5, 6, 7]) == "seeds 5..7 (3)"
     assert m.describe_seeds([9, 4, 30]) == "3 listed seeds, 4..30"
 
