@@ -40,14 +40,13 @@ def parse_seeds(text: str) -> list[int]:
     seeds: list[int] = []
     for part in text.split(","):
         a, _, b = part.strip().partition("-")
-        bad = ValueError(f"bad seed list {text!r}: {part!r} is neither a seed nor a range like 0-99")
         try:
             low = int(a)
             high = int(b) if b else low
         except ValueError:
-            raise bad from None
+            raise ValueError(f"bad seed list {text!r}: {part!r} is neither a seed nor a range like 0-99") from None
         if high < low:  # a reversed range would play no deal at all
-            raise bad
+            raise ValueError(f"bad seed list {text!r}: the range {part!r} runs backwards (write {high}-{low})")
         seeds.extend(range(low, high + 1))
     return seeds
 
