@@ -17,7 +17,9 @@ as one step, up to :attr:`TableTracker.max_steps` steps) and reports one of
   moves was wrong, and they are taken back (``report.undone``); or it shows, exactly, one
   of the last ``undo_depth`` positions of the game: the person put the cards back as
   they were (an undo, which no rule allows but every person does), and the moves since
-  are taken back;
+  are taken back. Where one legal move leads back (a run moved between two equal
+  parents, a king's run between empty columns), that move is reported, not a take-back:
+  people make such pairs, the recorded games have them, and the position is the same;
 * ``revealed``     no move, but a card that was unknown was seen (a late flip);
 * ``no change``    nothing happened;
 * ``waiting``      the snapshot cannot start a game yet (for instance a UU column);
