@@ -8,9 +8,8 @@ import json
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, Snapshot, deal_for_seed, parse_snapshot
+from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, MoveKind, Snapshot, deal_for_seed, parse_snapshot
 from solitaire_coach.core.advisor import make_strategy
-from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.tracker import TableTracker
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
 
@@ -68,10 +67,11 @@ def test_after_any_misread_the_true_table_is_followed_on(seed, at, misreads):
         # are the same, and a person may make such a move and its reverse (the recorded
         # games have such pairs), so the tracker takes the two moves, as it does from true
         # snapshots: the position is followed either way.
-        state, history = game.tracker.state, game.tracker.history
-        made, back = history[len(before[1]):] if len(history) == len(before[1]) + 2 else (None, None)
-        assert state == before[0] and history[: len(before[1])] == before[1], (report, after)
-        assert made is not None and made.kind is MoveKind.COLUMN_TO_COLUMN, (report, after)
+        (state, history), (before_state, before_history) = (game.tracker.state, game.tracker.history), before
+        assert state == before_state and history[: len(before_history)] == before_history, (report, after)
+        assert len(history) == len(before_history) + 2, (report, after)
+        made, back = history[len(before_history):]
+        assert made.kind is MoveKind.COLUMN_TO_COLUMN, (report, after)
         assert (back.kind, back.source, back.target) == (made.kind, made.target, made.source), (report, after)
     game.play(30)
     check_in_sync(game.tracker.state, game.table.state)
