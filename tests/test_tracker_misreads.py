@@ -67,7 +67,8 @@ def test_after_any_misread_the_true_table_is_followed_on(seed, at, misreads):
         # are the same, and a person may make such a move and its reverse (the recorded
         # games have such pairs), so the tracker takes the two moves, as it does from true
         # snapshots: the position is followed either way.
-        (state, history), (before_state, before_history) = (game.tracker.state, game.tracker.history), before
+        state, history = game.tracker.state, game.tracker.history
+        before_state, before_history = before
         assert state == before_state and history[: len(before_history)] == before_history, (report, after)
         assert len(history) == len(before_history) + 2, (report, after)
         made, back = history[len(before_history):]
