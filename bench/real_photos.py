@@ -66,6 +66,8 @@ LABEL_FIXES = {
     "10_50_54": {"5S"}, "11_12_32": {"JC"}, "11_15_01": {"4C"}, "11_50_53": {"KH"}, "11_51_55": {"KS"},
     "11_52_46": {"KC"}, "12_08_09": {"4C"}, "12_11_22": {"9H"}, "11_49_43": {"JD"}, "12_07_22": {"8D"},
     "11_03_03": {"JC"}, "12_54_05_Pro.mp4frame50": {"AH"},
+    # found here, checked by eye: a 6♦ labelled 6h
+    "12_05_24": {"6D"},
 }
 
 
@@ -132,12 +134,16 @@ def prepare(frame: np.ndarray, rotate: int, width: int | None) -> np.ndarray:
     return frame
 
 
-def covers(quad: np.ndarray, pt: tuple[float, float], margin: float = 0.12) -> bool:
-    """Whether image point ``pt`` lies in detection ``quad`` grown by ``margin`` of its size."""
+def covers(quad: np.ndarray, pt: tuple[float, float], margin: float = 0.12, reach: float = 0.0) -> bool:
+    """Whether image point ``pt`` lies in detection ``quad`` grown by ``margin`` of its size,
+    or within ``reach`` pixels of its first point (the card's own top-left corner, where its
+    index is: the quad of a card covered by the next one of a fanned row can be a sliver)."""
     x0, y0 = quad.min(0)
     x1, y1 = quad.max(0)
     mx, my = margin * (x1 - x0), margin * (y1 - y0)
-    return x0 - mx <= pt[0] <= x1 + mx and y0 - my <= pt[1] <= y1 + my
+    if x0 - mx <= pt[0] <= x1 + mx and y0 - my <= pt[1] <= y1 + my:
+        return True
+    return bool(np.hypot(pt[0] - quad[0][0], pt[1] - quad[0][1]) <= reach)
 
 
 def score_frame(cards: dict, extra: set, dets, size: tuple[int, int], thresh=None):
@@ -149,13 +155,15 @@ def score_frame(cards: dict, extra: set, dets, size: tuple[int, int], thresh=Non
     card and confidence (for the threshold curve)."""
     w, h = size
     present = set(cards) | extra
+    widths = [float(np.ptp(d[4][:, 0])) for d in dets]
+    reach = 0.45 * float(np.median(widths)) if widths else 0.0
     if thresh is not None:
         dets = [(d[0] if d[0] == "back" else (d[3] if d[1] >= thresh[1 if d[2] else 0] else None),) + tuple(d[1:])
                 for d in dets]
     outcomes = []
     for code, pts in cards.items():
         px = [(x * w, y * h) for x, y in pts]
-        over = [d for d in dets if any(covers(d[4], p) for p in px)]
+        over = [d for d in dets if any(covers(d[4], p, reach=reach) for p in px)]
         if not pts:   # hand-read labels without places: found anywhere
             over = [d for d in dets if d[0] == code]
         # a detection whose own corner is another labelled card's is that card's, not this one's

@@ -14,6 +14,7 @@ from solitaire_coach.core.cards import Card
 from solitaire_coach.core.notation import EMPTY, UNKNOWN, parse_snapshot
 from solitaire_coach.core.state import GameState, deal_for_seed
 from solitaire_coach.vision import detector as D
+from solitaire_coach.vision import features as F
 from solitaire_coach.vision.annotate import draw_detections
 from solitaire_coach.vision.render import TableLayout, render_grid, render_layout
 
@@ -572,3 +573,67 @@ def test_a_deck_folder_picture_missing_or_damaged_is_named(tmp_path, monkeypatch
         deck.face(Card.parse("2C"))
     with pytest.raises(ValueError, match=f"deck 'mine': {d / 'KH.jpg'}: not a picture OpenCV can decode"):
         deck.face(Card.parse("KH"))
+
+
+# ---------------------------------------------------------------- any orientation, any scale
+@pytest.mark.parametrize("turn", [90, 180, 270])
+def test_turned_frame_reads_as_upright(turn):
+    """A layout shot sideways or upside down reads the same snapshot: the detector finds
+    which way is up from the cards themselves, and its quads are in the frame as given."""
+    img = cv2.imread(str(SCENES[0]))
+    upright = D.CardDetector().detect(img)
+    codes = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+    turned_img = cv2.rotate(img, codes[turn])
+    det = D.CardDetector()
+    res = det.detect(turned_img)
+    assert det.orientation == (360 - turn) % 360   # turned back upright
+    assert res.snapshot.line() == upright.snapshot.line()
+    h, w = turned_img.shape[:2]
+    for c in res.cards:
+        assert (c.quad[:, 0] >= -2).all() and (c.quad[:, 0] <= w + 2).all()
+        assert (c.quad[:, 1] >= -2).all() and (c.quad[:, 1] <= h + 2).all()
+
+
+def test_calibration_orientation_fixes_the_turn():
+    img = cv2.rotate(cv2.imread(str(SCENES[0])), cv2.ROTATE_90_CLOCKWISE)
+    fixed = D.CardDetector(calibration={"orientation": 0})
+    assert fixed.detect(img).snapshot.line() != D.CardDetector().detect(img).snapshot.line()
+
+
+@pytest.mark.parametrize("width", [4000, 960])
+def test_scaled_frame_reads_the_same(width):
+    """A frame scaled up to a phone's size (reduced by area averaging before reading) or
+    shrunk reads the same snapshot; quads stay in the frame's own pixels."""
+    img = cv2.imread(str(SCENES[0]))
+    want = D.CardDetector().detect(img).snapshot.line()
+    big = cv2.resize(img, (width, int(round(img.shape[0] * width / img.shape[1]))), interpolation=cv2.INTER_CUBIC)
+    res = D.CardDetector().detect(big)
+    assert res.snapshot.line() == want
+    assert max(float(c.quad[:, 0].max()) for c in res.cards) > 0.6 * width
+
+
+def test_large_cards_are_found():
+    """A close camera: cards a quarter of the frame wide are looked at smaller and read."""
+    img = cv2.imread(str(SCENES[0]))
+    det = D.CardDetector()
+    full = det.detect(img)
+    x0, y0, x1, y1 = 0, 0, img.shape[1] // 2, img.shape[0] // 2
+    crop = cv2.resize(img[y0:y1, x0:x1], (img.shape[1], img.shape[0]), interpolation=cv2.INTER_CUBIC)
+    near = D.CardDetector()
+    res = near.detect(crop)
+    assert near.locator_width < F.LOC_W
+    in_crop = {c.card for c in full.cards if c.card is not None and c.quad[0][0] < x1 - 60 and c.quad[0][1] < y1 - 60}
+    read = {c.card for c in res.cards if c.card is not None}
+    assert read <= {c.card for c in full.cards if c.card is not None} | read  # nothing invented
+    assert len(read & in_crop) >= max(1, len(in_crop) - 1)
+
+
+def test_down_counts_in_json():
+    truth = json.loads(SCENES[0].with_suffix(".json").read_text())
+    res = D.CardDetector().detect(cv2.imread(str(SCENES[0])))
+    out = res.to_json()
+    assert len(out["down"]) == 7 and all(isinstance(n, int) and n >= 0 for n in out["down"])
+    want = [sum(1 for c in truth["cards"] if c["card"] == "back" and c["slot"] == f"column {i}" and c["visible"])
+            for i in range(1, 8)]
+    assert sum(a == b for a, b in zip(out["down"], want)) >= 6, (out["down"], want)
+    assert out["stock"] == any(c["card"] == "back" and c["slot"] == "stock" for c in truth["cards"])
