@@ -106,6 +106,17 @@ class _Mark:
     bottom: float | None = None  # likewise (y)
     strip: bool = False  # covered by another mark: read at one corner only
     quad: np.ndarray | None = None  # set when read in a turned frame: the quad in the frame as given
+    angle: float = 0.0  # how far the card is turned on the table (radians, its top edge; + clockwise)
+
+    def axes(self, zoom: float = 1.0) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The card's width and height vectors (image px), times ``zoom``."""
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        return (zoom * self.w * c, zoom * self.w * s), (-zoom * self.h * s, zoom * self.h * c)
+
+    def far_corner(self) -> tuple[float, float]:
+        """The card's bottom-right corner (where its index shows upside down)."""
+        (ux, uy), (vx, vy) = self.axes()
+        return self.x + ux + vx, self.y + uy + vy
 
 
 class ModelError(RuntimeError):
@@ -343,7 +354,7 @@ class CardDetector:
         check_frame(frame_bgr)
         img, s = F.locator_input(frame_bgr, width or self.locator_width)
         out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
-        marks = [_Mark(x / s, y / s, w / s, h / s, sc, kd) for x, y, w, h, sc, kd in
+        marks = [_Mark(x / s, y / s, w / s, h / s, sc, kd, angle=a) for x, y, w, h, sc, kd, a in
                  F.decode_peaks(out, self.peak_thresh)]
         return marks
 
@@ -405,7 +416,7 @@ class CardDetector:
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
         """The reader's corner patch of each of ``marks`` (N x read_h x read_w x 3 BGR)."""
         g = self.geom
-        return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), (m.w, 0), (0, m.h), g) for m in marks]) if marks else \
+        return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), *m.axes(), g) for m in marks]) if marks else \
             np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
 
     def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray, head=None) -> np.ndarray:
@@ -519,15 +530,17 @@ class CardDetector:
         uncovered = _uncovered(marks)
         both = [m for m in marks if m.kind == 0 and id(m) in uncovered]
         # where each read is cut: (corner, width vector, height vector) of the card
-        cuts = [((m.x, m.y), (m.w, 0), (0, m.h)) for m in marks]
+        cuts = [((m.x, m.y), *m.axes()) for m in marks]
         extra = []  # (mark, cut): more reads of the cards that show more than a strip
         for m in both:
-            extra.append((m, ((m.x + m.w, m.y + m.h), (-m.w, 0), (0, -m.h))))
+            (ux, uy), (vx, vy) = m.axes()
+            extra.append((m, (m.far_corner(), (-ux, -uy), (-vx, -vy))))
             # a wider cut, for decks whose small suit sits lower than the usual patch reaches
             z = self.zoom
             if z > 1.0:
-                extra.append((m, ((m.x, m.y), (z * m.w, 0), (0, z * m.h))))
-                extra.append((m, ((m.x + m.w, m.y + m.h), (-z * m.w, 0), (0, -z * m.h))))
+                (zux, zuy), (zvx, zvy) = m.axes(z)
+                extra.append((m, ((m.x, m.y), (zux, zuy), (zvx, zvy))))
+                extra.append((m, (m.far_corner(), (-zux, -zuy), (-zvx, -zvy))))
         kind, rank, suit, emb = self.read_cuts(frame_bgr, cuts + [c for _, c in extra])
         shipped = model_card_probs(rank, suit)
         probs = self._with_deck(shipped, emb, self.head)
@@ -875,11 +888,15 @@ def _cover(marks: list[_Mark]) -> None:
 
 
 def _quad(m: _Mark) -> np.ndarray:
+    """The visible part of a mark's card (tl, tr, br, bl), turned with the card."""
     if m.quad is not None:
         return m.quad
-    x1 = m.right if m.right is not None else m.x + m.w
-    y1 = m.bottom if m.bottom is not None else m.y + m.h
-    return np.array([[m.x, m.y], [x1, m.y], [x1, y1], [m.x, y1]], np.float32)
+    wide = (m.right - m.x) if m.right is not None else m.w
+    tall = (m.bottom - m.y) if m.bottom is not None else m.h
+    c, s = math.cos(m.angle), math.sin(m.angle)
+    u, v = np.array([c, s]) * wide, np.array([-s, c]) * tall
+    o = np.array([m.x, m.y])
+    return np.array([o, o + u, o + u + v, o + v], np.float32)
 
 
 def build_snapshot(marks: list[_Mark]) -> Snapshot:
