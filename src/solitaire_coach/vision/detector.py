@@ -362,9 +362,10 @@ class CardDetector:
         """The locator's marks at the scale where this frame's cards have the size it was
         trained on (``LOCATOR_CARD_W`` locator pixels wide): a close camera or a phone photo
         (cards a quarter or half of the frame wide) is looked at smaller, cards 50 px wide in
-        a large frame larger. The width found is kept for the next frame (a camera's cards
-        keep their size), so a steady camera pays for one locator run a frame."""
-        width = self.locator_width
+        a large frame larger. Every frame starts at the trained width (640), so a frame at
+        the usual scale costs one locator run, and one misjudged frame does not stay with
+        the camera; the width used is left in ``locator_width``."""
+        width = F.LOC_W
         tried: dict[int, list[_Mark]] = {}
         while width not in tried:
             marks = tried[width] = self.locate(frame_bgr, width)
@@ -597,7 +598,10 @@ def _card_width(marks: list[_Mark], frame_w: int, width: int) -> float | None:
     sure = [m.w for m in marks if m.score >= 0.5]
     if len(sure) < 2:
         return None
-    return float(np.median(sure)) * width / frame_w
+    size = float(np.median(sure)) * width / frame_w
+    if size < LOCATOR_CARD_W[0] and len(sure) < 4:
+        return None     # a few small marks are no evidence of small cards
+    return size
 
 
 def _read_score(kept: list[_Mark]) -> float:
