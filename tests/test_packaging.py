@@ -15,3 +15,11 @@ def test_the_setuptools_floor_reads_a_licence_given_as_an_spdx_expression():
     floors = [re.fullmatch(r"setuptools\s*>=\s*(\d+)(?:\.\d+)*", r) for r in data["build-system"]["requires"]]
     major = [int(m.group(1)) for m in floors if m]
     assert major and major[0] >= 77, data["build-system"]["requires"]
+
+
+def test_the_licence_text_is_there_and_declared():
+    data = tomllib.loads(PYPROJECT.read_text())
+    assert data["project"]["license-files"] == ["LICENSE"]
+    text = (PYPROJECT.parent / "LICENSE").read_text()
+    assert "GNU GENERAL PUBLIC LICENSE" in text.splitlines()[0] and "Version 3, 29 June 2007" in text
+    assert "END OF TERMS AND CONDITIONS" in text and "How to Apply These Terms to Your New Programs" in text
