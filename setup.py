@@ -30,12 +30,13 @@ SHIPPED = (
 NOT_SHIPPED = {"truth.jsonl"}
 
 NO_COMPILER = """
-solitaire-coach: the solver is written in C, and building it needs a C compiler, which failed:
+solitaire-coach: the solver is written in C, so building it needs a working C compiler (and
+Python's headers); compiling it failed:
     {error}
-Install one and run the install again:
-    Debian/Ubuntu: sudo apt install build-essential      Fedora: sudo dnf install gcc
-    macOS: xcode-select --install                        Windows: "Build Tools for Visual Studio" (C++)
-(a compiler other than the default one is picked with the CC environment variable)
+Install them and run the install again:
+    Debian/Ubuntu: sudo apt install build-essential python3-dev    Fedora: sudo dnf install gcc python3-devel
+    macOS: xcode-select --install    Windows: "Build Tools for Visual Studio" (the C++ workload)
+(the CC environment variable picks a compiler other than the default one)
 """
 
 
