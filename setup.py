@@ -62,6 +62,8 @@ class BuildPyWithData(build_py):
         if missing:
             raise SystemExit(f"solitaire-coach: cannot build a wheel without {', '.join(missing)} "
                              f"(looked in {HERE})")
+        if target.exists():
+            shutil.rmtree(target)  # a file gone from models/ since the last build must not ship
         for source, relative in shipped_files():
             out = target / relative
             out.parent.mkdir(parents=True, exist_ok=True)
