@@ -452,6 +452,18 @@ def test_play_resumes_from_its_journal(tmp_path, monkeypatch, capsys):
     assert json.loads(journal.read_text())["tracker"]["history"] == moves
 
 
+def test_play_keeps_its_journal_in_the_per_user_folder_not_the_current_one(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch, n_moves=2)
+    home, here = tmp_path / "home", tmp_path / "here"
+    here.mkdir()
+    monkeypatch.setenv("SOLITAIRE_COACH_HOME", str(home))
+    monkeypatch.chdir(here)
+    assert main(["play", "--frames", str(folder), "--no-window", "--strategy", "baseline"]) == 0
+    journal = home / "journals" / "game.journal.json"
+    assert json.loads(journal.read_text())["tracker"]["history"] == moves
+    assert list(here.iterdir()) == []
+
+
 def test_ctrl_c_mid_game_says_where_the_game_is_and_the_next_run_resumes_it(tmp_path, monkeypatch, capsys):
     """Ctrl-C while the detector reads a picture: play stops (exit 130) naming the journal
     that holds the game, and the next run resumes it to the end; the end of the frames is
@@ -521,7 +533,7 @@ def test_command_errors_are_clear(tmp_path, capsys):
     assert "no file" in capsys.readouterr().err
 
 
-def test_calibrate_command_offline_and_print_board(tmp_path, capsys):
+def test_calibrate_command_offline_and_print_board(tmp_path, monkeypatch, capsys):
     board_png = tmp_path / "board.png"
     assert main(["calibrate", "--print-board", str(board_png)]) == 0
     assert cv2.imread(str(board_png)) is not None
@@ -553,6 +565,12 @@ def test_calibrate_command_offline_and_print_board(tmp_path, capsys):
     assert "lens: not calibrated" in out and "12 slots" in out
     d = json.loads((tmp_path / "cal" / "flat.json").read_text())
     assert "camera" not in d and {"waste", "column 7"} <= set(d["slots"])
+    # without --folder: into calibrations/ of the per-user folder, where --calibration NAME looks
+    monkeypatch.setenv("SOLITAIRE_COACH_HOME", str(tmp_path / "home"))
+    assert main(["calibrate", "--table", str(tmp_path / "deal.png"), "--name", "flat"]) == 0
+    assert f"wrote {tmp_path / 'home' / 'calibrations' / 'flat.json'}" in capsys.readouterr().out
+    from solitaire_coach.capture.calibration import load_calibration
+    assert load_calibration("flat")["slots"] == d["slots"]
     # a missing photo is named before the lens work, without OpenCV's own warning
     assert main(["calibrate", "--images", str(views), "--table", str(tmp_path / "nope.png"), "--name", "x",
                  "--folder", str(tmp_path / "cal")]) == 2
@@ -1424,7 +1442,8 @@ def test_every_command_has_a_description_and_every_option_a_help():
         assert all(helps.values()), (name, [k for k, v in helps.items() if not v])
         if name in ("play", "replay", "demo"):
             assert f"advisor strategy: {', '.join(strategy_names())} (default " in helps["--strategy"]
-    assert "default ./calibration" in sub.choices["calibrate"].format_help().replace("\n", " ")
+    assert "default: calibrations/ of the per-user data folder" in \
+        " ".join(sub.choices["calibrate"].format_help().split())
     assert "--fps" in sub.choices["replay"].format_help() and "--fps" not in sub.choices["demo"].format_help()
 
 

@@ -73,14 +73,16 @@ def register(sub) -> None:
     p.add_argument("--baud", type=positive_int, default=9600, help="with --serial: its speed (default 9600)")
     p.add_argument("--auto", action="store_true", help="with --serial: also read whenever the table is still "
                    "(default: only when triggered)")
-    p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path")
+    p.add_argument("--calibration", help="calibration NAME (written by calibrate --name NAME; then the shipped "
+                   "ones, such as example) or a .json path")
     p.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
     p.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
     p.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
     p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR (a new or empty folder)")
-    p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
-                   help="the game journal (default ./solitaire-coach-game.journal.json): a restart resumes the game")
+    p.add_argument("--journal", type=Path, default=None,
+                   help="the game journal, so a restart resumes the game (default: journals/game.journal.json "
+                   "of the per-user data folder, SOLITAIRE_COACH_HOME or the platform's)")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
     p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
     p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
@@ -127,7 +129,7 @@ def register(sub) -> None:
     c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)",
                        description="Calibrate a camera: the lens from views of a printed chessboard, the table "
                        "from a picture of a fresh deal.")
-    c.add_argument("--name", help="calibration name: writes calibration/NAME.json")
+    c.add_argument("--name", help="calibration name: writes NAME.json into --folder")
     c.add_argument("--camera", help="camera index or device path: capture the views live (a video file "
                    "plays as a camera, once)")
     c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
@@ -143,8 +145,9 @@ def register(sub) -> None:
     c.add_argument("--height", type=positive_int, default=720,
                    help="with --camera: picture height asked for (default 720)")
     c.add_argument("--no-window", action="store_true", help="with --camera: do not show the camera's picture")
-    c.add_argument("--folder", type=Path, default=Path("calibration"),
-                   help="where calibration files go (default ./calibration)")
+    c.add_argument("--folder", type=Path, default=None,
+                   help="where calibration files go (default: calibrations/ of the per-user data folder, "
+                   "SOLITAIRE_COACH_HOME or the platform's, where --calibration NAME looks)")
     c.set_defaults(func=cmd_calibrate)
 
 
@@ -262,13 +265,13 @@ def _window_or_note(say, doing: str) -> bool:
 
 
 def builtin_games_dir() -> Path | None:
-    """``fixtures/games`` of the repository this package was installed from (``pip install
-    -e .``), or None when it is not there."""
-    for root in Path(__file__).resolve().parents:
-        candidate = root / "fixtures" / "games"
-        if candidate.is_dir():
-            return candidate
-    return None
+    """The built-in recorded games: ``fixtures/games`` among the shipped folders (inside
+    the installed package, or the repository's own for an editable install; see
+    :mod:`solitaire_coach.repo`), or None when it is not there."""
+    from ..repo import repo_root
+
+    candidate = repo_root() / "fixtures" / "games"
+    return candidate if candidate.is_dir() else None
 
 
 def builtin_games() -> list[str]:
@@ -289,8 +292,10 @@ def builtin_game_dir(name: str = DEMO_GAME) -> Path:
     """The folder of built-in recorded game ``name``: ``fixtures/games/NAME``."""
     base = builtin_games_dir()
     if base is None:
-        raise SystemExit("solitaire-coach: the built-in games were not found; they live in fixtures/games of the "
-                         "repository (install with pip install -e . from a clone)")
+        from ..repo import repo_root
+
+        raise SystemExit(f"solitaire-coach: the built-in games were not found in {repo_root() / 'fixtures' / 'games'} "
+                         "(a wheel built from a clone carries them; reinstall with pip install .)")
     if name not in builtin_games():
         raise SystemExit(f"solitaire-coach: unknown game {name!r}; the built-in games: {', '.join(builtin_games())}")
     return base / name
@@ -311,6 +316,10 @@ def cmd_play(args) -> int:
     def say(line: str) -> None:
         print(line, file=text_out, flush=True)
 
+    if args.journal is None:
+        from ..userdata import default_journal
+
+        args.journal = default_journal()
     problem = output_problem(args.journal, "--journal") or (
         _recording_folder_problem(args.record, "--record") if args.record else None)
     if problem:
@@ -642,6 +651,10 @@ def cmd_calibrate(args) -> int:
         return 0
     if not args.name:
         return _err("calibrate needs --name NAME (or --print-board PNG)")
+    if args.folder is None:
+        from ..userdata import user_calibrations_dir
+
+        args.folder = user_calibrations_dir()
     try:
         out_path = calibration_path(args.name, args.folder)
     except CalibrationError as exc:

@@ -15,9 +15,9 @@ def register(subparsers) -> None:
                               description="Read the 12-slot snapshot (waste, foundations, columns) from a photo "
                               "of the table.")
     p.add_argument("image", help="photo or frame (any format OpenCV reads)")
-    p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path, "
+    p.add_argument("--calibration", help="calibration NAME (written by calibrate --name NAME; then the shipped ones) or a .json path, "
                    "with the slot positions (optional)")
-    p.add_argument("--deck", help="a deck learnt with learn-deck (its NAME under calibration/decks)")
+    p.add_argument("--deck", help="a deck learnt with learn-deck (its NAME, under decks/ of the per-user data folder)")
     p.add_argument("--json", action="store_true", help="print every card seen as JSON")
     p.add_argument("--annotate", metavar="OUT.png", help="write the frame with what was read drawn on it")
     p.add_argument("--model", help="folder with card_locator.onnx and card_reader.onnx (default: shipped)")
@@ -27,7 +27,7 @@ def register(subparsers) -> None:
                               "4x13 grid.")
     q.add_argument("image", help="photo: rows C D H S top to bottom, ace to king left to right, face up")
     q.add_argument("--name", help="deck name: letters, digits, - and _ (default: the photo's file name "
-                   "without extension); written to calibration/decks/NAME (or the folder SOLITAIRE_DECK_REFS names), "
+                   "without extension); written to decks/NAME of the per-user data folder (SOLITAIRE_COACH_HOME or the platform's; or the folder SOLITAIRE_DECK_REFS names), "
                    "with patches.png, the learnt corners to look at")
     q.set_defaults(func=cmd_learn_deck)
 

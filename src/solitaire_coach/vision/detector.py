@@ -29,6 +29,7 @@ import numpy as np
 from ..core.cards import Card
 from ..core.notation import EMPTY, UNKNOWN, Snapshot
 from ..repo import repo_root
+from ..userdata import user_decks_dir
 from . import features as F
 
 SLOT_ORDER = ("waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4") + tuple(
@@ -41,9 +42,10 @@ def default_model_dir() -> Path:
 
 
 def deck_dir(name: str) -> Path:
-    """Where learn-deck keeps deck ``name`` (``SOLITAIRE_DECK_REFS`` overrides the folder)."""
+    """Where learn-deck keeps deck ``name``: ``decks/`` of the per-user data folder (see
+    :mod:`solitaire_coach.userdata`); ``SOLITAIRE_DECK_REFS`` names another folder."""
     base = os.environ.get("SOLITAIRE_DECK_REFS")
-    return (Path(base) if base else repo_root() / "calibration" / "decks") / name
+    return (Path(base) if base else user_decks_dir()) / name
 
 
 @dataclass(frozen=True)
@@ -272,7 +274,7 @@ class CardDetector:
     (the command-line option that gave ``model_path``, as ``--model``) if given.
     ``calibration``: optional dict with ``slots`` (slot name -> [x, y] image px, the centre
     of the card in that slot) and ``card_size_px``. ``deck``: the
-    name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``); one that cannot
+    name of a deck learnt with ``learn-deck`` (``decks/NAME`` of the per-user data folder); one that cannot
     be used raises :class:`DeckError` (see :func:`load_learnt_deck`). ``threads``: onnxruntime's
     intra-op threads (0: its default). ``sessions``: where the networks' sessions are kept
     (default :data:`SESSIONS`, shared by every detector of the process).
