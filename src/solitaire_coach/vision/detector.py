@@ -477,8 +477,8 @@ class CardDetector:
         from the cards themselves: the frame is read as it is turned by ``orientation``
         (0, 90, 180 or 270 degrees clockwise; a calibration's ``orientation`` fixes it), and
         while that is not settled, a frame that reads poorly is also read turned the other
-        three ways and the turn that reads the most cards wins and is kept for the next
-        frames. Quads are always in the pixels of the frame as given."""
+        three ways, and a turn that reads decisively more cards (at least 4 more, and half
+        as many again) is taken and kept for the next frames. Quads are always in the pixels of the frame as given."""
         t0 = time.perf_counter()
         check_frame(frame_bgr)
         factor = 1.0
@@ -494,13 +494,13 @@ class CardDetector:
             for other in (0, 90, 180, 270):
                 if other not in tries:
                     tries[other] = self._detect_turned(frame_bgr, other)
-            ranked = sorted(tries, key=lambda k: (-_read_score(tries[k][1]), k != turn, k))
-            best, second = ranked[0], ranked[1]
-            snap, kept = tries[best]
-            self.orientation = best
-            # a clear win settles it for this camera; a tie (a fresh deal reads alike upside
-            # down) leaves the question open for a later frame
-            if _read_score(tries[best][1]) >= max(3, 1.5 * _read_score(tries[second][1])):
+            best = max(tries, key=lambda k: (_read_score(tries[k][1]), k == turn))
+            here, there = _read_score(kept), _read_score(tries[best][1])
+            # another turn must read decisively more: a fresh deal (no fanned cards) or a grid
+            # of cards whose indices read alike upside down is no reason to turn the picture
+            if best != turn and there >= here + max(4.0, 0.5 * here):
+                snap, kept = tries[best]
+                self.orientation = best
                 self.orientation_settled = True
         elif fixed is None and _read_score(kept) >= 3 and not _reads_poorly(kept):
             self.orientation_settled = True
@@ -607,10 +607,10 @@ def _card_width(marks: list[_Mark], frame_w: int, width: int) -> float | None:
 
 
 def _read_score(kept: list[_Mark]) -> float:
-    """How well a frame read: cards read, and half a point for a face seen but not read,
-    less a point for each back lying below a face-up card of its column (a column's
-    face-down cards lie under its face-up run, so upright they are above it)."""
-    return sum(1.0 if m.card is not None else 0.5 if m.kind == 0 else 0.0 for m in kept) - _backs_below(kept)
+    """How well a frame read: cards read, less one for each back lying below a face-up
+    card of its column (a column's face-down cards lie under its face-up run, so upright
+    they are above it)."""
+    return sum(1.0 for m in kept if m.card is not None) - _backs_below(kept)
 
 
 def _backs_below(kept: list[_Mark]) -> int:
