@@ -278,3 +278,62 @@ def test_solve_seed_solves_the_seeded_deal(capsys):
     assert by_seed.split(":", 1)[1] .split("(")[0] == capsys.readouterr().out.split(":", 1)[1].split("(")[0]
     code, err = _run(["solve"], capsys)
     assert code == 2 and "solitaire-coach solve: error: give a deal line" in err
+
+
+# ----------------------------------------------------------------------------- progress
+def test_progress_says_how_far_and_how_long_is_left():
+    import io
+
+    from solitaire_coach.app.progress import Progress
+
+    now = [0.0]
+    out = io.StringIO()
+    progress = Progress(10, "deals", "simulate", stream=out, every_s=1.0, clock=lambda: now[0])
+    for done in range(1, 11):
+        now[0] += 2.0
+        progress.update(done, f"{done // 2} won")
+    progress.close()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "simulate: 1/10 deals, 0 won, 2.00 s each, about 18 s left"
+    assert lines[-1] == "simulate: 9/10 deals, 4 won, 2.00 s each, about 2 s left"   # none once done
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Terminal()
+    progress = Progress(100, "deals", "simulate", stream=tty, clock=lambda: now[0])
+    now[0] += 31.0
+    progress.update(1)
+    progress.close()
+    assert tty.getvalue() == "\rsimulate: 1/100 deals, 31.00 s each, about 51m09s left\x1b[K\r\x1b[K"
+
+
+def test_simulate_shows_progress_on_stderr_and_leaves_stdout_alone(capsys, monkeypatch):
+    from solitaire_coach.app import progress
+
+    assert main(["simulate", "--count", "3", "--strategy", "baseline", "--quiet"]) == 0
+    quiet = capsys.readouterr()
+    monkeypatch.setattr(progress, "EVERY_S", 0.0)
+    assert main(["simulate", "--count", "3", "--strategy", "baseline", "--quiet"]) == 0
+    shown = capsys.readouterr()
+    assert shown.out.split(", median")[0] == quiet.out.split(", median")[0] and "left" not in quiet.err
+    assert [ln.split(",")[0] for ln in shown.err.splitlines()] == ["simulate: 1/3 deals", "simulate: 2/3 deals"]
+    assert all("left" in ln for ln in shown.err.splitlines())
+
+
+def test_a_long_solve_ticks_on_stderr():
+    import io
+    import time
+
+    from solitaire_coach.app.progress import Ticker
+
+    out = io.StringIO()
+    with Ticker("seed 7", "solve", limit_s=30, stream=out, after_s=0.1, every_s=0.2):
+        time.sleep(0.45)
+    lines = out.getvalue().splitlines()
+    assert lines and lines[0] == "solve: seed 7: searching, 0 s of at most 30 s"
+    out = io.StringIO()
+    with Ticker("seed 7", "solve", limit_s=30, stream=out, after_s=1.0):
+        pass
+    assert out.getvalue() == ""

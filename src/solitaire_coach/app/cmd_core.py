@@ -17,6 +17,7 @@ from ..core.rules import MAX_REDEAL_LIMIT
 from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .errors import CommandError, NEGATIVE, USAGE, say_error
+from .progress import Progress
 from .options import add_json_argument, add_strategy_arguments, strategy_from_args
 from .filekinds import wrong_kind_hint
 from .journal import Journal
@@ -165,6 +166,7 @@ def cmd_simulate(args) -> int:
     if not args.json and not args.quiet:
         print(f"simulate: {len(labelled)} deals, strategy {strategy}, {rules.describe()}, {args.workers} worker(s)")
     records = []
+    progress = Progress(len(labelled), "deals", "simulate")
     for rec in run_games(labelled, strategy, rules, workers=args.workers, strategy_options=_strategy_options(args)):
         records.append(rec)
         if args.logs:
@@ -179,6 +181,8 @@ def cmd_simulate(args) -> int:
         elif not args.quiet:
             print(f"{rec.label}: {rec.result} in {len(rec.moves)} moves, {rec.seconds:.3f} s "
                   f"[{len(records)}/{len(labelled)}]", flush=True)
+        progress.update(len(records), f"{sum(r.result == 'won' for r in records)} won")
+    progress.close()
     summary = summarize(records)
     summary["strategy"] = strategy
     summary["rules"] = rules.describe()

@@ -35,6 +35,7 @@ from .argtypes import at_most, non_negative_float, non_negative_int, positive_fl
 from ..storage import NotTextError, describe_os_error, read_text_file
 from .cmd_core import add_rules_arguments, rules_from_args
 from .errors import CommandError
+from .progress import Ticker
 from .filekinds import wrong_kind_hint
 
 
@@ -202,7 +203,8 @@ def cmd_solve(args) -> int:
     for n, (label, state, deal) in enumerate(jobs, start=1):
         if not state.is_complete_knowledge():
             unknown = len(state.unseen_cards())
-            proof = _proof(state, args, time_limit) if unknown <= args.prove else None
+            with Ticker(label, "solve", limit_s=None):
+                proof = _proof(state, args, time_limit) if unknown <= args.prove else None
             if proof is not None:
                 counts[proof.status] += 1
                 if unknown == 1:
@@ -231,7 +233,8 @@ def cmd_solve(args) -> int:
                 continue
             _sampled(label, state, args, time_limit)
             continue
-        result = solve(state, node_limit=args.node_limit, time_limit=time_limit, memory_mb=args.memory_mb)
+        with Ticker(label, "solve", limit_s=time_limit):
+            result = solve(state, node_limit=args.node_limit, time_limit=time_limit, memory_mb=args.memory_mb)
         counts[result.status] += 1
         where = f"{result.nodes} position{'s' if result.nodes != 1 else ''}, {result.seconds:.2f} s"
         if result.status == "won":

@@ -19,6 +19,10 @@ import time
 from typing import Callable, TextIO
 
 
+EVERY_S = 10.0
+"""Seconds between progress lines when stderr is not a terminal."""
+
+
 def duration(seconds: float) -> str:
     """``42 s``, ``3m05s``, ``2h07m``: a duration for a person."""
     s = int(round(seconds))
@@ -38,17 +42,18 @@ def _is_terminal(stream: TextIO) -> bool:
 
 class Progress:
     """``DONE/TOTAL WHAT, EXTRA, S a WHAT, about T left`` on ``stream``: rewritten in place
-    at most every ``tty_every_s`` on a terminal, else a line every ``every_s`` seconds (none
+    at most every ``tty_every_s`` on a terminal, else a line every ``every_s`` seconds
+    (default EVERY_S; none
     for work that ends sooner). The time left is the mean time per item so far times the
     items left."""
 
     def __init__(self, total: int, what: str, command: str, stream: TextIO | None = None,
-                 every_s: float = 10.0, tty_every_s: float = 0.25,
+                 every_s: float | None = None, tty_every_s: float = 0.25,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.total, self.what, self.command = total, what, command
         self.stream = stream if stream is not None else sys.stderr
         self.tty = _is_terminal(self.stream)
-        self.every_s = tty_every_s if self.tty else every_s
+        self.every_s = tty_every_s if self.tty else EVERY_S if every_s is None else every_s
         self.clock = clock
         self.start = clock()
         self._last = self.start
