@@ -337,3 +337,27 @@ def test_a_long_solve_ticks_on_stderr():
     with Ticker("seed 7", "solve", limit_s=30, stream=out, after_s=1.0):
         pass
     assert out.getvalue() == ""
+
+
+def test_coach_says_again_what_it_waits_for_and_ends_when_its_input_closes(tmp_path):
+    import threading
+    import time
+
+    from solitaire_coach.app.coach import CoachSession, run_file_loop
+    from solitaire_coach.core.advisor import make_strategy
+    from solitaire_coach.core.rules import Rules
+
+    said: list[str] = []
+    session = CoachSession(Rules(), make_strategy("baseline"), None, say=said.append)
+    rfd, wfd = os.pipe()
+    stdin = os.fdopen(rfd, "r")
+    result: list = []
+    thread = threading.Thread(target=lambda: result.append(
+        run_file_loop(session, tmp_path / "snap.txt", stdin=stdin, poll_s=0.02, remind_s=0.1)), daemon=True)
+    thread.start()
+    time.sleep(0.5)
+    os.close(wfd)
+    thread.join(10)
+    assert result == [0]
+    again = [s for s in said if "still waiting for it to be written" in s]
+    assert len(again) >= 2 and said[-1] == "end of input: stopping", said

@@ -8,13 +8,13 @@ import stat
 import sys
 from pathlib import Path
 
-from ..core.advisor import STRATEGY_FACTORIES, make_strategy, strategy_names
+from ..core.advisor import STRATEGY_FACTORIES, strategy_names
 from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
 from ..core.rules import Rules
 from ..core.state import GameState, deal_for_seed
 from ..core.rules import MAX_REDEAL_LIMIT
-from .argtypes import positive_float, positive_int, strategy_name
+from .argtypes import positive_float, positive_int
 from .coach import CoachSession, run_file_loop
 from .errors import CommandError, NEGATIVE, USAGE, say_error
 from .progress import Progress

@@ -247,7 +247,7 @@ def _is_snapshot(text: str) -> bool:
 
 
 def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, poll_s: float = 0.1,
-                  exit_when_done: bool = False, settle_s: float = SETTLE_S) -> int:
+                  exit_when_done: bool = False, settle_s: float = SETTLE_S, remind_s: float = 60.0) -> int:
     """Watch ``path``; process it when it changes or when Enter is pressed; ``q`` quits.
 
     A path that cannot be read (a folder on it replaced by a file, a symlink loop, a named
@@ -259,7 +259,8 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
     may be caught mid-write by a writer that truncates, then writes: it is read again once it
     has stayed unchanged for ``settle_s`` (SETTLE_S), and only if it is still no snapshot then
     is it reported (``bad snapshot in PATH: why``, once; an empty file too). A path not
-    there yet is said at the start, with the names in its folder that are close to it. The
+    there yet is said at the start, with the names in its folder that are close to it, and
+    again every ``remind_s`` seconds while it is not there. The
     end of ``stdin`` (closed, or ``< /dev/null``) ends the loop: nobody is left to quit it. A file that
     parses is read at once, and Enter reads the file at once, settled or not. The loop keeps
     polling stdin meanwhile, so ``q`` quits at once."""
@@ -269,6 +270,7 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
                     f"{path.name} is written there")
     elif not path.exists():
         session.say(f"note: {path} does not exist yet: waiting for {path} to be written{_near_names(path)}")
+    said_waiting = time.monotonic()  # when the missing file was last said (again every remind_s)
     last = None  # the signature of the file last acted on
     unsettled = None  # (signature, when first seen) of a changed file that read as no snapshot
     problem = None  # the last "cannot read" reason said, so a lasting one is said once
@@ -307,8 +309,9 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
             continue
         if sig is None:
             problem = unsettled = None
-            if force:
-                session.say(f"{path} does not exist yet")
+            if force or time.monotonic() - said_waiting >= remind_s:
+                session.say(f"{path} does not exist yet: still waiting for it to be written{_near_names(path)}")
+                said_waiting = time.monotonic()
             continue
         if sig != last or force:
             now = time.monotonic()
