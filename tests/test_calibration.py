@@ -219,7 +219,7 @@ def test_slot_positions_that_cannot_be_in_the_picture_are_refused(tmp_path, caps
         load_calibration(str(path))
     assert str(exc.value) == f"{path}: {why}"
     assert main(["replay", str(tmp_path), "--calibration", str(path)]) == 2
-    assert capsys.readouterr().err == f"solitaire-coach: {path}: {why}\n"
+    assert capsys.readouterr().err == f"solitaire-coach replay: error: {path}: {why}\n"
 
 
 def test_slot_positions_in_or_just_off_the_picture_are_taken(tmp_path):

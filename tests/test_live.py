@@ -1194,7 +1194,7 @@ def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeyp
     }[case]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"solitaire-coach: {option} ") and why in err
+    assert err.startswith(f"solitaire-coach {argv[0]}: error: {option} ") and why in err
     assert plain.read_text() == "not a folder" and list(views.iterdir()) == []
     assert [p.name for p in rec.iterdir()] == ["frame_1.png"]
 
@@ -1219,11 +1219,11 @@ def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_
         model.write_text("notes, not a model")
     assert main(["replay", str(rec), "--model", str(model)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("solitaire-coach: --model: ") and message in err
+    assert err.startswith("solitaire-coach replay: error: --model: ") and message in err
     assert main(["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
                  "--model", str(model)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("solitaire-coach: --model: ") and message in err
+    assert err.startswith("solitaire-coach play: error: --model: ") and message in err
 
 
 class _Deadline:
@@ -1370,7 +1370,7 @@ def test_a_display_that_does_not_answer_is_refused_or_falls_back_to_the_terminal
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert main(["replay", str(folder), "--strategy", "baseline", "--window"]) == 2
     out = capsys.readouterr()
-    assert out.err.startswith("solitaire-coach: cannot open a window: DISPLAY=:57 does not open a window (")
+    assert out.err.startswith("solitaire-coach replay: error: cannot open a window: DISPLAY=:57 does not open a window (")
     assert out.err.endswith("; run without --window\n")
     assert out.out == ""
     assert main(["play", "--frames", str(folder), "--strategy", "baseline", "--journal", str(tmp_path / "j.json")]) == 0
@@ -1387,15 +1387,15 @@ def test_a_move_log_that_is_not_text_or_a_folder_is_named(tmp_path, monkeypatch,
     garbage.write_bytes(b"\x00\xff\xfe\x89PNG garbage\x80\x81")
     for argv in (["replay", str(folder)], ["demo"]):
         assert main(argv + ["--expect", str(garbage)]) == 2
-        assert capsys.readouterr().err == (f"solitaire-coach: --expect {str(garbage)!r}: not a text file (UTF-8): "
+        assert capsys.readouterr().err == (f"solitaire-coach {argv[0]}: error: --expect {str(garbage)!r}: not a text file (UTF-8): "
                                            "byte 0xff at offset 1 is not UTF-8\n")
     assert main(["replay", str(folder), "--expect", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"solitaire-coach: --expect {str(tmp_path)!r} is a folder, not a move log\n"
+    assert capsys.readouterr().err == f"solitaire-coach replay: error: --expect {str(tmp_path)!r} is a folder, not a move log\n"
     assert main(["replay", str(folder), "--expect", str(tmp_path / "none.log")]) == 2
     assert "none.log': the move log does not exist" in capsys.readouterr().err
     (folder / "moves.log").write_bytes(garbage.read_bytes())
     assert main(["replay", str(folder)]) == 2
-    assert capsys.readouterr().err == (f"solitaire-coach: {str(folder / 'moves.log')!r} (the move log of the "
+    assert capsys.readouterr().err == (f"solitaire-coach replay: error: {str(folder / 'moves.log')!r} (the move log of the "
                                        "recording): not a text file (UTF-8): byte 0xff at offset 1 is not UTF-8\n")
     # a byte-order mark (Windows Notepad) is no problem
     from solitaire_coach.core.notation import format_log

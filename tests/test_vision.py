@@ -166,7 +166,7 @@ def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
     wrong = lambda r: sum(isinstance(b, Card) and a is not b for a, b in zip(want, r.snapshot.slots))
     assert right(res) >= right(base) and wrong(res) <= wrong(base)
     # a photo that is not a 4x13 grid is refused with a clear message
-    assert main(["learn-deck", str(scene), "--name", "bad"]) == 1
+    assert main(["learn-deck", str(scene), "--name", "bad"]) == 2
     assert "expected 52" in capsys.readouterr().err
 
 
@@ -341,7 +341,7 @@ def test_a_model_path_that_is_some_other_file_is_refused(tmp_path, monkeypatch, 
     other = tmp_path / "notes.txt"
     other.write_text("not a model")
     assert main(["detect", str(SCENES[0]), "--model", str(other)]) == 2
-    assert capsys.readouterr().err == (f"error: --model: {str(other)!r} is a file, not a model folder (a folder "
+    assert capsys.readouterr().err == (f"solitaire-coach detect: error: --model: {str(other)!r} is a file, not a model folder (a folder "
                                        "holding card_locator.onnx and card_reader.onnx)\n")
     monkeypatch.setenv("SOLITAIRE_MODELS", str(other))
     assert main(["detect", str(SCENES[0])]) == 2
@@ -427,13 +427,14 @@ def test_an_image_that_is_not_there_or_no_image_is_named(tmp_path, monkeypatch, 
     assert "is a folder, not an image" in capfd.readouterr().err
 
 
-def test_a_jpeg_cut_short_is_read_as_far_as_it_goes_with_a_warning(tmp_path, capfd):
+def test_a_jpeg_cut_short_is_refused_naming_it(tmp_path, capfd):
+    """Read as far as it goes, its grey rest read as a table of unknown cards: refused."""
     cut = tmp_path / "cut.jpg"
     cut.write_bytes(SCENES[0].read_bytes()[:3000])
-    assert main(["detect", str(cut)]) == 0
+    assert main(["detect", str(cut)]) == 2
     out, err = capfd.readouterr()
-    assert len(out.strip().split(",")) == 12
-    assert f"warning: {str(cut)!r} is a JPEG cut short (no end marker)" in err
+    assert out == ""
+    assert f"solitaire-coach detect: error: {str(cut)!r}: a JPEG cut short (no end marker)" in err
     assert main(["detect", str(SCENES[0])]) == 0
     assert "cut short" not in capfd.readouterr().err
 
@@ -466,7 +467,7 @@ def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, 
         (d / name).symlink_to(models / name)
     (d / "vision.json").write_bytes(setting if isinstance(setting, bytes) else setting.encode())
     assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
-    assert capsys.readouterr().err == f"error: --model: {d / 'vision.json'}: {why}\n"
+    assert capsys.readouterr().err == f"solitaire-coach detect: error: --model: {d / 'vision.json'}: {why}\n"
     (d / "vision.json").write_text('{"read_thresh": 1, "peak_thresh": 0}')
     assert D.CardDetector(d).read_thresh == 1.0      # the ends of the range are allowed
 

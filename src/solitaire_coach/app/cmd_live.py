@@ -10,7 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from .argtypes import non_negative_int, positive_float, positive_int, strategy_name
+from .errors import CommandError
+from .options import add_calibration_argument, add_json_argument, add_model_argument, add_strategy_arguments
+from .argtypes import non_negative_int, positive_float, positive_int
 from .paths import input_file_problem, output_problem
 
 DEMO_GAME = "game1"
@@ -33,12 +35,6 @@ def lens_views(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{value} is not allowed: the lens calibration needs at least "
                                          f"{MIN_LENS_VIEWS} views")
     return value
-
-
-def _strategy_help() -> str:
-    from .cmd_core import strategy_help
-
-    return strategy_help()
 
 
 def board_size(text: str) -> tuple[int, int]:
@@ -73,9 +69,8 @@ def register(sub) -> None:
     p.add_argument("--baud", type=positive_int, default=9600, help="with --serial: its speed (default 9600)")
     p.add_argument("--auto", action="store_true", help="with --serial: also read whenever the table is still "
                    "(default: only when triggered)")
-    p.add_argument("--calibration", help="calibration NAME (written by calibrate --name NAME; then the shipped "
-                   "ones, such as example) or a .json path")
-    p.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
+    add_calibration_argument(p)
+    add_model_argument(p)
     p.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
     p.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
@@ -84,8 +79,8 @@ def register(sub) -> None:
                    help="the game journal, so a restart resumes the game (default: journals/game.journal.json "
                    "of the per-user data folder, SOLITAIRE_COACH_HOME or the platform's)")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
-    p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
-    p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
+    add_strategy_arguments(p)
+    add_json_argument(p, "one object per frame read")
     p.add_argument("--exit-when-done", action="store_true",
                    help="stop when the game ends (won, or lost: no move left)")
     p.add_argument("--max-frames", type=positive_int, default=None,
@@ -152,10 +147,10 @@ def register(sub) -> None:
 
 
 def _replay_args(y) -> None:
-    y.add_argument("--json", action="store_true", help="one JSON line per frame on stdout (text goes to stderr)")
-    y.add_argument("--calibration", help="calibration NAME or .json path")
-    y.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
-    y.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
+    add_json_argument(y, "one object per frame, then the summary")
+    add_calibration_argument(y, "the recording's own calibration.json if it has one, else none")
+    add_model_argument(y)
+    add_strategy_arguments(y)
     y.add_argument("--window", action="store_true", help="show the frames with the advice drawn, as play does")
     y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write every frame read (used or not), annotated, into DIR")
     y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
@@ -165,8 +160,8 @@ def _replay_args(y) -> None:
 
 # ----------------------------------------------------------------------------- helpers
 def _err(message: str) -> int:
-    print(f"solitaire-coach: {message}", file=sys.stderr)
-    return 2
+    """End the command on bad input: raises CommandError (cli.main says it, exit 2)."""
+    raise CommandError(message)
 
 
 def write_image(path, image, option: str) -> str | None:
@@ -213,17 +208,17 @@ def make_detector(model: Path | None, calibration: dict | None):
     try:
         from ..vision.detector import CardDetector
     except ImportError as exc:
-        raise SystemExit(f"solitaire-coach: the card detector is not available ({exc})")
+        raise CommandError(f"the card detector is not available ({exc})") from None
     return CardDetector(model_path=str(model) if model else None, calibration=calibration, option="--model")
 
 
 def _session(args, journal_path: Path | None, say, resume: bool):
-    from ..core.advisor import make_strategy
-    from .cmd_core import default_strategy, rules_from_args
+    from .cmd_core import rules_from_args
     from .coach import CoachSession
     from .journal import Journal
+    from .options import strategy_from_args
 
-    strategy = make_strategy(args.strategy or default_strategy())
+    strategy = strategy_from_args(args)
     journal = Journal(journal_path) if journal_path is not None else None
     return CoachSession(rules_from_args(args), strategy, journal, say=say, resume=resume)
 
@@ -294,10 +289,10 @@ def builtin_game_dir(name: str = DEMO_GAME) -> Path:
     if base is None:
         from ..repo import repo_root
 
-        raise SystemExit(f"solitaire-coach: the built-in games were not found in {repo_root() / 'fixtures' / 'games'} "
-                         "(a wheel built from a clone carries them; reinstall with pip install .)")
+        raise CommandError(f"the built-in games were not found in {repo_root() / 'fixtures' / 'games'} "
+                           "(a wheel built from a clone carries them; reinstall with pip install .)")
     if name not in builtin_games():
-        raise SystemExit(f"solitaire-coach: unknown game {name!r}; the built-in games: {', '.join(builtin_games())}")
+        raise CommandError(f"unknown game {name!r}; the built-in games: {', '.join(builtin_games())}")
     return base / name
 
 
@@ -676,9 +671,11 @@ def cmd_calibrate(args) -> int:
             lens, table = _calibrate_live(args, pattern)
         else:
             if args.table is not None:  # read before the lens work, so a bad photo is said at once
-                img = cv2.imread(str(args.table), cv2.IMREAD_COLOR)
-                if img is None:
-                    return _err(f"--table {str(args.table)!r} is not an image OpenCV can decode")
+                from ..capture.sources import PictureError, read_picture
+                try:
+                    img = read_picture(args.table)
+                except PictureError as exc:
+                    return _err(f"--table {exc}")
             if args.images is not None:
                 lens = calibrate_lens(load_images(args.images), pattern, args.square_mm)
             if args.table is not None:

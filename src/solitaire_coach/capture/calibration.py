@@ -571,7 +571,15 @@ def load_images(folder: str | os.PathLike) -> list[tuple[str, np.ndarray | None]
     paths = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=_natural_key)
     if not paths:
         raise CalibrationError(f"images folder {str(folder)!r} holds no images")
-    return [(p.name, cv2.imread(str(p), cv2.IMREAD_COLOR)) for p in paths]
+    from .sources import PictureError, read_picture
+
+    def read(p: Path) -> np.ndarray | None:
+        try:
+            return read_picture(p)
+        except PictureError:   # named as unreadable by the lens calibration
+            return None
+
+    return [(p.name, read(p)) for p in paths]
 
 
 def random_board_poses(n: int, rng: np.random.Generator, pattern: tuple[int, int] = DEFAULT_PATTERN,
