@@ -614,7 +614,8 @@ def test_scaled_frame_reads_the_same(width):
 
 
 def test_large_cards_are_found():
-    """A close camera: cards a quarter of the frame wide are looked at smaller and read."""
+    """A close camera (cards twice the usual size, a sixth of the frame wide) is looked at
+    smaller, and its cards are read."""
     img = cv2.imread(str(SCENES[0]))
     det = D.CardDetector()
     full = det.detect(img)

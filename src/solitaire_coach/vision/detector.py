@@ -502,8 +502,8 @@ class CardDetector:
                 snap, kept = tries[best]
                 self.orientation = best
                 self.orientation_settled = True
-        elif fixed is None and _read_score(kept) >= 3 and not _reads_poorly(kept):
-            self.orientation_settled = True
+        elif fixed is None and not _reads_poorly(kept) and _read_score(kept) >= 5:
+            self.orientation_settled = True   # a good read as it is: this camera's frames are upright
         cards = [CardDetection(m.card, _quad(m) / factor, m.conf, m.slot, m.kind == 0, m.strip) for m in kept]
         down, stock = _down_counts(kept)
         return DetectionResult(snap, cards, (time.perf_counter() - t0) * 1000.0, down, stock)
@@ -588,7 +588,7 @@ class CardDetector:
 # CardDetector.locate_any_scale) and the card widths, in locator pixels, it reads best:
 # the size of the cards of its training scenes (about 640 / 12)
 LOCATOR_WIDTHS = (160, 320, 640, 1280)
-LOCATOR_CARD_W = (26.0, 72.0)
+LOCATOR_CARD_W = (26.0, 64.0)
 # wider frames are reduced to this by area averaging before reading
 MAX_READ_WIDTH = 1920
 _ROTATE_CODES = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
@@ -623,13 +623,13 @@ def _backs_below(kept: list[_Mark]) -> int:
 
 
 def _reads_poorly(kept: list[_Mark]) -> bool:
-    """Whether a read may come from a frame turned the wrong way: few of its face-up cards
-    read, more backs than faces (a sideways face looks like a back to the locator), or
-    backs below a column's face-up cards (a layout upside down)."""
-    faces = [m for m in kept if m.kind == 0]
-    backs = len(kept) - len(faces)
-    read = sum(m.card is not None for m in faces)
-    return not kept or read < 0.7 * len(faces) or backs > len(faces) or _backs_below(kept) > 0
+    """Whether a read may come from a frame turned the wrong way: fewer than three cards
+    read, or under 60% of its face-up cards (a sideways face looks like a back or an
+    unreadable face to the reader), or backs below a column's face-up cards (a layout
+    upside down)."""
+    faces = sum(m.kind == 0 for m in kept)
+    read = sum(m.card is not None for m in kept)
+    return read < 3 or read < 0.6 * faces or _backs_below(kept) > 0
 
 
 def _unturn(quad: np.ndarray, turn: int, w: int, h: int) -> np.ndarray:
