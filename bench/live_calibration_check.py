@@ -43,7 +43,7 @@ def main(argv=None) -> int:
           f"{lens.dist_coeffs.ravel()[0]:.3f} (true -0.150), reprojection error {lens.rms_px:.3f} px")
     table = None
     try:
-        from solitaire_coach.app.cmd_live import _try_detector
+        from solitaire_coach.app.live_setup import _try_detector
         from solitaire_coach.core.state import GameState, deal_for_seed
         from solitaire_coach.vision.render import TableLayout, render_layout
 

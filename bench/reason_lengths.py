@@ -29,7 +29,7 @@ def template(text: str) -> str:
 
 def picture_lines(text: str) -> int:
     """Lines ``text`` takes as the reason in the live picture at 1280x720 (uncut)."""
-    from solitaire_coach.app.live import _wrap
+    from solitaire_coach.vision.overlay import _wrap
     from solitaire_coach.capture.serial_trigger import ascii_line
     return len(_wrap(ascii_line(text, 1000), 0.95, 2, 1240))
 

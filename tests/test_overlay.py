@@ -7,8 +7,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from solitaire_coach.app.live import (OverlayNote, StepResult, arrow_for, draw_overlay, label_box, move_tag,
-                                       moving_quads, tag_box, take_back_quads)
+from solitaire_coach.app.live import StepResult
+from solitaire_coach.app.loop import OverlayNote
+from solitaire_coach.vision.overlay import (arrow_for, draw_overlay, label_box, move_tag, moving_quads, tag_box,
+                                            take_back_quads)
 from solitaire_coach.capture.gate import GateView
 from solitaire_coach.capture.sources import Frame
 from solitaire_coach.core.advisor import Advice
