@@ -15,19 +15,22 @@ from :mod:`solitaire_coach.capture.gate`.)
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from ..capture.gate import RESTING, GateView
 from ..capture.serial_trigger import ascii_line
-from ..core.advisor import Advice
 from ..core.cards import RANK_NAMES, Card
 from ..core.moves import MoveKind
 from ..core.state import GameState
-from ..core.tracker import Placement
 from .detector import calibrated_slots
+
+if TYPE_CHECKING:   # names for the annotations alone: drawing decides no rule
+    from ..core.advisor import Advice
+    from ..core.tracker import Placement
 
 
 def _urgent(line: str) -> bool:
