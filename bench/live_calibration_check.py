@@ -24,9 +24,16 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
-    from solitaire_coach.capture.calibration import (Calibration, calibrate_lens, calibrate_table, camera_rays,
-                                                     make_board_image, random_board_poses, render_board_view,
-                                                     save_calibration)
+    from solitaire_coach.capture.calibration import (
+        Calibration,
+        calibrate_lens,
+        calibrate_table,
+        camera_rays,
+        make_board_image,
+        random_board_poses,
+        render_board_view,
+        save_calibration,
+    )
 
     size = (1280, 720)
     k = np.array([[950.0, 0, 645.0], [0, 950.0, 355.0], [0, 0, 1]])

@@ -48,9 +48,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(args.threads)
 
-    from solitaire_coach.app.live_setup import make_detector
     from solitaire_coach.app.coach import CoachSession
     from solitaire_coach.app.live import LiveCoach
+    from solitaire_coach.app.live_setup import make_detector
     from solitaire_coach.capture.gate import ReadGate
     from solitaire_coach.capture.sources import Frame
     from solitaire_coach.core.advisor import make_strategy

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -21,7 +21,7 @@ from solitaire_coach.app.journal import Journal
 from solitaire_coach.app.live import LiveCoach
 from solitaire_coach.app.loop import run_loop
 from solitaire_coach.capture.gate import ReadGate
-from solitaire_coach.capture.sources import Frame, FrameRecorder, FolderSource
+from solitaire_coach.capture.sources import FolderSource, Frame, FrameRecorder
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.cards import Card
 from solitaire_coach.core.moves import Move
@@ -304,8 +304,9 @@ def test_overlay_draws_boxes_arrow_and_text():
     # every slot gets a point, even empty ones (estimated from the others)
     pts = slot_points(coach.last_detection, img.shape)
     assert set(pts) >= {"stock", "waste", "foundation 1", "column 7"}
-    for kind in ("draw", "redeal", "w-f", "1-f", "w-3", "2-5"):
-        draw_overlay(img, coach.last_detection, advice, state)   # never raises
+    for kind in ("draw", "redeal", "w-f", "1-f", "w-3", "2-5"):   # never raises, even for a move not possible here
+        other = replace(advice, move=Move.parse(kind), text=kind)
+        assert draw_overlay(img, coach.last_detection, other, state).shape == img.shape
 
 
 def test_the_arrow_starts_at_the_source_pile_and_an_empty_column_lies_level_with_the_others():

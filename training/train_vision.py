@@ -225,9 +225,9 @@ def main():
     print("training decks:", len(set(decks)), " ".join(sorted(set(decks))), flush=True)
     locs, corners, crops, labels = [], [], [], []
     with mp.Pool(args.workers) as pool:
-        for i, (l, c, cr, lb) in enumerate(pool.imap_unordered(_worker, [(s, decks) for s in range(args.scenes)],
+        for i, (loc, c, cr, lb) in enumerate(pool.imap_unordered(_worker, [(s, decks) for s in range(args.scenes)],
                                                                 chunksize=8)):
-            locs.append(l)
+            locs.append(loc)
             corners.append(c)
             crops.append(cr)
             labels.append(lb)
@@ -300,7 +300,7 @@ def main():
             peaks = F.decode_peaks(o, 0.3)
             gt = [c for c in corners[i] if c[5] > 0]
             used = set()
-            for (px, py, pw, ph, sc, kd) in peaks:
+            for (px, py, _pw, _ph, _sc, _kd) in peaks:
                 best = None
                 for j, g in enumerate(gt):
                     if j not in used and abs(g[0] - px) < 0.06 * g[2] + 1.5 and abs(g[1] - py) < 0.04 * g[3] + 1.5:

@@ -68,8 +68,16 @@ def cmd_calibrate(args) -> int:
     from photos; or print the chessboard."""
     import cv2
 
-    from ..capture.calibration import (Calibration, CalibrationError, calibrate_lens, calibrate_table,
-                                       calibration_path, load_images, make_board_image, save_calibration)
+    from ..capture.calibration import (
+        Calibration,
+        CalibrationError,
+        calibrate_lens,
+        calibrate_table,
+        calibration_path,
+        load_images,
+        make_board_image,
+        save_calibration,
+    )
     from .live_setup import _try_detector
 
     pattern = args.board

@@ -11,16 +11,14 @@ from pathlib import Path
 from ..core.advisor import STRATEGY_FACTORIES, make_strategy, strategy_names
 from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
-from ..core.rules import Rules
+from ..core.rules import MAX_REDEAL_LIMIT, Rules
 from ..core.state import GameState, deal_for_seed
-from ..core.rules import MAX_REDEAL_LIMIT
+from ..storage import NotTextError, describe_os_error, file_kind, read_text_file
 from .argtypes import positive_float, positive_int, strategy_name
 from .coach import CoachSession, run_file_loop
 from .filekinds import wrong_kind_hint
 from .journal import Journal
 from .paths import file_in_the_way
-from ..storage import NotTextError, describe_os_error, file_kind, read_text_file
-
 
 DEFAULT_COUNT = 100
 """Seeded deals ``simulate`` plays when --count is not given."""

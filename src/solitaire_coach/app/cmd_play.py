@@ -6,8 +6,15 @@ import sys
 from pathlib import Path
 
 from .argtypes import positive_int, strategy_name
-from .live_setup import (_err, _load_calibration, _recording_folder_problem, _rules_args, _session,
-                         _strategy_help, _window_or_note)
+from .live_setup import (
+    _err,
+    _load_calibration,
+    _recording_folder_problem,
+    _rules_args,
+    _session,
+    _strategy_help,
+    _window_or_note,
+)
 from .paths import output_problem
 
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -181,20 +182,20 @@ class LiveCoach:
         t0 = time.perf_counter()
         if frame.forced:
             self.force()
-        view = self.gate.observe(frame.image)
+        view = self.gate.observe(frame.image)                              # 1. the read gate: look or not
         result = StepResult(frame, view, advice=self.session.last_advice)
         result.timings_ms["gate"] = (time.perf_counter() - t0) * 1000
         if view.read and not self._blank(frame, view, result):
-            detection, cards, t_read = self._detect(frame, result)
-            if not self._object_over(cards, view, result):
-                judged = self.judge.judge(detection, frame.image, forced=self._forced)
+            detection, cards, t_read = self._detect(frame, result)         # 2. the card detector
+            if not self._object_over(cards, view, result):                 # (the gate again: no hand)
+                judged = self.judge.judge(detection, frame.image, forced=self._forced)  # 3. the judgement
                 result.detection, result.snapshot = detection, judged.snapshot
                 result.guessed, result.doubted = judged.guessed, judged.doubted
                 if judged.look_again(self._forced):
                     self._look_again(judged, result)
-                elif self.gate.offer(judged.snapshot.text(), cards):
-                    self._take(judged.snapshot, detection, frame, result, t_read)
-                    self._send_advice(result.put_wrong)
+                elif self.gate.offer(judged.snapshot.text(), cards):       # two reads agree
+                    self._take(judged.snapshot, detection, frame, result, t_read)  # 4. tracker, advisor
+                    self._send_advice(result.put_wrong)                    # 5. the rig's reply
         self._flush(result)
         return result
 

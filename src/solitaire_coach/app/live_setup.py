@@ -77,7 +77,7 @@ def make_detector(model: Path | None, calibration: dict | None):
     try:
         from ..vision.detector import CardDetector
     except ImportError as exc:
-        raise SystemExit(f"solitaire-coach: the card detector is not available ({exc})")
+        raise SystemExit(f"solitaire-coach: the card detector is not available ({exc})") from None
     return CardDetector(model_path=str(model) if model else None, calibration=calibration, option="--model")
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import select
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 import cv2
 

@@ -7,7 +7,7 @@ when the advice changed or the rig's trigger asked for a read; nothing without a
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..capture.serial_trigger import SerialTrigger
 from ..core.advisor import Advice

@@ -23,9 +23,9 @@ import datetime as _dt
 import json
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import cv2
 import numpy as np
@@ -114,7 +114,7 @@ class LensCalibration:
         }
 
     @staticmethod
-    def from_dict(d: dict, where: str = "lens") -> "LensCalibration":
+    def from_dict(d: dict, where: str = "lens") -> LensCalibration:
         """The lens ``to_dict`` wrote (the ``camera`` of a calibration file); CalibrationError
         naming ``where`` and the field that is wrong."""
         need = "camera_matrix (3x3 numbers), dist_coeffs (4, 5, 8, 12 or 14 numbers) and image_size ([width, height])"
