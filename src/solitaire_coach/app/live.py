@@ -68,7 +68,7 @@ class StepResult:
     lines: list[str] = field(default_factory=list)   # what was said for this frame
     timings_ms: dict[str, float] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)  # piles whose top face could not be read
-    guessed: list[str] = field(default_factory=list)     # piles whose unsure read was taken (see LiveCoach._choose)
+    guessed: list[str] = field(default_factory=list)     # piles whose unsure read was taken (see judgement.ReadJudge._choose)
     doubted: list[str] = field(default_factory=list)     # a pile whose sure read was taken as a misread
     put_wrong: list[Placement] = field(default_factory=list)  # cards the read shows put down against the rules
 
