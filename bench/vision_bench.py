@@ -267,6 +267,11 @@ def main():
     print("confusions:", dict(conf_pairs.most_common(20)))
     print(f"latency ms: median {np.median(times):.1f}  p90 {np.percentile(times, 90):.1f}")
     if args.calibrate and confs:
+        rows = np.array(confs, np.float64)
+        for t in (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9):
+            sel = rows[:, 0] >= t
+            print(f"   at {t:.2f}: read {np.sum(sel & (rows[:, 1] == 1)) / fc:.2%}, "
+                  f"wrong {np.sum(sel & (rows[:, 1] == 0)) / fc:.2%}")
         thr, thr_strip, n_read, n_wrong = calibrate(np.array(confs, np.float64), args.max_wrong * fc,
                                                     args.split_thresh)
         print(f"calibrated read thresholds: whole cards {thr:.4f}, strips {thr_strip:.4f}: would read "

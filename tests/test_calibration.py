@@ -136,15 +136,24 @@ def test_bad_calibration_files(tmp_path):
         calibration_path("../etc/x")
 
 
-def test_a_shipped_calibration_name_is_found_from_any_folder_and_a_local_one_comes_first(tmp_path, monkeypatch):
+def test_a_shipped_calibration_name_is_found_from_any_folder_and_the_persons_own_comes_first(tmp_path, monkeypatch):
+    """A NAME is looked for in the per-user calibrations folder, then among the shipped ones;
+    the current folder plays no part."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("SOLITAIRE_COACH_HOME", str(home))
     monkeypatch.chdir(tmp_path)
     shipped = load_calibration("example")
     assert set(shipped["slots"]) == set(SLOT_KEYS)
-    (tmp_path / "calibration").mkdir()
     mine = dict(shipped, slots={**shipped["slots"], "waste": [5.0, 6.0]})
+    (tmp_path / "calibration").mkdir()  # the current folder's calibration/ is not looked in
     (tmp_path / "calibration" / "example.json").write_text(json.dumps(mine))
+    assert load_calibration("example")["slots"]["waste"] == shipped["slots"]["waste"]
+    assert calibration_path("example") == home / "calibrations" / "example.json"
+    (home / "calibrations").mkdir(parents=True)
+    (home / "calibrations" / "example.json").write_text(json.dumps(mine))
     assert load_calibration("example")["slots"]["waste"] == [5.0, 6.0]
-    with pytest.raises(CalibrationError, match="no file 'calibration/nothing.json' nor '.*/calibration/nothing.json'"):
+    with pytest.raises(CalibrationError, match="no file '.*/home/calibrations/nothing.json' nor "
+                                               "'.*/calibration/nothing.json'"):
         load_calibration("nothing")  # both places a name is looked for are named
 
 
@@ -221,7 +230,7 @@ def test_slot_positions_that_cannot_be_in_the_picture_are_refused(tmp_path, caps
         load_calibration(str(path))
     assert str(exc.value) == f"{path}: {why}"
     assert main(["replay", str(tmp_path), "--calibration", str(path)]) == 2
-    assert capsys.readouterr().err == f"solitaire-coach: {path}: {why}\n"
+    assert capsys.readouterr().err == f"solitaire-coach replay: error: {path}: {why}\n"
 
 
 def test_slot_positions_in_or_just_off_the_picture_are_taken(tmp_path):

@@ -788,7 +788,7 @@ def test_frames_list_lines_that_are_not_frame_entries_say_what_a_line_must_be(tm
 
     assert main(["replay", str(tmp_path)]) == 2
     out = capsys.readouterr()
-    assert out.err.startswith(f"solitaire-coach: {manifest}: lists no frames (each line: a JSON object")
+    assert out.err.startswith(f"solitaire-coach replay: error: {manifest}: lists no frames (each line: a JSON object")
     assert f"warning: {manifest}: line 2 skipped: it is a list, but each line is a JSON object" in out.out
 
 

@@ -100,11 +100,12 @@ def test_check_log_reports_a_file_not_text_and_goes_on(tmp_path, capsys):
     zeros = tmp_path / "zeros.bin"
     zeros.write_bytes(b"\0" * 100)
     good = good_log(tmp_path)
-    assert main(["check-log", str(bad), str(zeros), str(good)]) == 1
-    out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"{bad}: not a text file (UTF-8)")
-    assert out[1].startswith(f"{zeros}: not a text file (UTF-8)")
-    assert out[2].startswith(f"{good}: ok, ")
+    assert main(["check-log", str(bad), str(zeros), str(good)]) == 2   # files that are no text: bad input
+    captured = capsys.readouterr()
+    err = captured.err.splitlines()
+    assert err[0].startswith(f"solitaire-coach check-log: error: {bad}: not a text file (UTF-8)")
+    assert err[1].startswith(f"solitaire-coach check-log: error: {zeros}: not a text file (UTF-8)")
+    assert captured.out.startswith(f"{good}: ok, ")
 
 
 def test_solve_file_not_text(tmp_path, capsys):
@@ -305,9 +306,10 @@ def test_coach_paths_under_a_file_or_a_folder(tmp_path):
 
 def test_a_missing_file_and_a_folder_are_named_in_words(tmp_path, capsys):
     missing = tmp_path / "missing.log"
-    assert main(["check-log", str(missing), str(tmp_path)]) == 1
-    out = capsys.readouterr().out.splitlines()
-    assert out == [f"{missing}: no such file", f"{tmp_path}: is a folder, not a file"]
+    assert main(["check-log", str(missing), str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"solitaire-coach check-log: error: {missing}: no such file",
+                   f"solitaire-coach check-log: error: {tmp_path}: is a folder, not a file"]
     for deals, words in ((missing, "no such file"), (tmp_path, "is a folder, not a file")):
         assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
         err = capsys.readouterr().err
@@ -325,8 +327,8 @@ def test_a_utf16_file_is_named_as_such(tmp_path, capsys):
         assert main(["solve", str(deals)]) == 2
         err = capsys.readouterr().err
         assert f"{deals}: UTF-16 text" in err and "save it as UTF-8" in err
-        assert main(["check-log", str(deals)]) == 1
-        assert f"{deals}: UTF-16 text" in capsys.readouterr().out
+        assert main(["check-log", str(deals)]) == 2
+        assert f"{deals}: UTF-16 text" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes here")
@@ -338,14 +340,14 @@ def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
 
     fifo = tmp_path / "pipe.log"
     os.mkfifo(fifo)
-    for argv, stream in ((["check-log", str(fifo)], "stdout"), (["solve", str(fifo)], "stderr"),
+    for argv, stream in ((["check-log", str(fifo)], "stderr"), (["solve", str(fifo)], "stderr"),
                          (["simulate", "--deals", str(fifo), "--strategy", "baseline"], "stderr")):
         try:
             out = subprocess.run([sys.executable, "-m", "solitaire_coach.app.cli", *argv],
                                  capture_output=True, text=True, timeout=30)
         except subprocess.TimeoutExpired:
             pytest.fail(f"{argv[0]} waited on the named pipe")
-        assert out.returncode in (1, 2) and "Traceback" not in out.stderr
+        assert out.returncode == 2 and "Traceback" not in out.stderr
         assert f"{fifo}: not a regular file: it is a named pipe" in getattr(out, stream)
 
 

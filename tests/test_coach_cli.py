@@ -307,13 +307,13 @@ def test_coach_refuses_a_symlink_loop_or_a_named_pipe_at_start(tmp_path, capsys)
     loop = tmp_path / "s.txt"
     os.symlink("s.txt", loop)
     assert main(["coach", "--snapshot-file", str(loop), "--strategy", "baseline"]) == 2
-    assert capsys.readouterr().err == (f"error: --snapshot-file {loop}: cannot be read: "
+    assert capsys.readouterr().err == (f"solitaire-coach coach: error: --snapshot-file {loop}: cannot be read: "
                                        f"a symlink loop (a symbolic link on its path leads back to itself)\n")
     if hasattr(os, "mkfifo"):
         fifo = tmp_path / "pipe.txt"
         os.mkfifo(fifo)
         assert main(["coach", "--snapshot-file", str(fifo), "--strategy", "baseline"]) == 2
-        assert capsys.readouterr().err == f"error: --snapshot-file {fifo}: is not a regular file: it is a named pipe (FIFO)\n"
+        assert capsys.readouterr().err == f"solitaire-coach coach: error: --snapshot-file {fifo}: is not a regular file: it is a named pipe (FIFO)\n"
 
 
 def test_coach_says_up_front_when_the_snapshot_file_or_its_folder_is_missing(tmp_path):
@@ -323,7 +323,7 @@ def test_coach_says_up_front_when_the_snapshot_file_or_its_folder_is_missing(tmp
     assert loop.quit() == 0
     loop = LoopInThread(tmp_path / "snap.txt")
     lines = loop.wait_for("does not exist")
-    assert "waiting for it to be written" in lines[-1], lines
+    assert f"waiting for {tmp_path / 'snap.txt'} to be written" in lines[-1], lines
     assert loop.quit() == 0
 
 

@@ -455,6 +455,18 @@ def test_play_resumes_from_its_journal(tmp_path, monkeypatch, capsys):
     assert json.loads(journal.read_text())["tracker"]["history"] == moves
 
 
+def test_play_keeps_its_journal_in_the_per_user_folder_not_the_current_one(tmp_path, monkeypatch, capsys):
+    folder, moves = _replay_setup(tmp_path, monkeypatch, n_moves=2)
+    home, here = tmp_path / "home", tmp_path / "here"
+    here.mkdir()
+    monkeypatch.setenv("SOLITAIRE_COACH_HOME", str(home))
+    monkeypatch.chdir(here)
+    assert main(["play", "--frames", str(folder), "--no-window", "--strategy", "baseline"]) == 0
+    journal = home / "journals" / "game.journal.json"
+    assert json.loads(journal.read_text())["tracker"]["history"] == moves
+    assert list(here.iterdir()) == []
+
+
 def test_ctrl_c_mid_game_says_where_the_game_is_and_the_next_run_resumes_it(tmp_path, monkeypatch, capsys):
     """Ctrl-C while the detector reads a picture: play stops (exit 130) naming the journal
     that holds the game, and the next run resumes it to the end; the end of the frames is
@@ -524,7 +536,7 @@ def test_command_errors_are_clear(tmp_path, capsys):
     assert "no file" in capsys.readouterr().err
 
 
-def test_calibrate_command_offline_and_print_board(tmp_path, capsys):
+def test_calibrate_command_offline_and_print_board(tmp_path, monkeypatch, capsys):
     board_png = tmp_path / "board.png"
     assert main(["calibrate", "--print-board", str(board_png)]) == 0
     assert cv2.imread(str(board_png)) is not None
@@ -556,6 +568,12 @@ def test_calibrate_command_offline_and_print_board(tmp_path, capsys):
     assert "lens: not calibrated" in out and "12 slots" in out
     d = json.loads((tmp_path / "cal" / "flat.json").read_text())
     assert "camera" not in d and {"waste", "column 7"} <= set(d["slots"])
+    # without --folder: into calibrations/ of the per-user folder, where --calibration NAME looks
+    monkeypatch.setenv("SOLITAIRE_COACH_HOME", str(tmp_path / "home"))
+    assert main(["calibrate", "--table", str(tmp_path / "deal.png"), "--name", "flat"]) == 0
+    assert f"wrote {tmp_path / 'home' / 'calibrations' / 'flat.json'}" in capsys.readouterr().out
+    from solitaire_coach.capture.calibration import load_calibration
+    assert load_calibration("flat")["slots"] == d["slots"]
     # a missing photo is named before the lens work, without OpenCV's own warning
     assert main(["calibrate", "--images", str(views), "--table", str(tmp_path / "nope.png"), "--name", "x",
                  "--folder", str(tmp_path / "cal")]) == 2
@@ -1179,7 +1197,7 @@ def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeyp
     }[case]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"solitaire-coach: {option} ") and why in err
+    assert err.startswith(f"solitaire-coach {argv[0]}: error: {option} ") and why in err
     assert plain.read_text() == "not a folder" and list(views.iterdir()) == []
     assert [p.name for p in rec.iterdir()] == ["frame_1.png"]
 
@@ -1204,11 +1222,11 @@ def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_
         model.write_text("notes, not a model")
     assert main(["replay", str(rec), "--model", str(model)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("solitaire-coach: --model: ") and message in err
+    assert err.startswith("solitaire-coach replay: error: --model: ") and message in err
     assert main(["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
                  "--model", str(model)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("solitaire-coach: --model: ") and message in err
+    assert err.startswith("solitaire-coach play: error: --model: ") and message in err
 
 
 class _Deadline:
@@ -1355,7 +1373,7 @@ def test_a_display_that_does_not_answer_is_refused_or_falls_back_to_the_terminal
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert main(["replay", str(folder), "--strategy", "baseline", "--window"]) == 2
     out = capsys.readouterr()
-    assert out.err.startswith("solitaire-coach: cannot open a window: DISPLAY=:57 does not open a window (")
+    assert out.err.startswith("solitaire-coach replay: error: cannot open a window: DISPLAY=:57 does not open a window (")
     assert out.err.endswith("; run without --window\n")
     assert out.out == ""
     assert main(["play", "--frames", str(folder), "--strategy", "baseline", "--journal", str(tmp_path / "j.json")]) == 0
@@ -1372,15 +1390,15 @@ def test_a_move_log_that_is_not_text_or_a_folder_is_named(tmp_path, monkeypatch,
     garbage.write_bytes(b"\x00\xff\xfe\x89PNG garbage\x80\x81")
     for argv in (["replay", str(folder)], ["demo"]):
         assert main(argv + ["--expect", str(garbage)]) == 2
-        assert capsys.readouterr().err == (f"solitaire-coach: --expect {str(garbage)!r}: not a text file (UTF-8): "
+        assert capsys.readouterr().err == (f"solitaire-coach {argv[0]}: error: --expect {str(garbage)!r}: not a text file (UTF-8): "
                                            "byte 0xff at offset 1 is not UTF-8\n")
     assert main(["replay", str(folder), "--expect", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"solitaire-coach: --expect {str(tmp_path)!r} is a folder, not a move log\n"
+    assert capsys.readouterr().err == f"solitaire-coach replay: error: --expect {str(tmp_path)!r} is a folder, not a move log\n"
     assert main(["replay", str(folder), "--expect", str(tmp_path / "none.log")]) == 2
     assert "none.log': the move log does not exist" in capsys.readouterr().err
     (folder / "moves.log").write_bytes(garbage.read_bytes())
     assert main(["replay", str(folder)]) == 2
-    assert capsys.readouterr().err == (f"solitaire-coach: {str(folder / 'moves.log')!r} (the move log of the "
+    assert capsys.readouterr().err == (f"solitaire-coach replay: error: {str(folder / 'moves.log')!r} (the move log of the "
                                        "recording): not a text file (UTF-8): byte 0xff at offset 1 is not UTF-8\n")
     # a byte-order mark (Windows Notepad) is no problem
     from solitaire_coach.core.notation import format_log
@@ -1427,7 +1445,8 @@ def test_every_command_has_a_description_and_every_option_a_help():
         assert all(helps.values()), (name, [k for k, v in helps.items() if not v])
         if name in ("play", "replay", "demo"):
             assert f"advisor strategy: {', '.join(strategy_names())} (default " in helps["--strategy"]
-    assert "default ./calibration" in sub.choices["calibrate"].format_help().replace("\n", " ")
+    assert "default: calibrations/ of the per-user data folder" in \
+        " ".join(sub.choices["calibrate"].format_help().split())
     assert "--fps" in sub.choices["replay"].format_help() and "--fps" not in sub.choices["demo"].format_help()
 
 

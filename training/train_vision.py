@@ -49,12 +49,12 @@ def train_decks() -> list[str]:
     return [d for d in drawn + art + art if d not in TRAIN_EXCLUDE]
 
 
-def make_sample(seed: int, decks: list[str]):
+def make_sample(seed: int, decks: list[str], variety: float = 0.0):
     rng = np.random.default_rng(seed * 31 + 5)
     W, H = SIZES[seed % len(SIZES)]
-    img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15, grid_p=0.05)
+    img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15, grid_p=0.05, variety=variety)
     loc, s = F.locator_input(img)
-    corners = []  # x, y, w, h (locator px), kind (0 face, 1 back), visible
+    corners = []  # x, y, w, h (locator px), kind (0 face, 1 back), visible, angle (radians)
     crops, labels = [], []
     truth_pts = []
     for c in truth.cards:
@@ -62,16 +62,20 @@ def make_sample(seed: int, decks: list[str]):
         w = float(np.linalg.norm(q[1] - q[0]))
         h = float(np.linalg.norm(q[3] - q[0]))
         x, y = q[0]
+        angle = float(np.arctan2(q[1][1] - q[0][1], q[1][0] - q[0][0]))
         inside = 0 <= x < W and 0 <= y < H
         truth_pts.append((x, y, w, h))
         if not inside:
             continue
         kind = 0 if c.card is not None else 1
-        corners.append((x * s, y * s, w * s, h * s, kind, int(c.visible)))
+        corners.append((x * s, y * s, w * s, h * s, kind, int(c.visible), angle))
         for _ in range(2):
+            # cut along the card's own axes (as the detector does with the locator's angle),
+            # with the small errors of a real corner estimate
+            a = angle + rng.normal(0, 0.03)
             jw, jh = w * rng.normal(1, 0.06), h * rng.normal(1, 0.06)
             p = (x + rng.normal(0, 0.025) * w, y + rng.normal(0, 0.025) * h)
-            crops.append(F.corner_patch(img, p, (jw, 0), (0, jh)))
+            crops.append(F.corner_patch(img, p, (jw * np.cos(a), jw * np.sin(a)), (-jh * np.sin(a), jh * np.cos(a))))
             if not c.visible:
                 labels.append((2, 0, 0))
             elif c.card is None:
@@ -98,20 +102,20 @@ def make_sample(seed: int, decks: list[str]):
         crops.append(F.corner_patch(img, (x, y), (mw * rng.normal(1, 0.1), 0), (0, mh * rng.normal(1, 0.1))))
         labels.append((2, 0, 0))
         n_neg -= 1
-    return loc, np.array(corners, np.float32).reshape(-1, 6), np.stack(crops), np.array(labels, np.int64)
+    return loc, np.array(corners, np.float32).reshape(-1, 7), np.stack(crops), np.array(labels, np.int64)
 
 
 def _worker(args):
-    seed, decks = args
-    return make_sample(seed, decks)
+    seed, decks, variety = args
+    return make_sample(seed, decks, variety)
 
 
 def targets(corners: np.ndarray, hh: int, ww: int, sigma: float = 0.7):
     heat = np.zeros((2, hh, ww), np.float32)
-    reg = np.zeros((4, hh, ww), np.float32)
+    reg = np.zeros((5, hh, ww), np.float32)
     regm = np.zeros((hh, ww), np.float32)
     yy, xx = np.mgrid[0:hh, 0:ww]
-    for x, y, w, h, kind, vis in corners:
+    for x, y, w, h, kind, vis, angle in corners:
         if not vis:
             continue
         cx, cy = x / F.STRIDE, y / F.STRIDE
@@ -123,7 +127,7 @@ def targets(corners: np.ndarray, hh: int, ww: int, sigma: float = 0.7):
         k = int(kind)
         heat[k, y0:y1, x0:x1] = np.maximum(heat[k, y0:y1, x0:x1], g)
         heat[k, iy, ix] = 1.0
-        reg[:, iy, ix] = (cx - ix, cy - iy, math.log(max(w, 1)), math.log(max(h, 1)))
+        reg[:, iy, ix] = (cx - ix, cy - iy, math.log(max(w, 1)), math.log(max(h, 1)), angle)
         regm[iy, ix] = 1.0
     return heat, reg, regm
 
@@ -148,7 +152,8 @@ def build_models(torch):
             self.s16 = nn.Sequential(dws(48, 64, 2), dws(64, 64, d=2), dws(64, 64, d=4))
             self.up16 = dws(64 + 48, 48)
             self.up8 = dws(48 + 24, 32)
-            self.head = nn.Sequential(dws(32, 32), nn.Conv2d(32, 6, 1))
+            # heat (face, back), offset (2), log size (2), the card's turn on the table (radians)
+            self.head = nn.Sequential(dws(32, 32), nn.Conv2d(32, 7, 1))
             self.head[-1].bias.data[:2] = -4.0
 
         def forward(self, x):
@@ -209,68 +214,155 @@ def photometric(torch, x):
     return x.clamp(0, 1)
 
 
+class Phase:
+    """One training phase that runs for ``budget`` seconds of its own, in as many sittings
+    as it takes: its model, optimiser and time spent are saved to ``path`` every minute
+    (and at the end), and a run that finds the file goes on from there. Prints progress
+    with the time left."""
+
+    def __init__(self, torch, path: str, name: str, budget: float, model, opt):
+        self.torch, self.path, self.name, self.budget = torch, path, name, budget
+        self.model, self.opt = model, opt
+        self.spent, self.step = 0.0, 0
+        if os.path.exists(path):
+            state = torch.load(path, map_location="cpu", weights_only=False)
+            model.load_state_dict(state["model"])
+            opt.load_state_dict(state["opt"])
+            self.spent, self.step = state["spent"], state["step"]
+            print(f"{name}: resumed at step {self.step}, {self.spent:.0f} of {budget:.0f} s done", flush=True)
+        self._since = time.time()
+        self._saved = time.time()
+
+    @property
+    def done(self) -> bool:
+        return self.spent >= self.budget
+
+    @property
+    def frac(self) -> float:
+        """How far through its budget the phase is (the learning-rate schedule follows it)."""
+        return min(1.0, self.spent / max(1.0, self.budget))
+
+    def tick(self, loss_text: str) -> None:
+        """Count one step's time; save every minute; print progress every 200 steps."""
+        now = time.time()
+        self.spent += now - self._since
+        self._since = now
+        self.step += 1
+        if self.step % 200 == 0:
+            left = max(0.0, self.budget - self.spent)
+            print(f"{self.name} step {self.step} {loss_text}  {self.spent:.0f}/{self.budget:.0f} s, "
+                  f"about {left / 60:.1f} min left", flush=True)
+        if now - self._saved > 60 or self.done:
+            self.save()
+
+    def save(self) -> None:
+        tmp = self.path + ".tmp"
+        self.torch.save({"model": self.model.state_dict(), "opt": self.opt.state_dict(), "spent": self.spent,
+                         "step": self.step}, tmp)
+        os.replace(tmp, self.path)
+        self._saved = time.time()
+
+
+def render_all(args, decks, work: str):
+    """Every scene's locator input, corners, reader patches and labels, rendered in chunks
+    of 500 kept in ``work`` (a run that stops keeps the chunks it finished)."""
+    t0 = time.time()
+    chunk = 500
+    out = []
+    todo = []
+    for start in range(0, args.scenes, chunk):
+        path = os.path.join(work, f"scenes_{start:06d}_{min(args.scenes, start + chunk):06d}.npz")
+        if not os.path.exists(path):
+            todo.append((start, path))
+    done_before = args.scenes - sum(min(chunk, args.scenes - s) for s, _ in todo)
+    if done_before:
+        print(f"rendering: {done_before} scenes already rendered in {work}", flush=True)
+    with mp.Pool(args.workers) as pool:
+        for k, (start, path) in enumerate(todo):
+            seeds = [(sd, decks, args.variety) for sd in range(start, min(args.scenes, start + chunk))]
+            rows = pool.map(_worker, seeds, chunksize=4)
+            np.savez(path + ".tmp.npz", loc=np.stack([r[0] for r in rows]),
+                     corners=np.array([r[1] for r in rows], dtype=object),
+                     crops=np.concatenate([r[2] for r in rows]), labels=np.concatenate([r[3] for r in rows]))
+            os.replace(path + ".tmp.npz", path)
+            spent = time.time() - t0
+            left = spent / (k + 1) * (len(todo) - k - 1)
+            print(f"rendered {min(args.scenes, start + chunk)}/{args.scenes} scenes  {spent:.0f} s, "
+                  f"about {left / 60:.1f} min left", flush=True)
+    for start in range(0, args.scenes, chunk):
+        path = os.path.join(work, f"scenes_{start:06d}_{min(args.scenes, start + chunk):06d}.npz")
+        with np.load(path, allow_pickle=True) as z:
+            out.append((z["loc"], list(z["corners"]), z["crops"], z["labels"]))
+    locs = np.concatenate([o[0] for o in out])
+    corners = [c for o in out for c in o[1]]
+    crops = np.concatenate([o[2] for o in out])
+    labels = np.concatenate([o[3] for o in out])
+    return locs, corners, crops, labels
+
+
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description="Train the card locator and reader on rendered scenes (resumable).")
     ap.add_argument("--out", required=True, help="model folder to write (the shipped ones: models/, models/v2)")
     ap.add_argument("--scenes", type=int, default=8000)
-    ap.add_argument("--budget", type=float, default=540.0, help="seconds for the whole run")
+    ap.add_argument("--budget", type=float, default=540.0,
+                    help="seconds of training in all (both networks, rendering not counted); a resumed run "
+                         "goes on to the same total")
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--loc-share", type=float, default=0.55)
     ap.add_argument("--only-reader", action="store_true", help="train the reader alone (keep a locator)")
+    ap.add_argument("--variety", type=float, default=0.5,
+                    help="share of scenes with a person's own table: any back, dark mats, cards askew, fresh deals")
+    ap.add_argument("--work", default=None,
+                    help="folder for rendered scenes and checkpoints (default out/train-<out's name>); a run "
+                         "that finds them there goes on where the last one stopped")
+    ap.add_argument("--device", default="auto", help="cuda, cpu or auto (cuda when there is one)")
     args = ap.parse_args()
     import torch
 
     t0 = time.time()
+    work = args.work or os.path.join("out", "train-" + os.path.basename(os.path.normpath(args.out)))
+    os.makedirs(work, exist_ok=True)
     decks = train_decks()
     print("training decks:", len(set(decks)), " ".join(sorted(set(decks))), flush=True)
-    locs, corners, crops, labels = [], [], [], []
-    with mp.Pool(args.workers) as pool:
-        for i, (loc, c, cr, lb) in enumerate(pool.imap_unordered(_worker, [(s, decks) for s in range(args.scenes)],
-                                                                chunksize=8)):
-            locs.append(loc)
-            corners.append(c)
-            crops.append(cr)
-            labels.append(lb)
-            if (i + 1) % 500 == 0:
-                print(f"rendered {i + 1}/{args.scenes} scenes  {time.time() - t0:.0f}s", flush=True)
-    locs = np.stack(locs)
+    locs, corners, crops, labels = render_all(args, decks, work)
     n, H, W, _ = locs.shape
     hh, ww = H // F.STRIDE, W // F.STRIDE
     tg = [targets(c, hh, ww) for c in corners]
     heat = np.stack([t[0] for t in tg])
     reg = np.stack([t[1] for t in tg])
     regm = np.stack([t[2] for t in tg])
-    crops = np.concatenate(crops)
-    labels = np.concatenate(labels)
     print(f"data: {n} scenes, {len(crops)} patches ({np.bincount(labels[:, 0], minlength=3)} face/back/none)"
           f"  {time.time() - t0:.0f}s", flush=True)
-    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    dev = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    if dev == "cpu":
+        torch.set_num_threads(max(1, args.workers))
+    print(f"training on {dev}" + (f" ({torch.cuda.get_device_name(0)})" if dev == "cuda" else ""), flush=True)
     Locator, Reader, ReaderExport = build_models(torch)
     os.makedirs(args.out, exist_ok=True)
 
     # ------------------------------------------------------------------ locator
     nval = max(1, n // 40)
+    loc = Locator()
+    opt = torch.optim.AdamW(loc.parameters(), 2e-3, weight_decay=1e-4)
+    phase = Phase(torch, os.path.join(work, "locator.pt"), "locator", 0 if args.only_reader else
+                  args.budget * args.loc_share, loc, opt)
+    loc.to(dev)
+    for st in opt.state.values():   # a resumed optimiser's moments go where the model is
+        for k, v in st.items():
+            if torch.is_tensor(v):
+                st[k] = v.to(dev)
     X = torch.from_numpy(locs[..., ::-1].copy()).to(dev)  # uint8 N H W 3 RGB
     HT = torch.from_numpy(heat).to(dev)
     RG = torch.from_numpy(reg).to(dev)
     RM = torch.from_numpy(regm).to(dev)
-    loc = Locator().to(dev)
-    opt = torch.optim.AdamW(loc.parameters(), 2e-3, weight_decay=1e-4)
-    t_loc_end = t0 + (args.budget - (time.time() - t0)) * args.loc_share + (time.time() - t0)
-    if args.only_reader:
-        t_loc_end = 0
     bs = 32
-    step = 0
-    total_steps_guess = 3000
-    sched_start = time.time()
     loc.train()
-    while time.time() < t_loc_end:
+    while not phase.done:
         idx = torch.randint(nval, n, (bs,), device=dev)
         x = X[idx].permute(0, 3, 1, 2).float() / 255.0
         x = photometric(torch, x)
-        frac = min(1.0, (time.time() - sched_start) / max(1.0, t_loc_end - sched_start))
         for gparam in opt.param_groups:
-            gparam["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * frac))
+            gparam["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * phase.frac))
         out = loc(x)
         p = torch.sigmoid(out[:, :2]).clamp(1e-4, 1 - 1e-4)
         t = HT[idx]
@@ -282,15 +374,13 @@ def main():
         m = RM[idx].unsqueeze(1)
         l_reg = (torch.abs(out[:, 2:4] - RG[idx][:, :2]) * m).sum() / npos
         l_size = (torch.abs(out[:, 4:6] - RG[idx][:, 2:4]) * m).sum() / npos
-        loss = l_heat + l_reg + 0.5 * l_size
+        l_turn = (torch.abs(out[:, 6:7] - RG[idx][:, 4:5]) * m).sum() / npos
+        loss = l_heat + l_reg + 0.5 * l_size + 2.0 * l_turn
         opt.zero_grad()
         loss.backward()
         opt.step()
-        step += 1
-        if step % 200 == 0:
-            print(f"loc step {step} loss {loss.item():.3f} heat {l_heat.item():.3f} reg {l_reg.item():.3f} "
-                  f"size {l_size.item():.3f}  {time.time() - t0:.0f}s", flush=True)
-    del total_steps_guess
+        phase.tick(f"loss {loss.item():.3f} heat {l_heat.item():.3f} reg {l_reg.item():.3f} "
+                   f"size {l_size.item():.3f} turn {l_turn.item():.3f}")
     # quick validation: corner recall / precision at 0.3 on the first nval scenes
     loc.eval()
     tp = fp = fn = 0
@@ -300,7 +390,7 @@ def main():
             peaks = F.decode_peaks(o, 0.3)
             gt = [c for c in corners[i] if c[5] > 0]
             used = set()
-            for (px, py, _pw, _ph, _sc, _kd) in peaks:
+            for (px, py, *_rest) in peaks:
                 best = None
                 for j, g in enumerate(gt):
                     if j not in used and abs(g[0] - px) < 0.06 * g[2] + 1.5 and abs(g[1] - py) < 0.04 * g[3] + 1.5:
@@ -317,10 +407,10 @@ def main():
     loc.cpu()
     if not args.only_reader:
         torch.onnx.export(loc, torch.zeros(1, 3, 360, 640), os.path.join(args.out, "card_locator.onnx"),
-                      input_names=["image"], output_names=["maps"], opset_version=17,
-                      dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
-                      dynamo=False)
-    print("exported locator", time.time() - t0, flush=True)
+                          input_names=["image"], output_names=["maps"], opset_version=17,
+                          dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
+                          dynamo=False)
+    print("exported locator", round(time.time() - t0), "s", flush=True)
     del X, HT, RG, RM
 
     # ------------------------------------------------------------------ reader
@@ -328,24 +418,27 @@ def main():
     perm = np.random.default_rng(0).permutation(m)
     crops, labels = crops[perm], labels[perm]
     mval = max(1, m // 40)
+    rd = Reader()
+    opt = torch.optim.AdamW(rd.parameters(), 2e-3, weight_decay=1e-4)
+    phase = Phase(torch, os.path.join(work, "reader.pt"), "reader",
+                  args.budget * (1 if args.only_reader else 1 - args.loc_share), rd, opt)
+    rd.to(dev)
+    for st in opt.state.values():
+        for k, v in st.items():
+            if torch.is_tensor(v):
+                st[k] = v.to(dev)
     XC = torch.from_numpy(crops[..., ::-1].copy()).to(dev)
     YL = torch.from_numpy(labels).to(dev)
-    rd = Reader().to(dev)
-    opt = torch.optim.AdamW(rd.parameters(), 2e-3, weight_decay=1e-4)
     ce = torch.nn.CrossEntropyLoss(reduction="none", label_smoothing=0.05)
-    t_end = t0 + args.budget - 25
-    start = time.time()
-    step = 0
     bs = 512
     rd.train()
-    while time.time() < t_end:
+    while not phase.done:
         idx = torch.randint(mval, m, (bs,), device=dev)
         x = XC[idx].permute(0, 3, 1, 2).float() / 255.0
         x = photometric(torch, x)
         x = (x + torch.randn_like(x) * 0.02 * torch.rand(bs, 1, 1, 1, device=dev)).clamp(0, 1)
-        frac = min(1.0, (time.time() - start) / max(1.0, t_end - start))
         for gparam in opt.param_groups:
-            gparam["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * frac))
+            gparam["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * phase.frac))
         y = YL[idx]
         k, r, s, _ = rd(x)
         face = (y[:, 0] == 0).float()
@@ -353,9 +446,7 @@ def main():
         opt.zero_grad()
         loss.backward()
         opt.step()
-        step += 1
-        if step % 500 == 0:
-            print(f"reader step {step} loss {loss.item():.3f}  {time.time() - t0:.0f}s", flush=True)
+        phase.tick(f"loss {loss.item():.3f}")
     rd.eval()
     with torch.no_grad():
         x = XC[:mval].permute(0, 3, 1, 2).float() / 255.0
@@ -377,7 +468,7 @@ def main():
     cfg["patch"] = F.DEFAULT_GEOM.to_config()
     with open(cfg_path, "w") as fh:
         json.dump(cfg, fh, indent=1)
-    print("exported reader; total", round(time.time() - t0), "s", flush=True)
+    print(f"exported reader; total {round(time.time() - t0)} s on {dev}", flush=True)
 
 
 if __name__ == "__main__":

@@ -161,13 +161,11 @@ def file_kind(mode: int) -> str:
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def read_text_file(path) -> str:
-    """The text of a file the user gave: UTF-8, a leading byte-order mark (as Windows
-    Notepad writes) dropped. Raises OSError as reading does (IsADirectoryError for a
-    folder), and NotTextError (whose message does not repeat the file name) for what is not
-    a regular file (a named pipe is never waited on: it is opened without blocking and
-    refused), for UTF-16 text (as Windows PowerShell's ``>`` writes) and for bytes that are
-    not UTF-8 text."""
+def read_file_bytes(path) -> bytes:
+    """The bytes of a file the user gave: the one check of every file read by the command
+    line. Raises OSError as reading does (IsADirectoryError for a folder), and NotTextError
+    (its message without the file name) for what is not a regular file: a named pipe is
+    never waited on (it is opened without blocking and refused), nor is a device read."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     with os.fdopen(fd, "rb") as fh:
         mode = os.fstat(fd).st_mode
@@ -175,7 +173,17 @@ def read_text_file(path) -> str:
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(mode):
             raise NotTextError(f"not a regular file: it is {file_kind(mode)}")
-        data = fh.read()
+        return fh.read()
+
+
+def read_text_file(path) -> str:
+    """The text of a file the user gave: UTF-8, a leading byte-order mark (as Windows
+    Notepad writes) dropped. Raises OSError as reading does (IsADirectoryError for a
+    folder), and NotTextError (whose message does not repeat the file name) for what is not
+    a regular file (a named pipe is never waited on: it is opened without blocking and
+    refused), for UTF-16 text (as Windows PowerShell's ``>`` writes) and for bytes that are
+    not UTF-8 text."""
+    data = read_file_bytes(path)
     if data.startswith(_UTF16_BOMS):
         raise NotTextError("UTF-16 text, not UTF-8 text (as Windows PowerShell's > writes): save it as UTF-8")
     try:

@@ -42,7 +42,7 @@ def register(sub) -> None:
     c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)",
                        description="Calibrate a camera: the lens from views of a printed chessboard, the table "
                        "from a picture of a fresh deal.")
-    c.add_argument("--name", help="calibration name: writes calibration/NAME.json")
+    c.add_argument("--name", help="calibration name: writes NAME.json into --folder")
     c.add_argument("--camera", help="camera index or device path: capture the views live (a video file "
                    "plays as a camera, once)")
     c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
@@ -58,16 +58,15 @@ def register(sub) -> None:
     c.add_argument("--height", type=positive_int, default=720,
                    help="with --camera: picture height asked for (default 720)")
     c.add_argument("--no-window", action="store_true", help="with --camera: do not show the camera's picture")
-    c.add_argument("--folder", type=Path, default=Path("calibration"),
-                   help="where calibration files go (default ./calibration)")
+    c.add_argument("--folder", type=Path, default=None,
+                   help="where calibration files go (default: calibrations/ of the per-user data folder, "
+                   "SOLITAIRE_COACH_HOME or the platform's, where --calibration NAME looks)")
     c.set_defaults(func=cmd_calibrate)
 
 
 def cmd_calibrate(args) -> int:
     """``calibrate``: the lens from chessboard views and the table from a fresh deal, live or
     from photos; or print the chessboard."""
-    import cv2
-
     from ..capture.calibration import (
         Calibration,
         CalibrationError,
@@ -90,6 +89,10 @@ def cmd_calibrate(args) -> int:
         return 0
     if not args.name:
         return _err("calibrate needs --name NAME (or --print-board PNG)")
+    if args.folder is None:
+        from ..userdata import user_calibrations_dir
+
+        args.folder = user_calibrations_dir()
     try:
         out_path = calibration_path(args.name, args.folder)
     except CalibrationError as exc:
@@ -111,9 +114,12 @@ def cmd_calibrate(args) -> int:
             lens, table = _calibrate_live(args, pattern)
         else:
             if args.table is not None:  # read before the lens work, so a bad photo is said at once
-                img = cv2.imread(str(args.table), cv2.IMREAD_COLOR)
-                if img is None:
-                    return _err(f"--table {str(args.table)!r} is not an image OpenCV can decode")
+                from ..capture.sources import PictureError, read_picture
+
+                try:
+                    img = read_picture(args.table)
+                except PictureError as exc:
+                    return _err(f"--table {exc}")
             if args.images is not None:
                 lens = calibrate_lens(load_images(args.images), pattern, args.square_mm)
             if args.table is not None:

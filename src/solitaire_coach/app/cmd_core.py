@@ -8,17 +8,20 @@ import stat
 import sys
 from pathlib import Path
 
-from ..core.advisor import STRATEGY_FACTORIES, make_strategy, strategy_names
+from ..core.advisor import STRATEGY_FACTORIES, strategy_names
 from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
 from ..core.rules import MAX_REDEAL_LIMIT, Rules
 from ..core.state import GameState, deal_for_seed
 from ..storage import NotTextError, describe_os_error, file_kind, read_text_file
-from .argtypes import positive_float, positive_int, strategy_name
+from .argtypes import positive_float, positive_int
 from .coach import CoachSession, run_file_loop
+from .errors import NEGATIVE, USAGE, CommandError, say_error
 from .filekinds import wrong_kind_hint
 from .journal import Journal
+from .options import add_json_argument, add_strategy_arguments, strategy_from_args
 from .paths import file_in_the_way
+from .progress import Progress
 
 DEFAULT_COUNT = 100
 """Seeded deals ``simulate`` plays when --count is not given."""
@@ -74,8 +77,7 @@ def rules_from_args(args) -> Rules:
     try:
         limit = redeal_limit(args.redeals)
     except ValueError as exc:  # only where args did not come from add_rules_arguments' parser
-        print(f"error: --redeals: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+        raise CommandError(f"--redeals: {exc}") from None
     return Rules(draw_count=args.draw, redeal_limit=limit, foundation_return=args.foundation_return)
 
 
@@ -87,14 +89,13 @@ def register(sub) -> None:
                        "--ceiling, how many of the deals a player who sees every card wins.")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--deals", type=Path, help="file of deal lines")
-    src.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
+    src.add_argument("--seed", type=int, default=None, help="first deal seed (default 1; not with --deals)")
     p.add_argument("--count", type=positive_int, default=None,
                    help=f"number of seeded deals (default {DEFAULT_COUNT}; not with --deals, which plays each of its deals)")
-    p.add_argument("--strategy", type=strategy_name, default=None, help=strategy_help())
-    p.add_argument("--think-time", type=positive_float, default=None, help="seconds per decision for searching strategies")
+    add_strategy_arguments(p)
     add_rules_arguments(p)
     p.add_argument("--logs", type=Path, help="write one game log per deal into this folder")
-    p.add_argument("--json", action="store_true", help="print JSON lines instead of text")
+    add_json_argument(p, "one object per game, then the summary")
     p.add_argument("--workers", type=positive_int, default=1, help="processes to spread deals over")
     p.add_argument("--ceiling", action="store_true", help="also solve each deal with full information (the ceiling)")
     p.add_argument("--solver-time", type=positive_float, default=5.0, help="seconds per deal for --ceiling (default 5)")
@@ -108,8 +109,7 @@ def register(sub) -> None:
     c.add_argument("--snapshot-file", type=Path, required=True, help="the 12-slot snapshot file to watch")
     c.add_argument("--journal", type=Path, help="journal file (default: beside the snapshot file)")
     c.add_argument("--new", action="store_true", help="start a new game even if a journal exists")
-    c.add_argument("--strategy", type=strategy_name, default=None, help=strategy_help())
-    c.add_argument("--think-time", type=positive_float, default=None, help="seconds per decision for searching strategies")
+    add_strategy_arguments(c)
     c.add_argument("--exit-when-done", action="store_true", help="quit when the game is won or lost")
     add_rules_arguments(c)
     c.set_defaults(func=cmd_coach)
@@ -133,56 +133,54 @@ def cmd_simulate(args) -> int:
 
     rules = rules_from_args(args)
     strategy = args.strategy or default_strategy()
-    make_strategy(strategy)  # fail early on an unknown name
+    strategy_from_args(args)  # fail early on a think time the strategy does not take
     if args.deals and args.count is not None:
-        print(f"error: --count {args.count} cannot be used with --deals {args.deals}: a deal file plays each of "
-              f"its deals once (--count is for seeded deals)", file=sys.stderr)
-        return 2
+        raise CommandError(f"--count {args.count} cannot be used with --deals {args.deals}: a deal file plays each "
+                           f"of its deals once (--count is for seeded deals)")
     if args.deals:
         try:
             text = read_text_file(args.deals)
         except (OSError, NotTextError) as exc:
-            print(f"error: {args.deals}: {describe_os_error(exc)}", file=sys.stderr)
-            return 2
+            raise CommandError(f"{args.deals}: {describe_os_error(exc)}") from None
         try:
             deals = parse_deals(text)
         except DealParseError as exc:
-            print(f"error: {args.deals}: {exc}{wrong_kind_hint(text)}", file=sys.stderr)
-            return 2
+            raise CommandError(f"{args.deals}: {exc}{wrong_kind_hint(text)}") from None
         if not deals:
-            print(f"error: {args.deals}: holds no deal lines (only blank lines and # comments)", file=sys.stderr)
-            return 2
+            raise CommandError(f"{args.deals}: holds no deal lines (only blank lines and # comments)")
         labelled = [(f"deal-{i + 1:04d}", d) for i, d in enumerate(deals)]
     else:
         count = DEFAULT_COUNT if args.count is None else args.count
-        labelled = [(f"seed-{s}", deal_for_seed(s)) for s in range(args.seed, args.seed + count)]
+        first = 1 if args.seed is None else args.seed
+        labelled = [(f"seed-{s}", deal_for_seed(s)) for s in range(first, first + count)]
     if args.logs:
         blocker = file_in_the_way(args.logs)
         if blocker is not None:
-            print(f"error: --logs {args.logs}: {blocker} is a file, not a folder", file=sys.stderr)
-            return 2
+            raise CommandError(f"--logs {args.logs}: {blocker} is a file, not a folder")
         try:
             args.logs.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            print(f"error: --logs {args.logs}: cannot make the folder: {describe_os_error(exc)}", file=sys.stderr)
-            return 2
+            raise CommandError(f"--logs {args.logs}: cannot make the folder: {describe_os_error(exc)}") from None
     if not args.json and not args.quiet:
         print(f"simulate: {len(labelled)} deals, strategy {strategy}, {rules.describe()}, {args.workers} worker(s)")
     records = []
+    progress = Progress(len(labelled), "deals", "simulate")
     for rec in run_games(labelled, strategy, rules, workers=args.workers, strategy_options=_strategy_options(args)):
         records.append(rec)
         if args.logs:
             try:
                 write_log(args.logs, rec)
             except OSError as exc:
-                print(f"error: --logs {args.logs}: cannot write the log of {rec.label}: {describe_os_error(exc)}", file=sys.stderr)
-                return 1
+                raise CommandError(f"--logs {args.logs}: cannot write the log of {rec.label}: "
+                                   f"{describe_os_error(exc)}") from None
         if args.json:
             print(json.dumps({"deal": rec.label, "result": rec.result, "moves": len(rec.moves),
                               "seconds": round(rec.seconds, 4)}), flush=True)
         elif not args.quiet:
             print(f"{rec.label}: {rec.result} in {len(rec.moves)} moves, {rec.seconds:.3f} s "
                   f"[{len(records)}/{len(labelled)}]", flush=True)
+        progress.update(len(records), f"{sum(r.result == 'won' for r in records)} won")
+    progress.close()
     summary = summarize(records)
     summary["strategy"] = strategy
     summary["rules"] = rules.describe()
@@ -252,9 +250,8 @@ def cmd_coach(args) -> int:
     journal = Journal(args.journal) if args.journal else Journal.beside(args.snapshot_file)
     problem = _coach_paths_problem(args.snapshot_file, journal.path, "--journal" if args.journal else "the journal")
     if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
-    strategy = make_strategy(args.strategy or default_strategy(), **_strategy_options(args))
+        raise CommandError(problem)
+    strategy = strategy_from_args(args)
     session = CoachSession(rules, strategy, journal, say=lambda s: print(s, flush=True), resume=not args.new)
     return run_file_loop(session, args.snapshot_file, exit_when_done=args.exit_when_done)
 
@@ -262,7 +259,7 @@ def cmd_coach(args) -> int:
 def cmd_check_log(args) -> int:
     """``check-log``: replay each game log and name its first illegal move or wrong result."""
     rules = rules_from_args(args)
-    bad = 0
+    bad = unreadable = 0
     for path in args.logs:
         text = ""
         try:
@@ -284,10 +281,10 @@ def cmd_check_log(args) -> int:
                 raise IllegalMoveError(f"line {where.result}: the log says lost but the game is won (every card is "
                                        f"on the foundations)")
             print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")
-        except OSError as exc:
-            bad += 1
-            print(f"{path}: {describe_os_error(exc)}")
-        except (NotTextError, LogParseError, IllegalMoveError) as exc:
+        except (OSError, NotTextError) as exc:  # not a log that can be checked: bad input
+            unreadable += 1
+            say_error(args.command, f"{path}: {describe_os_error(exc)}")
+        except (LogParseError, IllegalMoveError) as exc:  # a log that is wrong: the answer asked for
             bad += 1
             print(f"{path}: {exc}{wrong_kind_hint(text, ('game log',)) if isinstance(exc, LogParseError) else ''}")
-    return 1 if bad else 0
+    return USAGE if unreadable else NEGATIVE if bad else 0

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .cmd_replay import _replay_args, run_replay
+from .errors import CommandError
 
 DEMO_GAME = "game1"
 
@@ -32,13 +33,13 @@ def cmd_demo(args) -> int:
 
 
 def builtin_games_dir() -> Path | None:
-    """``fixtures/games`` of the repository this package was installed from (``pip install
-    -e .``), or None when it is not there."""
-    for root in Path(__file__).resolve().parents:
-        candidate = root / "fixtures" / "games"
-        if candidate.is_dir():
-            return candidate
-    return None
+    """The built-in recorded games: ``fixtures/games`` among the shipped folders (inside
+    the installed package, or the repository's own for an editable install; see
+    :mod:`solitaire_coach.repo`), or None when it is not there."""
+    from ..repo import repo_root
+
+    candidate = repo_root() / "fixtures" / "games"
+    return candidate if candidate.is_dir() else None
 
 
 def builtin_games() -> list[str]:
@@ -59,8 +60,10 @@ def builtin_game_dir(name: str = DEMO_GAME) -> Path:
     """The folder of built-in recorded game ``name``: ``fixtures/games/NAME``."""
     base = builtin_games_dir()
     if base is None:
-        raise SystemExit("solitaire-coach: the built-in games were not found; they live in fixtures/games of the "
-                         "repository (install with pip install -e . from a clone)")
+        from ..repo import repo_root
+
+        raise CommandError(f"the built-in games were not found in {repo_root() / 'fixtures' / 'games'} "
+                           "(a wheel built from a clone carries them; reinstall with pip install .)")
     if name not in builtin_games():
-        raise SystemExit(f"solitaire-coach: unknown game {name!r}; the built-in games: {', '.join(builtin_games())}")
+        raise CommandError(f"unknown game {name!r}; the built-in games: {', '.join(builtin_games())}")
     return base / name

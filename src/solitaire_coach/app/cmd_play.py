@@ -5,16 +5,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .argtypes import positive_int, strategy_name
+from .argtypes import positive_int
 from .live_setup import (
     _err,
     _load_calibration,
     _recording_folder_problem,
     _rules_args,
     _session,
-    _strategy_help,
     _window_or_note,
 )
+from .options import add_calibration_argument, add_json_argument, add_model_argument, add_strategy_arguments
 from .paths import output_problem
 
 
@@ -31,17 +31,18 @@ def register(sub) -> None:
     p.add_argument("--baud", type=positive_int, default=9600, help="with --serial: its speed (default 9600)")
     p.add_argument("--auto", action="store_true", help="with --serial: also read whenever the table is still "
                    "(default: only when triggered)")
-    p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path")
-    p.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
+    add_calibration_argument(p)
+    add_model_argument(p)
     p.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
     p.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     p.add_argument("--no-window", action="store_true", help="no window: the terminal only")
     p.add_argument("--record", type=Path, metavar="DIR", help="also save the frames read into DIR (a new or empty folder)")
-    p.add_argument("--journal", type=Path, default=Path("solitaire-coach-game.journal.json"),
-                   help="the game journal (default ./solitaire-coach-game.journal.json): a restart resumes the game")
+    p.add_argument("--journal", type=Path, default=None,
+                   help="the game journal, so a restart resumes the game (default: journals/game.journal.json "
+                   "of the per-user data folder, SOLITAIRE_COACH_HOME or the platform's)")
     p.add_argument("--new", action="store_true", help="start a new game even if the journal holds one")
-    p.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
-    p.add_argument("--json", action="store_true", help="print one JSON line per frame read (text goes to stderr)")
+    add_strategy_arguments(p)
+    add_json_argument(p, "one object per frame read")
     p.add_argument("--exit-when-done", action="store_true",
                    help="stop when the game ends (won, or lost: no move left)")
     p.add_argument("--max-frames", type=positive_int, default=None,
@@ -66,6 +67,10 @@ def cmd_play(args) -> int:
     def say(line: str) -> None:
         print(line, file=text_out, flush=True)
 
+    if args.journal is None:
+        from ..userdata import default_journal
+
+        args.journal = default_journal()
     problem = output_problem(args.journal, "--journal") or (
         _recording_folder_problem(args.record, "--record") if args.record else None)
     if problem:

@@ -8,8 +8,9 @@ import sys
 import time
 from pathlib import Path
 
-from .argtypes import positive_float, strategy_name
-from .live_setup import NO_DISPLAY, _err, _load_calibration, _rules_args, _session, _strategy_help, display_problem
+from .argtypes import positive_float
+from .live_setup import NO_DISPLAY, _err, _load_calibration, _rules_args, _session, display_problem
+from .options import add_calibration_argument, add_json_argument, add_model_argument, add_strategy_arguments
 from .paths import output_problem
 
 
@@ -26,10 +27,10 @@ def register(sub) -> None:
 
 
 def _replay_args(y) -> None:
-    y.add_argument("--json", action="store_true", help="one JSON line per frame on stdout (text goes to stderr)")
-    y.add_argument("--calibration", help="calibration NAME or .json path")
-    y.add_argument("--model", type=Path, help="card detector model (default: the packaged one)")
-    y.add_argument("--strategy", type=strategy_name, default=None, help=_strategy_help())
+    add_json_argument(y, "one object per frame, then the summary")
+    add_calibration_argument(y, "the recording's own calibration.json if it has one, else none")
+    add_model_argument(y)
+    add_strategy_arguments(y)
     y.add_argument("--window", action="store_true", help="show the frames with the advice drawn, as play does")
     y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write every frame read (used or not), annotated, into DIR")
     y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "

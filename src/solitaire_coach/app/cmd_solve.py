@@ -39,11 +39,13 @@ from ..core.notation import (
     quote,
 )
 from ..core.solver import SolverError, solve
-from ..core.state import GameState
+from ..core.state import GameState, deal_for_seed
 from ..storage import NotTextError, describe_os_error, read_text_file
 from .argtypes import at_most, non_negative_float, non_negative_int, positive_float, positive_int
 from .cmd_core import add_rules_arguments, rules_from_args
+from .errors import CommandError
 from .filekinds import wrong_kind_hint
+from .progress import Ticker
 
 MAX_NODE_LIMIT = 10**18
 """The most --node-limit takes: the C solver counts positions in a 64-bit signed integer
@@ -65,7 +67,10 @@ def register(sub) -> None:
                        "printed), proven lost, or unknown at the limits. A position with unknown cards is "
                        "proven won or lost whatever they are when there are few (--prove), or solved on random "
                        "layouts of them (--samples). Exit status 3 when any is left undecided.")
-    p.add_argument("source", nargs="+", help="a deal line (52 codes), or a deal file, game log or journal; several are solved in turn")
+    p.add_argument("source", nargs="*", help="a deal line (52 codes), or a deal file, game log or journal; several "
+                   "are solved in turn")
+    p.add_argument("--seed", type=int, action="append", default=None, metavar="N",
+                   help="also solve the deal of seed N, as simulate --seed deals it (may be given again)")
     add_rules_arguments(p)
     p.add_argument("--node-limit", type=at_most(positive_int, MAX_NODE_LIMIT), default=None,
                    help=f"positions to search at most per deal (at most {MAX_NODE_LIMIT:,})")
@@ -75,7 +80,7 @@ def register(sub) -> None:
                    help=f"transposition table size in MB (default 1024; at most {MAX_MEMORY_MB:,}, a terabyte)")
     p.add_argument("--samples", type=non_negative_int, default=0,
                    help="for a position with unknown cards: solve this many random layouts of them")
-    p.add_argument("--seed", type=int, default=0, help="random seed for --samples (default 0)")
+    p.add_argument("--sample-seed", type=int, default=0, metavar="N", help="random seed of the --samples layouts (default 0)")
     p.add_argument("--prove", type=at_most(non_negative_int, MAX_PROVE), default=5,
                    help="for a position with at most this many unknown cards, search every arrangement of them "
                         f"for a proof that it is won or lost whatever they are (default 5; 0 for none; at most {MAX_PROVE})")
@@ -91,6 +96,17 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
     given as one argument; with no file among them, single card codes given as separate
     arguments make one deal line."""
     sources = args.source
+    seeded = [(f"seed {n}", GameState.from_deal(deal_for_seed(n), rules), tuple(deal_for_seed(n)))
+              for n in args.seed or ()]
+    if not sources and not seeded:
+        raise ValueError("give a deal line, a deal file, a game log or a journal to solve, or --seed N")
+    if not sources:
+        return seeded
+    return _source_positions(sources, rules) + seeded
+
+
+def _source_positions(sources: list[str], rules) -> list[tuple[str, GameState, tuple]]:
+    """(label, position, deal or ()) for each source given by argument (see _positions)."""
     if len(sources) > 1 and all(len(s.split()) == 1 and not os.path.lexists(s) for s in sources):
         for code in sources:
             try:
@@ -107,13 +123,26 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
             raise ValueError(f"{quote(source)} is a folder, not a deal file, game log or journal")
         elif os.path.lexists(source):  # a file, or something that is none (a named pipe, a link loop): said why
             jobs += _file_positions(path, rules)
-        elif len(deal_codes(source)) < 52:
+        elif len(deal_codes(source)) < 52 and not _all_cards(deal_codes(source), min_cards=2):
             raise ValueError(f"{quote(source)} is neither a file nor a deal line of 52 cards")
+        elif len(deal_codes(source)) < 52:  # card codes, too few: the deal's own error names the missing ones
+            try:
+                parse_deal(source)
+            except DealParseError as exc:
+                raise ValueError(f"the deal line given is {exc}") from None
         else:
             deal = parse_deal(source)
             label = "deal" if len(sources) == 1 else f"deal (argument {n})"
             jobs.append((label, GameState.from_deal(deal, rules), tuple(deal)))
     return jobs
+
+
+def _all_cards(codes: list[str], min_cards: int) -> bool:
+    """Whether ``codes`` are at least ``min_cards`` card codes, every one a card."""
+    try:
+        return len(codes) >= min_cards and all(Card.parse(c) for c in codes)
+    except CardParseError:
+        return False
 
 
 _SOLVED_KINDS = ("journal", "game log")  # and deal files: what solve reads
@@ -175,15 +204,15 @@ def cmd_solve(args) -> int:
     try:
         jobs = _positions(args, rules)
     except (ValueError, OSError, DealParseError, LogParseError) as exc:
-        print(f"solve: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
     time_limit = args.time_limit or None
     undecided = 0
     counts = {"won": 0, "lost": 0, "unknown": 0}
     for n, (label, state, deal) in enumerate(jobs, start=1):
         if not state.is_complete_knowledge():
             unknown = len(state.unseen_cards())
-            proof = _proof(state, args, time_limit) if unknown <= args.prove else None
+            with Ticker(label, "solve", limit_s=None):
+                proof = _proof(state, args, time_limit) if unknown <= args.prove else None
             if proof is not None:
                 counts[proof.status] += 1
                 if unknown == 1:
@@ -212,7 +241,8 @@ def cmd_solve(args) -> int:
                 continue
             _sampled(label, state, args, time_limit)
             continue
-        result = solve(state, node_limit=args.node_limit, time_limit=time_limit, memory_mb=args.memory_mb)
+        with Ticker(label, "solve", limit_s=time_limit):
+            result = solve(state, node_limit=args.node_limit, time_limit=time_limit, memory_mb=args.memory_mb)
         counts[result.status] += 1
         where = f"{result.nodes} position{'s' if result.nodes != 1 else ''}, {result.seconds:.2f} s"
         if result.status == "won":
@@ -246,7 +276,7 @@ def _proof(state: GameState, args, time_limit):
 
 def _sampled(label: str, state: GameState, args, time_limit) -> None:
     from ..core.best import sample_layout
-    rng = random.Random(args.seed)
+    rng = random.Random(args.sample_seed)
     tally = {"won": 0, "lost": 0, "unknown": 0}
     for _ in range(args.samples):
         try:

@@ -8,6 +8,9 @@ import os
 import sys
 from pathlib import Path
 
+from .errors import CommandError
+from .options import add_calibration_argument, add_json_argument, add_model_argument
+
 
 def register(subparsers) -> None:
     """Add the ``detect`` and ``learn-deck`` commands to ``subparsers``."""
@@ -15,56 +18,49 @@ def register(subparsers) -> None:
                               description="Read the 12-slot snapshot (waste, foundations, columns) from a photo "
                               "of the table.")
     p.add_argument("image", help="photo or frame (any format OpenCV reads)")
-    p.add_argument("--calibration", help="calibration NAME (calibration/NAME.json) or a .json path, "
-                   "with the slot positions (optional)")
-    p.add_argument("--deck", help="a deck learnt with learn-deck (its NAME under calibration/decks)")
-    p.add_argument("--json", action="store_true", help="print every card seen as JSON")
+    add_calibration_argument(p)
+    p.add_argument("--deck", help="a deck learnt with learn-deck (its NAME, under decks/ of the per-user data folder)")
+    add_json_argument(p, "one object: the snapshot and every card seen")
     p.add_argument("--annotate", metavar="OUT.png", help="write the frame with what was read drawn on it")
-    p.add_argument("--model", help="folder with card_locator.onnx and card_reader.onnx (default: shipped)")
+    add_model_argument(p)
     p.set_defaults(func=cmd_detect)
     q = subparsers.add_parser("learn-deck", help="learn a deck from a photo of its 52 cards in a 4x13 grid",
                               description="Learn an unusual deck from a photo of its 52 cards laid out in a "
                               "4x13 grid.")
     q.add_argument("image", help="photo: rows C D H S top to bottom, ace to king left to right, face up")
     q.add_argument("--name", help="deck name: letters, digits, - and _ (default: the photo's file name "
-                   "without extension); written to calibration/decks/NAME (or the folder SOLITAIRE_DECK_REFS names), "
+                   "without extension); written to decks/NAME of the per-user data folder (SOLITAIRE_COACH_HOME or the platform's; or the folder SOLITAIRE_DECK_REFS names), "
                    "with patches.png, the learnt corners to look at")
     q.set_defaults(func=cmd_learn_deck)
 
 
 def _read(path: str):
-    """The image at ``path`` (BGR), or None after saying why not: no such file, a folder,
-    not readable, or not an image OpenCV can decode. A JPEG cut short (no end marker) is
-    decoded as far as it goes, with a warning naming it."""
-    import cv2
-
-    from ..capture.sources import jpeg_cut_short
+    """The image at ``path`` (BGR); bad input raises CommandError naming the file: no such
+    file, a folder, not a regular file (a named pipe), not readable, a JPEG cut short, more
+    pixels than OpenCV decodes, not a picture, or too small to show a card. A picture too
+    small to read its cards well is read with a warning naming its size."""
+    from ..capture.sources import PictureError, read_picture, small_picture_warning
 
     p = Path(path)
-    why = None
     if not p.exists():
-        why = f"no such file {path!r}"
-    elif p.is_dir():
-        why = f"{path!r} is a folder, not an image"
-    elif not os.access(p, os.R_OK):
-        why = f"{path!r} cannot be read (permission denied)"
-    img = cv2.imread(path, cv2.IMREAD_COLOR) if why is None else None
-    if why is None and img is None:
-        why = f"{path!r} is not an image OpenCV can decode (empty, damaged or not a picture)"
-    if why is not None:
-        print(f"error: {why}", file=sys.stderr)
-        return None
-    if p.suffix.lower() in (".jpg", ".jpeg"):
-        with open(p, "rb") as fh:
-            if jpeg_cut_short(fh.read()):
-                print(f"warning: {path!r} is a JPEG cut short (no end marker): only the part decoded is read",
-                      file=sys.stderr)
+        raise CommandError(f"no such file {path!r}")
+    if p.is_dir():
+        raise CommandError(f"{path!r} is a folder, not an image")
+    if not os.access(p, os.R_OK):
+        raise CommandError(f"{path!r} cannot be read (permission denied)")
+    try:
+        img = read_picture(p)
+    except PictureError as exc:
+        raise CommandError(str(exc)) from None
+    warning = small_picture_warning(path, img)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     return img
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
+    """End the command on bad input: raises CommandError (cli.main says it, exit 2)."""
+    raise CommandError(message)
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -75,7 +71,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from .live_setup import write_image
     from .paths import output_problem
 
-    if args.annotate:
+    if args.annotate is not None:
         problem = output_problem(args.annotate, "--annotate", image=True)
         if problem:
             return _fail(problem)
@@ -89,7 +85,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         return _fail(str(exc))
     try:
-        det = CardDetector(args.model, calibration=cal, deck=args.deck, option="--model")
+        det = CardDetector(str(args.model) if args.model else None, calibration=cal, deck=args.deck, option="--model")
     except (ModelError, DeckError) as exc:
         return _fail(str(exc))
     res = det.detect(img)
@@ -126,9 +122,8 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
         info = learn_deck(img, name)
     except ModelError as exc:
         return _fail(str(exc))
-    except DeckLayoutError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    except DeckLayoutError as exc:  # the grid photo is not one of 52 cards: bad input
+        return _fail(str(exc))
     print(f"learnt deck {name!r}: references in {info['folder']} "
           f"(the shipped model alone read {info['model_read_right_before']}/52 of its cards); "
           f"use: solitaire-coach detect IMAGE --deck {name}")

@@ -225,6 +225,19 @@ detector writing in place, ``echo ... > FILE``, an editor's save) is now and the
 half-written, and its whole text follows within milliseconds."""
 
 
+def _near_names(path: Path) -> str:
+    """`` (did you mean NAME?)`` for files in ``path``'s folder whose names are close to
+    its name (a mistyped snapshot path), or ''."""
+    import difflib
+
+    try:
+        names = [p.name for p in path.parent.iterdir() if p.is_file()]
+    except OSError:
+        return ""
+    near = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(str(path.parent / n) for n in near)}?)" if near else ""
+
+
 def _is_snapshot(text: str) -> bool:
     """Whether ``text`` parses as a snapshot."""
     try:
@@ -235,7 +248,7 @@ def _is_snapshot(text: str) -> bool:
 
 
 def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, poll_s: float = 0.1,
-                  exit_when_done: bool = False, settle_s: float = SETTLE_S) -> int:
+                  exit_when_done: bool = False, settle_s: float = SETTLE_S, remind_s: float = 60.0) -> int:
     """Watch ``path``; process it when it changes or when Enter is pressed; ``q`` quits.
 
     A path that cannot be read (a folder on it replaced by a file, a symlink loop, a named
@@ -246,15 +259,19 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
     A file that has just changed and whose text is no snapshot (empty, cut short, not UTF-8)
     may be caught mid-write by a writer that truncates, then writes: it is read again once it
     has stayed unchanged for ``settle_s`` (SETTLE_S), and only if it is still no snapshot then
-    is it reported (``bad snapshot in PATH: why``, once; an empty file too). A file that
+    is it reported (``bad snapshot in PATH: why``, once; an empty file too). A path not
+    there yet is said at the start, with the names in its folder that are close to it, and
+    again every ``remind_s`` seconds while it is not there. The
+    end of ``stdin`` (closed, or ``< /dev/null``) ends the loop: nobody is left to quit it. A file that
     parses is read at once, and Enter reads the file at once, settled or not. The loop keeps
     polling stdin meanwhile, so ``q`` quits at once."""
-    session.say(f"watching {path}: press Enter to read it now, q then Enter to quit")
+    session.say(f"watching {path}: press Enter to read it now, q then Enter (or the end of input) to quit")
     if not path.parent.is_dir():
         session.say(f"note: the folder {path.parent} does not exist (yet): nothing is read until "
                     f"{path.name} is written there")
     elif not path.exists():
-        session.say(f"note: {path} does not exist yet: waiting for it to be written")
+        session.say(f"note: {path} does not exist yet: waiting for {path} to be written{_near_names(path)}")
+    said_waiting = time.monotonic()  # when the missing file was last said (again every remind_s)
     last = None  # the signature of the file last acted on
     unsettled = None  # (signature, when first seen) of a changed file that read as no snapshot
     problem = None  # the last "cannot read" reason said, so a lasting one is said once
@@ -275,8 +292,10 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
                 ready, interactive = [], False
             if ready:
                 line = stdin.readline()
-                if line == "":
-                    interactive = False  # stdin closed: keep watching the file
+                if line == "":  # stdin closed: nobody is left to press q
+                    session.say("end of input: stopping" + (
+                        f" (the game is journalled in {session.journal.path})" if session.journal is not None else ""))
+                    return 0
                 elif line.strip().lower() in ("q", "quit"):
                     return 0
                 else:
@@ -291,8 +310,9 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
             continue
         if sig is None:
             problem = unsettled = None
-            if force:
-                session.say(f"{path} does not exist yet")
+            if force or time.monotonic() - said_waiting >= remind_s:
+                session.say(f"{path} does not exist yet: still waiting for it to be written{_near_names(path)}")
+                said_waiting = time.monotonic()
             continue
         if sig != last or force:
             now = time.monotonic()

@@ -102,6 +102,10 @@ class StepResult:
         return d
 
 
+FRESH_DEAL_WORDS = "if a new game was dealt, restart with --new"
+"""What the session says of a fresh deal seen while a game is in hand: said once by play."""
+
+
 class LiveCoach:
     """One coached game fed frame by frame. ``say`` gets every line meant for the person."""
 
@@ -124,6 +128,7 @@ class LiveCoach:
         self._last_waiting: str | None = None
         self._last_unread_note: str | None = None
         self._last_blank: str | None = None   # the last picture read was blank (said once)
+        self._fresh_deal_said = False
         self._forced = False
         session.say = self._collect  # the session speaks through us
 
@@ -137,6 +142,10 @@ class LiveCoach:
             if line == self._last_waiting:   # the still table is read again: say it once
                 return
             self._last_waiting = line
+        if FRESH_DEAL_WORDS in line:   # a fresh deal on the table while a game is in hand: said once a run
+            if self._fresh_deal_said:
+                return
+            self._fresh_deal_said = True
         self._said.append(line)
 
     def _flush(self, result: StepResult) -> None:

@@ -13,13 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .errors import CommandError
 from .paths import output_problem
-
-
-def _strategy_help() -> str:
-    from .cmd_core import strategy_help
-
-    return strategy_help()
 
 
 def _rules_args(p) -> None:
@@ -29,8 +24,8 @@ def _rules_args(p) -> None:
 
 
 def _err(message: str) -> int:
-    print(f"solitaire-coach: {message}", file=sys.stderr)
-    return 2
+    """End the command on bad input: raises CommandError (cli.main says it, exit 2)."""
+    raise CommandError(message)
 
 
 def write_image(path, image, option: str) -> str | None:
@@ -77,17 +72,17 @@ def make_detector(model: Path | None, calibration: dict | None):
     try:
         from ..vision.detector import CardDetector
     except ImportError as exc:
-        raise SystemExit(f"solitaire-coach: the card detector is not available ({exc})") from None
+        raise CommandError(f"the card detector is not available ({exc})") from None
     return CardDetector(model_path=str(model) if model else None, calibration=calibration, option="--model")
 
 
 def _session(args, journal_path: Path | None, say, resume: bool):
-    from ..core.advisor import make_strategy
-    from .cmd_core import default_strategy, rules_from_args
+    from .cmd_core import rules_from_args
     from .coach import CoachSession
     from .journal import Journal
+    from .options import strategy_from_args
 
-    strategy = make_strategy(args.strategy or default_strategy())
+    strategy = strategy_from_args(args)
     journal = Journal(journal_path) if journal_path is not None else None
     return CoachSession(rules_from_args(args), strategy, journal, say=say, resume=resume)
 

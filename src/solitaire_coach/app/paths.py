@@ -32,6 +32,8 @@ def output_problem(path, option: str, *, folder: bool = False, image: bool = Fal
     means PNG) or, with ``folder``, a folder; missing folders on the way are made when it is
     written, so only an ordinary file on the way, a file where a folder is wanted (or the
     other way round) and a folder that cannot be written into are problems."""
+    if not str(path):
+        return f"{option}: an empty path: give a file name"
     path = Path(path)
     where = f"{option} {str(path)!r}"
     if path.exists():

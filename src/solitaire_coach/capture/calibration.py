@@ -13,7 +13,7 @@ Table
     the card size in pixels and the table plane (a homography from the image to table
     millimetres, plus the plane's pose when the lens is known).
 
-Both are kept in one readable JSON file, ``calibration/NAME.json`` (see
+Both are kept in one readable JSON file, ``calibrations/NAME.json`` of the per-user data folder (see
 :class:`Calibration`), written atomically; nothing is pickled.
 """
 
@@ -32,6 +32,7 @@ import numpy as np
 
 from ..repo import repo_root
 from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
+from ..userdata import user_calibrations_dir
 
 DEFAULT_PATTERN = (9, 6)          # inner corners (columns, rows): a 10 x 7 squares board
 DEFAULT_SQUARE_MM = 25.0
@@ -440,12 +441,14 @@ def check_name(name: str, what: str = "calibration name") -> str:
     return str(name)
 
 
-def calibration_path(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> Path:
-    """``NAME`` -> ``calibration/NAME.json``; a path ending in .json is used as it is."""
+def calibration_path(name_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> Path:
+    """``NAME`` -> ``FOLDER/NAME.json`` (default folder: the person's calibrations,
+    :func:`~solitaire_coach.userdata.user_calibrations_dir`); a path ending in .json is used
+    as it is."""
     p = Path(name_or_path)
     if p.suffix.lower() == ".json":
         return p
-    return Path(folder) / f"{check_name(str(name_or_path))}.json"
+    return Path(user_calibrations_dir() if folder is None else folder) / f"{check_name(str(name_or_path))}.json"
 
 
 def save_calibration(cal: Calibration, path: str | os.PathLike) -> Path:
@@ -486,13 +489,14 @@ def _positive_pair(value) -> bool:
 SHIPPED_CALIBRATIONS = repo_root() / "calibration"
 
 
-def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike = "calibration") -> dict:
+def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> dict:
     """Read a calibration file as a dict: ``NAME`` (``FOLDER/NAME.json``) or a .json path.
 
-    A ``NAME`` is looked up in ``calibration/`` under the current folder (where ``calibrate
-    --name`` writes by default), then among the calibrations shipped in the repository's
-    ``calibration/`` (``SHIPPED_CALIBRATIONS``), so ``--calibration example`` works from
-    any folder and a user's own calibration of the same name comes first.
+    Without ``folder``, a ``NAME`` is looked up among the person's calibrations (where
+    ``calibrate --name`` writes by default: ``calibrations/`` of the per-user data folder,
+    see :mod:`solitaire_coach.userdata`), then among the calibrations shipped with the
+    package (``SHIPPED_CALIBRATIONS``), so ``--calibration example`` works from any folder
+    and a person's own calibration of the same name comes first.
 
     The one loader of every command that takes ``--calibration``. Checked: the file exists
     and is a JSON object holding a table (``slots``) or a lens (``camera``), and slots, card
@@ -502,11 +506,11 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
     Anything else raises CalibrationError naming the file and what is wrong."""
     path = calibration_path(name_or_path, folder)
     shipped = calibration_path(name_or_path, SHIPPED_CALIBRATIONS)
-    if not path.exists() and path != shipped and Path(folder) == Path("calibration") and shipped.is_file():
+    if not path.exists() and path != shipped and folder is None and shipped.is_file():
         path = shipped  # a name not among this folder's calibrations, but shipped with the package
     if not path.is_file():
         looked = repr(str(path))
-        if path != shipped and Path(folder) == Path("calibration"):
+        if path != shipped and folder is None:
             looked += f" nor {str(shipped)!r}"  # a name is looked for among the shipped ones too
         raise CalibrationError(f"calibration {str(name_or_path)!r}: no file {looked} "
                                f"(make one with: solitaire-coach calibrate --camera 0 --name {Path(str(name_or_path)).stem})")
@@ -567,7 +571,15 @@ def load_images(folder: str | os.PathLike) -> list[tuple[str, np.ndarray | None]
     paths = sorted((p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES), key=_natural_key)
     if not paths:
         raise CalibrationError(f"images folder {str(folder)!r} holds no images")
-    return [(p.name, cv2.imread(str(p), cv2.IMREAD_COLOR)) for p in paths]
+    from .sources import PictureError, read_picture
+
+    def read(p: Path) -> np.ndarray | None:
+        try:
+            return read_picture(p)
+        except PictureError:   # named as unreadable by the lens calibration
+            return None
+
+    return [(p.name, read(p)) for p in paths]
 
 
 def random_board_poses(n: int, rng: np.random.Generator, pattern: tuple[int, int] = DEFAULT_PATTERN,

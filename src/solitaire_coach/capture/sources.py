@@ -70,6 +70,82 @@ def jpeg_cut_short(data: bytes) -> bool:
     return data.startswith(b"\xff\xd8") and data.rfind(b"\xff\xd9") < data.rfind(b"\xff\xda")
 
 
+MAX_PICTURE_PIXELS = 1 << 30
+"""The most pixels OpenCV decodes in one picture (its CV_IO_MAX_IMAGE_PIXELS default)."""
+MIN_PICTURE_SIDE = 16
+"""A picture narrower or lower than this (in pixels) holds no card to read: refused."""
+SMALL_PICTURE = (320, 180)
+"""A picture smaller than this (width, height) is read with a warning: its cards are a few
+pixels each, too small to read (a camera frame is 1280x720)."""
+
+
+class PictureError(ValueError):
+    """A file that is no picture to read; the message names the file and says why."""
+
+
+def _declared_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) a PNG or JPEG header claims, or None when it is neither (or cut)."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24 and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data.startswith(b"\xff\xd8"):
+        i = 2
+        while i + 9 < len(data) and data[i] == 0xFF:
+            marker, length = data[i + 1], int.from_bytes(data[i + 2:i + 4], "big")
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+                return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+            i += 2 + length
+    return None
+
+
+def read_picture(path: str | os.PathLike) -> np.ndarray:
+    """The picture in file ``path`` (BGR). Raises PictureError naming the file and saying
+    why there is none: not there, a folder, not a regular file (a named pipe is never
+    waited on), not readable, a JPEG cut short (only part of it is there), more pixels than
+    OpenCV decodes, not a picture OpenCV decodes, or fewer than MIN_PICTURE_SIDE pixels
+    on a side."""
+    from ..storage import NotTextError, describe_os_error, read_file_bytes
+
+    name = repr(str(path))
+    try:
+        data = read_file_bytes(path)
+    except (OSError, NotTextError) as exc:
+        raise PictureError(f"{name}: {describe_os_error(exc)}") from None
+    if jpeg_cut_short(data):
+        raise PictureError(f"{name}: a JPEG cut short (no end marker): only part of the picture is there")
+    size = _declared_size(data)
+    if size is not None and size[0] * size[1] > MAX_PICTURE_PIXELS:
+        image = None
+    else:
+        try:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+        except cv2.error as exc:
+            if "CV_IO_MAX_IMAGE_PIXELS" not in str(exc):
+                raise PictureError(f"{name} is not an image OpenCV can decode ({str(exc).strip().splitlines()[-1]})") \
+                    from None
+            size = size or (0, 0)
+        else:
+            if image is None:
+                raise PictureError(f"{name} is not an image OpenCV can decode (empty, damaged or not a picture)")
+    if image is None:
+        said = f"{size[0]}x{size[1]} pixels" if size and size[0] else "larger than that"
+        raise PictureError(f"{name}: the picture is {said}: OpenCV reads at most {MAX_PICTURE_PIXELS:,} pixels "
+                           f"(shrink it first)")
+    h, w = image.shape[:2]
+    if min(h, w) < MIN_PICTURE_SIDE:
+        raise PictureError(f"{name}: the picture is {w}x{h} pixels: too small to show any card "
+                           f"(a camera frame is 1280x720)")
+    return image
+
+
+def small_picture_warning(path, image: np.ndarray) -> str | None:
+    """A warning for a picture smaller than SMALL_PICTURE (its cards too small to read), or None."""
+    h, w = image.shape[:2]
+    if w < SMALL_PICTURE[0] or h < SMALL_PICTURE[1]:
+        return (f"{str(path)!r}: the picture is only {w}x{h} pixels: its cards are likely too small to read "
+                f"(a camera frame is 1280x720)")
+    return None
+
+
 def _natural_key(path: Path) -> list:
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
 
@@ -177,16 +253,12 @@ class FolderSource:
                     self._warn_once(entry["file"], f"{path}: no such file, skipped")
                     continue
                 try:
-                    cut_short = jpeg_cut_short(path.read_bytes())
-                except OSError:
-                    cut_short = False   # imread says it cannot read it, below
-                if cut_short:
-                    self._warn_once(entry["file"], f"{path}: a JPEG cut short (no end marker): only part of "
-                                                   f"the picture is there, skipped")
-                    continue
-                image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-                if image is None:
-                    self._warn_once(entry["file"], f"{path}: not a readable image, skipped")
+                    image = read_picture(path)
+                except PictureError as exc:
+                    why = str(exc).removeprefix(repr(str(path))).lstrip(": ")
+                    if "not an image OpenCV can decode" in why:
+                        why = "not a readable image"
+                    self._warn_once(entry["file"], f"{path}: {why}, skipped")
                     continue
                 self._cache = (entry["file"], image)
                 image = image.copy()
@@ -210,11 +282,14 @@ class FrameRecorder:
     Image files are written atomically; the manifest is appended line by line (a line cut
     short by a crash is skipped, with a warning, on replay). With ``dedupe`` a frame that
     is the same picture as the last one saved (change below ``dedupe_level`` grey levels,
-    i.e. sensor noise) is listed again instead of being written again.
+    i.e. sensor noise) and in which fewer than ``fine_pixels`` pixels changed at full
+    resolution (a waste card turned changes the thumbnail's mean less than noise does, so
+    the mean alone would lose it) is listed again instead of being written again: a picture
+    the live coach's gate would read as changed is always written.
     """
 
     def __init__(self, folder: str | os.PathLike, *, quality: int = 85, dedupe: bool = True,
-                 dedupe_level: float = 0.6) -> None:
+                 dedupe_level: float = 0.6, fine_pixels: int = 8) -> None:
         from .gate import MotionMeter
 
         self.folder = Path(folder)
@@ -227,6 +302,8 @@ class FrameRecorder:
         self._count = 1 + max((int(p.stem.split("_")[1]) for p in existing if p.stem.split("_")[1].isdigit()), default=0)
         self._last_file: str | None = None
         self._last_thumb = None
+        self._last_fine = None
+        self.fine_pixels = fine_pixels
         self._manifest = open(self.folder / MANIFEST, "a", encoding="utf-8")
         self.written = 0
         self.listed = 0
@@ -234,12 +311,20 @@ class FrameRecorder:
     def add(self, frame: Frame, t: float | None = None) -> str:
         """Record ``frame``; returns the file name listed for it."""
         from ..storage import write_atomic
+        from .gate import MotionMeter
 
         thumb = self._meter.thumbnail(frame.image)
         same = (self.dedupe and self._last_thumb is not None and self._last_file is not None
                 and thumb.shape == self._last_thumb.shape
                 and float(np.mean(np.abs(thumb - self._last_thumb))) < self.dedupe_level)
+        fine = MotionMeter.fine(frame.image) if self.dedupe else None
+        if same:
+            # a small change (a waste card turned, a suit sign) moves the thumbnail's mean
+            # less than noise does: the picture is the same only if no card-sized spot of it
+            # changed at full resolution either -- the check the live coach's gate makes
+            same = MotionMeter.changed_pixels(self._last_fine, fine) < self.fine_pixels
         if not same:
+            self._last_fine = fine
             name = f"frame_{self._count:06d}.jpg"
             self._count += 1
             ok, data = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
@@ -444,6 +529,9 @@ class CameraSource:
         self._formats_said: set[str] = set()   # the picture formats warned of
         self.reconnects = 0
         if not self._open() and require_open:
+            if self.file:
+                raise SourceError(f"camera {str(self.device)!r}: the file could not be opened as a video (damaged, "
+                                  f"or not a video format OpenCV reads)")
             raise SourceError(f"{self.name} could not be opened: is it plugged in, and not used by another program? "
                               f"(on Linux check ls /dev/video*)")
 

@@ -23,11 +23,13 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from ..core.cards import Card
 from ..core.notation import EMPTY, UNKNOWN, Snapshot
 from ..repo import repo_root
+from ..userdata import user_decks_dir
 from . import features as F
 
 SLOT_ORDER = ("waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4") + tuple(
@@ -40,9 +42,10 @@ def default_model_dir() -> Path:
 
 
 def deck_dir(name: str) -> Path:
-    """Where learn-deck keeps deck ``name`` (``SOLITAIRE_DECK_REFS`` overrides the folder)."""
+    """Where learn-deck keeps deck ``name``: ``decks/`` of the per-user data folder (see
+    :mod:`solitaire_coach.userdata`); ``SOLITAIRE_DECK_REFS`` names another folder."""
     base = os.environ.get("SOLITAIRE_DECK_REFS")
-    return (Path(base) if base else repo_root() / "calibration" / "decks") / name
+    return (Path(base) if base else user_decks_dir()) / name
 
 
 @dataclass(frozen=True)
@@ -71,12 +74,19 @@ class DetectionResult:
     snapshot: Snapshot
     cards: list[CardDetection]
     elapsed_ms: float
+    # face-down cards seen in each column (1..7): the backs above its face-up run; a column
+    # whose face-down strips are hidden or out of the picture counts what is seen
+    down: tuple[int, ...] = (0,) * 7
+    # whether a face-down pile was seen where the stock lies
+    stock_seen: bool = False
 
     def to_json(self) -> dict:
         """The result as plain JSON values (the ``detect --json`` output)."""
         return {
             "snapshot": self.snapshot.line(),
             "runs": self.snapshot.text().splitlines()[1][6:] if self.snapshot.runs is not None else None,
+            "down": list(self.down),
+            "stock": self.stock_seen,
             "cards": [{"card": c.code, "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in c.quad],
                        "confidence": round(float(c.confidence), 4), "slot": c.slot} for c in self.cards],
             "elapsed_ms": round(self.elapsed_ms, 1),
@@ -97,6 +107,18 @@ class _Mark:
     right: float | None = None  # where the next card covers this one (x), if it does
     bottom: float | None = None  # likewise (y)
     strip: bool = False  # covered by another mark: read at one corner only
+    quad: np.ndarray | None = None  # set when read in a turned frame: the quad in the frame as given
+    angle: float = 0.0  # how far the card is turned on the table (radians, its top edge; + clockwise)
+
+    def axes(self, zoom: float = 1.0) -> tuple[tuple[float, float], tuple[float, float]]:
+        """The card's width and height vectors (image px), times ``zoom``."""
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        return (zoom * self.w * c, zoom * self.w * s), (-zoom * self.h * s, zoom * self.h * c)
+
+    def far_corner(self) -> tuple[float, float]:
+        """The card's bottom-right corner (where its index shows upside down)."""
+        (ux, uy), (vx, vy) = self.axes()
+        return self.x + ux + vx, self.y + uy + vy
 
 
 class ModelError(RuntimeError):
@@ -173,9 +195,12 @@ SESSIONS = ModelSessions()
 """The sessions a :class:`CardDetector` uses when given none (see :class:`ModelSessions`)."""
 
 
-def _load_model(path: Path, threads: int, sessions: ModelSessions):
-    """The onnxruntime session of ``path`` from ``sessions``, checked to be the model its name says."""
-    what, want = MODEL_FILES[path.name]
+def _load_model(path: Path, threads: int, sessions: ModelSessions, what: str | None = None,
+                want: str | None = None):
+    """The onnxruntime session of ``path`` from ``sessions``, checked to be the model its name
+    says (or the ``what`` model, taking input ``want``, when given)."""
+    if what is None:
+        what, want = MODEL_FILES[path.name]
     if not path.is_file():
         raise ModelError(f"{path}: missing (a model folder holds {' and '.join(MODEL_FILES)})")
     try:
@@ -249,7 +274,7 @@ class CardDetector:
     (the command-line option that gave ``model_path``, as ``--model``) if given.
     ``calibration``: optional dict with ``slots`` (slot name -> [x, y] image px, the centre
     of the card in that slot) and ``card_size_px``. ``deck``: the
-    name of a deck learnt with ``learn-deck`` (``calibration/decks/NAME``); one that cannot
+    name of a deck learnt with ``learn-deck`` (``decks/NAME`` of the per-user data folder); one that cannot
     be used raises :class:`DeckError` (see :func:`load_learnt_deck`). ``threads``: onnxruntime's
     intra-op threads (0: its default). ``sessions``: where the networks' sessions are kept
     (default :data:`SESSIONS`, shared by every detector of the process).
@@ -278,6 +303,11 @@ class CardDetector:
         self.model_pow = float(cfg.get("model_pow", 0.5))
         self.combine = str(cfg.get("combine", "product"))  # how the two corner reads of a whole card combine
         self.calibration = calibration
+        # the locator's input width that suits this camera's cards, and which way is up
+        # (both learnt from the frames, see locate_any_scale and detect)
+        self.locator_width = F.LOC_W
+        self.orientation = 0
+        self.orientation_settled = False
         self.deck = deck
         self.refs = None
         self.head = None
@@ -305,21 +335,61 @@ class CardDetector:
         self.locator = _load_model(d / "card_locator.onnx", threads, sessions)
         self.reader = _load_model(d / "card_reader.onnx", threads, sessions)
         cfg = _model_config(d / "vision.json")
+        self.second_reader = None
         try:
+            second = cfg.get("second_reader")
+            if second:
+                self.second_reader = (_load_model(d / second["file"], threads, sessions, "card reader", "patch"),
+                                      F.PatchGeom.from_config(second["patch"]))
             return cfg, F.PatchGeom.from_config(cfg.get("patch"))
         except (KeyError, TypeError, ValueError) as exc:
-            raise ModelError(f"{d / 'vision.json'}: patch must hold read_h, read_w, x and y ({exc!r})") from None
+            raise ModelError(f"{d / 'vision.json'}: patch and second_reader's patch must hold read_h, read_w, x "
+                             f"and y, and second_reader a file ({exc!r})") from None
 
     # ------------------------------------------------------------------ networks
-    def locate(self, frame_bgr: np.ndarray) -> list[_Mark]:
+    def locate(self, frame_bgr: np.ndarray, width: int | None = None) -> list[_Mark]:
         """Every card the locator network finds in the frame (face or back), in frame pixels;
-        :class:`FrameError` when ``frame_bgr`` is no BGR picture (see :func:`check_frame`)."""
+        :class:`FrameError` when ``frame_bgr`` is no BGR picture (see :func:`check_frame`).
+
+        ``width``: the width the frame is scaled to for the locator (default: the one that
+        suits the cards of this camera, see :meth:`locate_any_scale`; 640 before any frame)."""
         check_frame(frame_bgr)
-        img, s = F.locator_input(frame_bgr)
+        img, s = F.locator_input(frame_bgr, width or self.locator_width)
         out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
-        marks = [_Mark(x / s, y / s, w / s, h / s, sc, kd) for x, y, w, h, sc, kd in
+        marks = [_Mark(x / s, y / s, w / s, h / s, sc, kd, angle=a) for x, y, w, h, sc, kd, a in
                  F.decode_peaks(out, self.peak_thresh)]
         return marks
+
+    def locate_any_scale(self, frame_bgr: np.ndarray) -> list[_Mark]:
+        """The locator's marks at the scale where this frame's cards have the size it was
+        trained on (``LOCATOR_CARD_W`` locator pixels wide): a close camera or a phone photo
+        (cards a quarter or half of the frame wide) is looked at smaller, cards 50 px wide in
+        a large frame larger. Every frame starts at the trained width (640), so a frame at
+        the usual scale costs one locator run, and one misjudged frame does not stay with
+        the camera; the width used is left in ``locator_width``."""
+        width = F.LOC_W
+        tried: dict[int, list[_Mark]] = {}
+        while width not in tried:
+            marks = tried[width] = self.locate(frame_bgr, width)
+            size = _card_width(marks, frame_bgr.shape[1], width)
+            if size is None:
+                break
+            lo, hi = LOCATOR_CARD_W
+            step = LOCATOR_WIDTHS.index(width)
+            if size > hi and step > 0:
+                width = LOCATOR_WIDTHS[step - 1]
+            elif size < lo and step + 1 < len(LOCATOR_WIDTHS) and frame_bgr.shape[1] > width:
+                width = LOCATOR_WIDTHS[step + 1]
+        if _card_width(tried[width], frame_bgr.shape[1], width) is None:
+            # nothing sure at the widths tried: look at every width once, keep the surest
+            for w in LOCATOR_WIDTHS:
+                if w not in tried and (w <= 640 or frame_bgr.shape[1] > w):
+                    tried[w] = self.locate(frame_bgr, w)
+            width = max(tried, key=lambda w: (sum(m.score for m in tried[w] if m.score >= 0.5), w == 640))
+            if not any(m.score >= 0.5 for m in tried[width]):
+                return tried[width]   # no card anywhere: keep the width as it was
+        self.locator_width = width
+        return tried[width]
 
     def read_patches(self, patches: np.ndarray):
         """kind, rank, suit probabilities and embeddings of N patches (N x read_h x read_w x 3 BGR)."""
@@ -328,10 +398,28 @@ class CardDetector:
             return z.reshape(0, 3), z.reshape(0, 13), z.reshape(0, 4), z.reshape(0, 128)
         return self.reader.run(None, {"patch": F.to_tensor(patches)})
 
+    def read_cuts(self, frame_bgr: np.ndarray, cuts: list[tuple]):
+        """kind, rank, suit probabilities and embeddings of the card corners ``cuts`` (each a
+        card's corner, width and height vectors in frame px), read by the reader and, where
+        the model folder has one (``second_reader`` in ``vision.json``), by a second reader
+        with its own patch too: their kind probabilities are averaged and their rank and
+        suit probabilities multiplied (a card both readers are sure of stays sure; one they
+        disagree on loses confidence). The embedding is the first reader's (learn-deck's)."""
+        g = self.geom
+        patches = np.stack([F.corner_patch(frame_bgr, c, u, v, g) for c, u, v in cuts]) if cuts else \
+            np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
+        kind, rank, suit, emb = self.read_patches(patches)
+        if self.second_reader is None or not len(cuts):
+            return kind, rank, suit, emb
+        session, g2 = self.second_reader
+        patches2 = np.stack([F.corner_patch(frame_bgr, c, u, v, g2) for c, u, v in cuts])
+        kind2, rank2, suit2, _ = session.run(None, {"patch": F.to_tensor(patches2)})
+        return (kind + kind2) / 2, _geo_mean(rank, rank2), _geo_mean(suit, suit2), emb
+
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
         """The reader's corner patch of each of ``marks`` (N x read_h x read_w x 3 BGR)."""
         g = self.geom
-        return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), (m.w, 0), (0, m.h), g) for m in marks]) if marks else \
+        return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), *m.axes(), g) for m in marks]) if marks else \
             np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
 
     def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray, head=None) -> np.ndarray:
@@ -382,9 +470,59 @@ class CardDetector:
     # ------------------------------------------------------------------ main step
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
         """Find and read every card in the frame and put them in their slots; a frame that is
-        no BGR picture raises :class:`FrameError` saying what it is (see :func:`check_frame`)."""
+        no BGR picture raises :class:`FrameError` saying what it is (see :func:`check_frame`).
+
+        A frame wider than ``MAX_READ_WIDTH`` is first reduced to it by area averaging (a
+        phone's 4000x3000 photo reads as the same photo at 1920 wide). Which way is up comes
+        from the cards themselves: the frame is read as it is turned by ``orientation``
+        (0, 90, 180 or 270 degrees clockwise; a calibration's ``orientation`` fixes it), and
+        while that is not settled, a frame that reads poorly is also read turned the other
+        three ways, and a turn that reads decisively more cards (at least 4 more, and half
+        as many again) is taken and kept for the next frames. Quads are always in the pixels of the frame as given."""
         t0 = time.perf_counter()
-        marks = _suppress(self.locate(frame_bgr))
+        check_frame(frame_bgr)
+        factor = 1.0
+        if frame_bgr.shape[1] > MAX_READ_WIDTH:
+            factor = MAX_READ_WIDTH / frame_bgr.shape[1]
+            frame_bgr = cv2.resize(frame_bgr, (MAX_READ_WIDTH, max(1, int(round(frame_bgr.shape[0] * factor)))),
+                                   interpolation=cv2.INTER_AREA)
+        fixed = self.calibration.get("orientation") if self.calibration else None
+        turn = int(fixed) if fixed is not None else self.orientation
+        snap, kept = self._detect_turned(frame_bgr, turn)
+        if fixed is None and not self.orientation_settled and _reads_poorly(kept):
+            tries = {turn: (snap, kept)}
+            for other in (0, 90, 180, 270):
+                if other not in tries:
+                    tries[other] = self._detect_turned(frame_bgr, other)
+            best = max(tries, key=lambda k: (_read_score(tries[k][1]), k == turn))
+            here, there = _read_score(kept), _read_score(tries[best][1])
+            # another turn must read decisively more: a fresh deal (no fanned cards) or a grid
+            # of cards whose indices read alike upside down is no reason to turn the picture
+            if best != turn and there >= here + max(4.0, 0.5 * here):
+                snap, kept = tries[best]
+                self.orientation = best
+                self.orientation_settled = True
+        elif fixed is None and _read_score(kept) >= 3 and not _reads_poorly(kept):
+            self.orientation_settled = True
+        cards = [CardDetection(m.card, _quad(m) / factor, m.conf, m.slot, m.kind == 0, m.strip) for m in kept]
+        down, stock = _down_counts(kept)
+        return DetectionResult(snap, cards, (time.perf_counter() - t0) * 1000.0, down, stock)
+
+    def _detect_turned(self, frame_bgr: np.ndarray, turn: int) -> tuple[Snapshot, list[_Mark]]:
+        """The snapshot and the slotted marks of the frame turned ``turn`` degrees clockwise,
+        the marks' positions mapped back into the frame as given."""
+        if not turn:
+            return self._detect_upright(frame_bgr, self.calibration)
+        h, w = frame_bgr.shape[:2]
+        turned = cv2.rotate(frame_bgr, _ROTATE_CODES[turn])
+        snap, kept = self._detect_upright(turned, _turn_calibration(self.calibration, turn, w, h))
+        for m in kept:
+            m.quad = _unturn(_quad(m), turn, w, h)
+        return snap, kept
+
+    def _detect_upright(self, frame_bgr: np.ndarray, calibration: dict | None) -> tuple[Snapshot, list[_Mark]]:
+        """Find and read every card of an upright frame; the snapshot and the slotted marks."""
+        marks = _suppress(self.locate_any_scale(frame_bgr))
         # a back the locator is sure of needs no reading; everything else is read
         sure_back = [m for m in marks if m.kind == 1 and m.score >= self.back_sure]
         for m in sure_back:
@@ -394,18 +532,19 @@ class CardDetector:
         # read it too, and believe a card only when both corners agree
         uncovered = _uncovered(marks)
         both = [m for m in marks if m.kind == 0 and id(m) in uncovered]
-        patches = self.patches(frame_bgr, marks)
-        extra = []  # (mark, patch): more reads of the cards that show more than a strip
+        # where each read is cut: (corner, width vector, height vector) of the card
+        cuts = [((m.x, m.y), *m.axes()) for m in marks]
+        extra = []  # (mark, cut): more reads of the cards that show more than a strip
         for m in both:
-            extra.append((m, F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-m.w, 0), (0, -m.h), self.geom)))
+            (ux, uy), (vx, vy) = m.axes()
+            extra.append((m, (m.far_corner(), (-ux, -uy), (-vx, -vy))))
             # a wider cut, for decks whose small suit sits lower than the usual patch reaches
             z = self.zoom
             if z > 1.0:
-                extra.append((m, F.corner_patch(frame_bgr, (m.x, m.y), (z * m.w, 0), (0, z * m.h), self.geom)))
-                extra.append((m, F.corner_patch(frame_bgr, (m.x + m.w, m.y + m.h), (-z * m.w, 0), (0, -z * m.h), self.geom)))
-        if extra:
-            patches = np.concatenate([patches, np.stack([p for _, p in extra])])
-        kind, rank, suit, emb = self.read_patches(patches)
+                (zux, zuy), (zvx, zvy) = m.axes(z)
+                extra.append((m, ((m.x, m.y), (zux, zuy), (zvx, zvy))))
+                extra.append((m, (m.far_corner(), (-zux, -zuy), (-zvx, -zvy))))
+        kind, rank, suit, emb = self.read_cuts(frame_bgr, cuts + [c for _, c in extra])
         shipped = model_card_probs(rank, suit)
         probs = self._with_deck(shipped, emb, self.head)
         model_probs = None if self.head is None and self.refs is None else shipped
@@ -439,14 +578,139 @@ class CardDetector:
             kept.append(m)
         kept = _suppress(kept)
         _dedupe_cards(kept)
-        assign_slots(kept, frame_bgr.shape[1], self.calibration, frame_bgr.shape[0])
+        assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
         _cover(kept)
-        cards = [CardDetection(m.card, _quad(m), m.conf, m.slot, m.kind == 0, m.strip) for m in kept]
-        snap = build_snapshot(kept)
-        return DetectionResult(snap, cards, (time.perf_counter() - t0) * 1000.0)
+        return build_snapshot(kept), kept
 
 
 # ---------------------------------------------------------------------- helpers
+# the locator's input widths, smallest first (a frame is scaled to one of them, see
+# CardDetector.locate_any_scale) and the card widths, in locator pixels, it reads best:
+# the size of the cards of its training scenes (about 640 / 12)
+LOCATOR_WIDTHS = (160, 320, 640, 1280)
+LOCATOR_CARD_W = (26.0, 72.0)
+# wider frames are reduced to this by area averaging before reading
+MAX_READ_WIDTH = 1920
+_ROTATE_CODES = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+def _card_width(marks: list[_Mark], frame_w: int, width: int) -> float | None:
+    """The median width, in locator pixels at locator width ``width``, of the marks the
+    locator is sure of; None with fewer than two."""
+    sure = [m.w for m in marks if m.score >= 0.5]
+    if len(sure) < 2:
+        return None
+    size = float(np.median(sure)) * width / frame_w
+    if size < LOCATOR_CARD_W[0] and len(sure) < 4:
+        return None     # a few small marks are no evidence of small cards
+    return size
+
+
+def _read_score(kept: list[_Mark]) -> float:
+    """How well a frame read: cards read, less one for each back lying below a face-up
+    card of its column (a column's face-down cards lie under its face-up run, so upright
+    they are above it)."""
+    return sum(1.0 for m in kept if m.card is not None) - _backs_below(kept)
+
+
+def _backs_below(kept: list[_Mark]) -> int:
+    """Backs that lie below a face-up card of their own column."""
+    top_face: dict[str, float] = {}
+    for m in kept:
+        if m.kind == 0 and m.slot.startswith("column "):
+            top_face[m.slot] = min(m.y, top_face.get(m.slot, m.y))
+    return sum(1 for m in kept if m.kind == 1 and m.slot in top_face and m.y > top_face[m.slot])
+
+
+def _reads_poorly(kept: list[_Mark]) -> bool:
+    """Whether a read may come from a frame turned the wrong way: few of its face-up cards
+    read, more backs than faces (a sideways face looks like a back to the locator), or
+    backs below a column's face-up cards (a layout upside down)."""
+    faces = [m for m in kept if m.kind == 0]
+    backs = len(kept) - len(faces)
+    read = sum(m.card is not None for m in faces)
+    return not kept or read < 0.7 * len(faces) or backs > len(faces) or _backs_below(kept) > 0
+
+
+def _unturn(quad: np.ndarray, turn: int, w: int, h: int) -> np.ndarray:
+    """Points of a ``w`` x ``h`` frame turned ``turn`` degrees clockwise, back in the frame."""
+    x, y = quad[:, 0], quad[:, 1]
+    if turn == 90:      # turned (x', y') = (h - 1 - y, x)
+        out = np.stack([y, h - 1 - x], 1)
+    elif turn == 180:
+        out = np.stack([w - 1 - x, h - 1 - y], 1)
+    else:               # 270: (x', y') = (y, w - 1 - x)
+        out = np.stack([w - 1 - y, x], 1)
+    return out.astype(np.float32)
+
+
+def _turn_point(x: float, y: float, turn: int, w: int, h: int) -> tuple[float, float]:
+    """A point of a ``w`` x ``h`` frame in the frame turned ``turn`` degrees clockwise."""
+    if turn == 90:
+        return h - 1 - y, x
+    if turn == 180:
+        return w - 1 - x, h - 1 - y
+    if turn == 270:
+        return y, w - 1 - x
+    return x, y
+
+
+def _turn_calibration(calibration: dict | None, turn: int, w: int, h: int) -> dict | None:
+    """A calibration's slot centres as seen in the frame turned ``turn`` degrees clockwise."""
+    if not calibration or not calibration.get("slots"):
+        return calibration
+    slots = calibrated_slots(calibration, w, h)
+    turned = dict(calibration)
+    turned["slots"] = {k: list(_turn_point(x, y, turn, w, h)) for k, (x, y) in slots.items()}
+    turned["image_size"] = [h, w] if turn in (90, 270) else [w, h]
+    return turned
+
+
+def _down_counts(kept: list[_Mark]) -> tuple[tuple[int, ...], bool]:
+    """Face-down cards in each column and whether a face-down pile was seen in the stock's
+    place.
+
+    A column's face-down cards lie as strips above its first face-up card, from the row
+    where every column starts: their count is that gap over the strip pitch, and never less
+    than the backs found. Thin strips are often found only in part, so the gap counts
+    rather than the marks; the pitch is the largest one of which every step from a back
+    found to the next mark below it is a whole multiple (a tenth of a card when no back
+    lies above another)."""
+    cols: dict[int, list[_Mark]] = {}
+    for m in kept:
+        if m.slot.startswith("column "):
+            cols.setdefault(int(m.slot.split()[1]), []).append(m)
+    for ms in cols.values():
+        ms.sort(key=lambda m: m.y)
+    steps = [b.y - a.y for ms in cols.values() for a, b in zip(ms, ms[1:]) if a.kind == 1]
+    height = float(np.median([m.h for m in kept])) if kept else 0.0
+    pitch = _strip_pitch(steps, height)
+    starts = [ms[0].y for ms in cols.values()]
+    row_top = float(np.percentile(starts, 10)) if starts else 0.0
+    down = [0] * 7
+    for c, ms in cols.items():
+        backs = sum(m.kind == 1 for m in ms)
+        faces = [m for m in ms if m.kind == 0]
+        gap = (faces[0].y if faces else ms[-1].y + pitch) - row_top
+        down[c - 1] = max(backs, int(round(gap / pitch)) if pitch > 0 else 0)
+    stock = any(m.kind == 1 and m.slot == "stock" for m in kept)
+    return tuple(down), stock
+
+
+def _strip_pitch(steps: list[float], height: float) -> float:
+    """The largest pitch from a 20th to a third of a card ``height`` of which every one of
+    ``steps`` is nearly a whole multiple; a tenth of the card without steps."""
+    if not height:
+        return max(steps) if steps else 1.0
+    if not steps:
+        return height / 10
+    for pitch in np.arange(height / 3, height / 20, -height / 400):
+        ratios = np.asarray(steps) / pitch
+        if (np.abs(ratios - np.round(ratios)) < 0.22).all() and (np.round(ratios) >= 1).all():
+            return float(pitch)
+    return height / 10
+
+
 def _suppress(marks: list[_Mark]) -> list[_Mark]:
     """Drop a mark that sits on a stronger one (the same corner found twice)."""
     marks = sorted(marks, key=lambda m: -m.score)
@@ -630,9 +894,15 @@ def _cover(marks: list[_Mark]) -> None:
 
 
 def _quad(m: _Mark) -> np.ndarray:
-    x1 = m.right if m.right is not None else m.x + m.w
-    y1 = m.bottom if m.bottom is not None else m.y + m.h
-    return np.array([[m.x, m.y], [x1, m.y], [x1, y1], [m.x, y1]], np.float32)
+    """The visible part of a mark's card (tl, tr, br, bl), turned with the card."""
+    if m.quad is not None:
+        return m.quad
+    wide = (m.right - m.x) if m.right is not None else m.w
+    tall = (m.bottom - m.y) if m.bottom is not None else m.h
+    c, s = math.cos(m.angle), math.sin(m.angle)
+    u, v = np.array([c, s]) * wide, np.array([-s, c]) * tall
+    o = np.array([m.x, m.y])
+    return np.array([o, o + u, o + u + v, o + v], np.float32)
 
 
 def build_snapshot(marks: list[_Mark]) -> Snapshot:
@@ -668,6 +938,12 @@ def _value(m: _Mark):
     if m.kind == 0 and m.card is not None:
         return m.card
     return UNKNOWN
+
+
+def _geo_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-normalised geometric mean of two N x K probability arrays."""
+    p = np.sqrt(a * b) + 1e-12
+    return p / p.sum(1, keepdims=True)
 
 
 def model_card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:

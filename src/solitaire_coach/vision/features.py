@@ -84,9 +84,11 @@ def corner_patch(frame_bgr: np.ndarray, corner, u, v, geom: PatchGeom = DEFAULT_
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def decode_peaks(out: np.ndarray, thresh: float = 0.3) -> list[tuple[float, float, float, float, float, int]]:
-    """Peaks of the locator output (6 x h x w: face, back heat logits, dx, dy, log w, log h)
-    as (x, y, w, h, score, kind) in locator pixels; kind 0 face, 1 back."""
+def decode_peaks(out: np.ndarray, thresh: float = 0.3) -> list[tuple[float, float, float, float, float, int, float]]:
+    """Peaks of the locator output (6 x h x w: face, back heat logits, dx, dy, log w, log h;
+    a locator that also finds how far each card is turned has a 7th map, the angle of its
+    top edge in radians) as (x, y, w, h, score, kind, angle) in locator pixels; kind 0 face,
+    1 back; angle 0 from a locator without the 7th map."""
     heat = 1.0 / (1.0 + np.exp(-out[:2]))
     peaks = []
     # face-up corners and backs are found apart: the first face-up card of a column lies
@@ -101,9 +103,11 @@ def decode_peaks(out: np.ndarray, thresh: float = 0.3) -> list[tuple[float, floa
 
 def _peaks(out, best, ys, xs, kind):
     peaks = []
+    turned = out.shape[0] > 6
     for y, x in zip(ys, xs):
         px = (x + out[2, y, x]) * STRIDE
         py = (y + out[3, y, x]) * STRIDE
+        angle = float(np.clip(out[6, y, x], -0.7, 0.7)) if turned else 0.0
         peaks.append((float(px), float(py), float(np.exp(out[4, y, x])), float(np.exp(out[5, y, x])),
-                      float(best[y, x]), kind))
+                      float(best[y, x]), kind, angle))
     return peaks

@@ -1,6 +1,6 @@
 """Learning a new deck from one photo of all 52 cards face up in a 4 x 13 grid.
 
-Rows by suit (C D H S), each from ace to king. Stored in ``calibration/decks/NAME/``
+Rows by suit (C D H S), each from ace to king. Stored in ``decks/NAME/`` of the per-user data folder
 (:func:`~solitaire_coach.vision.detector.deck_dir`): ``refs.npy``, the reader's embedding
 of each card's corner index (rows in Card.index order); ``head.npz``, a 52-way classifier
 fitted on the embeddings of varied cuts of the cards; ``deck.json``, the deck's own read

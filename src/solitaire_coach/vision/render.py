@@ -175,11 +175,13 @@ class _Place:
     cover_dy: float = 0.0
 
 
-def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False):
+def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False, askew: float = 0.0):
     """Card size and every card's top-left corner on the (unwarped) table. ``steady``: the
     card size does not depend on the layout (room for 6 face-down and 8 face-up cards in a
     column) and each card's small offset and turn depend only on its place (pile and
-    position in it), so a card nobody touched stays where it was from layout to layout."""
+    position in it), so a card nobody touched stays where it was from layout to layout.
+    ``askew``: the spread (degrees) of how far cards are turned on the table, beside the
+    usual small one (a careless player's cards; at most 30 degrees either way)."""
     gap = rng.uniform(0.1, 0.45)
     dd = rng.uniform(0.07, 0.13)  # face-down offset / card height
     uu = rng.uniform(0.22, 0.31)  # face-up offset / card height
@@ -206,7 +208,8 @@ def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False):
             place_rng = np.random.default_rng([base, pile, index])
 
     jit = lambda s: place_rng.normal(0, s * w)  # noqa: E731
-    ang = lambda: place_rng.normal(0, 1.2)  # noqa: E731
+    ang = lambda: float(np.clip(place_rng.normal(0, 1.2) + (place_rng.normal(0, askew) if askew else 0.0),  # noqa: E731
+                                -30.0, 30.0))
     places: list[_Place] = []
     if layout.stock:
         for k in range(min(3, max(1, layout.stock // 8 + 1))):
@@ -232,13 +235,13 @@ def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False):
         for i in range(n_down):
             k += 1
             at(3 + col, k)
-            places.append(_Place(None, x + jit(0.006), y, f"column {col + 1}", ang() * 0.5,
+            places.append(_Place(None, x + jit(0.006), y, f"column {col + 1}", ang() * (1.0 if askew else 0.5),
                                  cover_dy=dd * h if k < total else 0))
             y += dd * h
         for i, c in enumerate(run):
             k += 1
             at(3 + col, k)
-            places.append(_Place(c, x + jit(0.006), y, f"column {col + 1}", ang() * 0.5,
+            places.append(_Place(c, x + jit(0.006), y, f"column {col + 1}", ang() * (1.0 if askew else 0.5),
                                  cover_dy=uu * h if k < total else 0))
             y += uu * h
     return w, h, places
@@ -286,6 +289,46 @@ def _apply_h(Hm, pts):
 
 
 # ----------------------------------------------------------------------------- render
+def varied_back(rng: np.random.Generator) -> np.ndarray:
+    """A card back of any kind a person may own, drawn by our code: plain or patterned,
+    dark (black, navy, bottle green, maroon) or light, with a white border, a thin one or
+    none (printed to the edge)."""
+    W, H = FACE_W, FACE_H
+    dark = rng.random() < 0.5
+    colour = tuple(int(v) for v in (rng.integers(0, 60, 3) if dark else rng.integers(20, 235, 3)))
+    if rng.random() < 0.6:
+        art = drawn_back(int(rng.integers(0, 64)), colour)
+    else:   # plain, perhaps with a faint weave or a simple frame line
+        art = np.empty((H, W, 3), np.uint8)
+        art[:] = colour
+        if rng.random() < 0.5:
+            noise = rng.normal(0, rng.uniform(2, 10), (H, W, 1))
+            art = np.clip(art + noise, 0, 255).astype(np.uint8)
+        if rng.random() < 0.4:
+            m = int(rng.integers(6, 16))
+            line = tuple(int(v) for v in rng.integers(120, 256, 3))
+            cv2.rectangle(art, (m, m), (W - 1 - m, H - 1 - m), line, int(rng.integers(1, 4)))
+    border = rng.choice(["white", "thin", "none"], p=[0.45, 0.2, 0.35])
+    if border == "none":
+        inner = art[8:-8, 8:-8]
+        art = cv2.resize(inner, (W, H), interpolation=cv2.INTER_LINEAR)
+    elif border == "thin":
+        art = art.copy()
+        inner = cv2.resize(art[8:-8, 8:-8], (W - 6, H - 6), interpolation=cv2.INTER_LINEAR)
+        art[:] = 245
+        art[3:-3, 3:-3] = inner
+    return art
+
+
+def _dark_mat(rng: np.random.Generator, W: int, H: int) -> np.ndarray:
+    """A dark playing mat or table: black, charcoal, dark green, navy or brown, a little
+    texture."""
+    base = np.array([rng.integers(0, 50), rng.integers(0, 60), rng.integers(0, 50)], np.float32)
+    n = cv2.resize(rng.normal(0, 1, (H // 8, W // 8, 1)).astype(np.float32), (W, H))[..., None]
+    img = base + n * rng.uniform(1, 6) + rng.standard_normal((H, W, 1), dtype=np.float32) * rng.uniform(1, 5)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
 def _pick_back(rng, deck):
     b = deck.back() if rng.random() < 0.6 else None
     if b is None:
@@ -295,7 +338,7 @@ def _pick_back(rng, deck):
 
 def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int = 720,
                   deck: str | None = None, hand: bool = False, difficulty: float = 1.0, _grid: bool = False,
-                  steady: bool = False):
+                  steady: bool = False, variety: float = 0.0):
     """Render ``layout`` as a camera frame. Returns ``(image_bgr, SceneTruth)``.
 
     ``deck`` names a deck (``drawn-N`` or a rasterised folder, see :mod:`.decks`); None
@@ -309,13 +352,26 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
     sized for columns of up to 6 face-down and 8 face-up cards; longer ones run off the
     bottom of the picture, as they would under a real camera). No hand is drawn then
     (paint one over the picture).
+
+    ``variety`` (0..1, for training): the chance of each of the things a person's own table
+    may show beyond the usual: a back of any kind (:func:`varied_back`), a dark mat, cards
+    lying askew (up to 30 degrees). Its draws have their own random stream, so a scene with
+    ``variety`` 0 is the same as ever.
     """
     rng = np.random.default_rng(seed)
+    more = np.random.default_rng([seed, 31337])
+    varied_backs = more.random() < 0.7 * variety
+    dark_mat = more.random() < 0.3 * variety
+    askew = float(more.uniform(6, 14)) if more.random() < 0.3 * variety else 0.0
     W, H = width, height
     d = load_deck(deck) if deck is not None else DrawnDeck(int(rng.integers(0, 12)))
     back = _pick_back(rng, d)
+    if varied_backs:
+        back = varied_back(more)
     img = _table(rng, W, H).astype(np.float32)
-    w, h, places = _plan_grid(rng, W, H) if _grid else _plan(layout, rng, W, H, steady)
+    if dark_mat:
+        img = _dark_mat(more, W, H).astype(np.float32)
+    w, h, places = _plan_grid(rng, W, H) if _grid else _plan(layout, rng, W, H, steady, askew)
     hand = hand and not steady
     iw, ih = int(round(w)), int(round(h))
     mask = _round_mask(iw, ih, w * rng.uniform(0.03, 0.07)).astype(np.float32) / 255.0
@@ -494,20 +550,27 @@ def table_edge(img: np.ndarray, truth: SceneTruth, rng: np.random.Generator) -> 
 
 def render_random(seed: int, width: int = 1280, height: int = 720, decks: list[str] | None = None,
                   hand_p: float = 0.15, difficulty: float | None = None, grid_p: float = 0.0,
-                  lens_p: float = 0.5, edge_p: float = 0.3):
+                  lens_p: float = 0.5, edge_p: float = 0.3, variety: float = 0.0):
     """A random layout, deck and camera; ``decks`` restricts the deck choice. With chance
     ``lens_p`` the lens distorts the frame (barrel or pincushion), with chance ``edge_p`` the
-    table lies on a band (its edge or the floor) inside the frame."""
+    table lies on a band (its edge or the floor) inside the frame. ``variety`` (for
+    training, see :func:`render_layout`) also makes a fresh deal in a fifth of its share of
+    the scenes (a full stock, seven column tops over 0..6 face-down cards)."""
     rng = np.random.default_rng(seed + 7919)
     cam = np.random.default_rng(seed + 104729)  # its own stream: the other draws stay as they were
     if grid_p and rng.random() < grid_p:
         pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
         return render_grid(seed, pool[int(rng.integers(0, len(pool)))], width, height, float(rng.uniform(0.3, 1.0)))
     layout = TableLayout.random(rng)
+    if variety and np.random.default_rng([seed, 4242]).random() < 0.2 * variety:
+        from ..core.state import GameState, deal_for_seed
+
+        layout = TableLayout.from_state(GameState.from_deal(deal_for_seed(seed)), waste_visible=0)
     pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
     deck = pool[int(rng.integers(0, len(pool)))]
     diff = float(rng.uniform(0.3, 1.0)) if difficulty is None else difficulty
-    img, truth = render_layout(layout, seed, width, height, deck, hand=bool(rng.random() < hand_p), difficulty=diff)
+    img, truth = render_layout(layout, seed, width, height, deck, hand=bool(rng.random() < hand_p), difficulty=diff,
+                               variety=variety)
     if cam.random() < edge_p:
         img, truth = table_edge(img, truth, cam)
     if cam.random() < lens_p:
