@@ -24,9 +24,16 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args(argv)
-    from solitaire_coach.capture.calibration import (Calibration, calibrate_lens, calibrate_table, camera_rays,
-                                                     make_board_image, random_board_poses, render_board_view,
-                                                     save_calibration)
+    from solitaire_coach.capture.calibration import (
+        Calibration,
+        calibrate_lens,
+        calibrate_table,
+        camera_rays,
+        make_board_image,
+        random_board_poses,
+        render_board_view,
+        save_calibration,
+    )
 
     size = (1280, 720)
     k = np.array([[950.0, 0, 645.0], [0, 950.0, 355.0], [0, 0, 1]])
@@ -43,7 +50,7 @@ def main(argv=None) -> int:
           f"{lens.dist_coeffs.ravel()[0]:.3f} (true -0.150), reprojection error {lens.rms_px:.3f} px")
     table = None
     try:
-        from solitaire_coach.app.cmd_live import _try_detector
+        from solitaire_coach.app.live_setup import _try_detector
         from solitaire_coach.core.state import GameState, deal_for_seed
         from solitaire_coach.vision.render import TableLayout, render_layout
 

@@ -48,9 +48,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(args.threads)
 
-    from solitaire_coach.app.cmd_live import make_detector
     from solitaire_coach.app.coach import CoachSession
-    from solitaire_coach.app.live import LiveCoach, draw_overlay
+    from solitaire_coach.app.live import LiveCoach
+    from solitaire_coach.app.live_setup import make_detector
     from solitaire_coach.capture.gate import ReadGate
     from solitaire_coach.capture.sources import Frame
     from solitaire_coach.core.advisor import make_strategy
@@ -58,6 +58,7 @@ def main(argv=None) -> int:
     from solitaire_coach.core.state import deal_for_seed
     from solitaire_coach.core.tracker import TableTracker
     from solitaire_coach.core.virtual_table import VirtualTable
+    from solitaire_coach.vision.overlay import draw_overlay
     from solitaire_coach.vision.render import TableLayout, render_layout
 
     # the positions of a game, rendered (not timed)

@@ -26,7 +26,12 @@ from concurrent.futures import ProcessPoolExecutor
 from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import deal_for_seed
 from solitaire_coach.core.solver import solve
-from strength import best_run, parse_seeds, rules_of, strategy_options  # bench/strength.py: options built as its runs build them
+from strength import (  # bench/strength.py: options built as its runs build them
+    best_run,
+    parse_seeds,
+    rules_of,
+    strategy_options,
+)
 
 
 def last_won_index(states, status_of) -> int | None:

@@ -47,7 +47,7 @@ def main(argv=None) -> int:
         tracker = TableTracker(keep_misread=not args.no_keep_misread, undo_depth=0 if args.no_undo else 12)
         tracker.update(table.snapshot())
 
-        def seen(snap):
+        def seen(snap, tracker=tracker):
             t = time.perf_counter()
             report = tracker.update(snap)
             update_ms.append((time.perf_counter() - t) * 1000)

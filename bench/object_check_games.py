@@ -29,7 +29,7 @@ def main(argv=None) -> int:
         print(f"object_check_games: no truth.jsonl in {', '.join(map(repr, missing))} (a recorded game folder; "
               f"held-out games are made by python bench/make_game_fixtures.py --held-out)", file=sys.stderr)
         return 2
-    from solitaire_coach.app.cmd_live import make_detector
+    from solitaire_coach.app.live_setup import make_detector
     from solitaire_coach.capture.gate import MOTION_SIZE, ObjectCheck, shrink
 
     detector = make_detector(None, None)

@@ -197,7 +197,7 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
         c = Counter()
         lat = []
         rows = []   # (outcome dets, size, cards, extra) for the curve
-        for i, (stem, path, cards, extra) in enumerate(load_frames(root, group, names)):
+        for i, (_stem, path, cards, extra) in enumerate(load_frames(root, group, names)):
             if limit and i >= limit:
                 break
             frame = cv2.imread(str(path))
@@ -236,7 +236,7 @@ def print_report(report: dict, curve: bool) -> None:
             print(f"{group}: no labelled frames")
             continue
         wrong = c["wrong"] + c["phantom"]
-        pct = lambda k: 100.0 * k / n  # noqa: E731
+        pct = lambda k, n=n: 100.0 * k / n  # noqa: E731
         print(f"{group}: {c['frames']} frames, {n} face-up cards: read {pct(c['read']):.1f}%, UU {pct(c['UU']):.1f}%, "
               f"wrong {pct(wrong):.2f}% ({c['wrong']} misread + {c['phantom']} phantom), back {pct(c['back']):.1f}%, "
               f"not found {pct(c['missing']):.1f}%; backs found {c['backs']}; "

@@ -15,7 +15,7 @@ import re
 import statistics
 from collections import Counter
 
-from solitaire_coach.app.simulate import play_game, percentile
+from solitaire_coach.app.simulate import percentile, play_game
 from solitaire_coach.core import Rules, deal_for_seed
 from solitaire_coach.core.advisor import make_strategy
 
@@ -29,8 +29,8 @@ def template(text: str) -> str:
 
 def picture_lines(text: str) -> int:
     """Lines ``text`` takes as the reason in the live picture at 1280x720 (uncut)."""
-    from solitaire_coach.app.live import _wrap
     from solitaire_coach.capture.serial_trigger import ascii_line
+    from solitaire_coach.vision.overlay import _wrap
     return len(_wrap(ascii_line(text, 1000), 0.95, 2, 1240))
 
 

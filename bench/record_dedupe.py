@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from solitaire_coach.app.cmd_live import builtin_game_dir, builtin_games
+from solitaire_coach.app.cmd_demo import builtin_game_dir, builtin_games
 from solitaire_coach.capture.sources import Frame, FrameRecorder, read_picture
 
 

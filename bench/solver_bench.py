@@ -37,6 +37,7 @@ def _load_ext(ext_dir: str | None) -> None:
     import glob
     import importlib.util
     import os
+
     from solitaire_coach.core import solver
     paths = glob.glob(os.path.join(ext_dir, "_csolver*.so"))
     if not paths:

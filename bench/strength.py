@@ -14,7 +14,6 @@ the tracker knows only). Prints progress to stderr and the figures to stdout.
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 import ast
 import json
 import os
@@ -23,12 +22,13 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
+from solitaire_coach.app.simulate import certainty, certainty_text, percentile, wilson_interval
 from solitaire_coach.core import GameState, Rules, deal_for_seed
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.solver import solve
-from solitaire_coach.app.simulate import certainty, certainty_text, percentile, wilson_interval
 
 
 def _peak_mb() -> float:

@@ -24,7 +24,6 @@ import statistics
 
 from solitaire_coach.app.simulate import wilson_interval
 
-
 # The settings that make two runs' games comparable (``first``, ``count``, ``workers`` and
 # ``json`` may differ between the parts of one run).
 SAME_IN_EVERY_PART = ("strategy", "ceiling", "draw", "redeals", "think_time", "samples", "node_limit", "seed",

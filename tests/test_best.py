@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
-from solitaire_coach.core.moves import MoveKind
-from solitaire_coach.core.solver import solve
-from solitaire_coach.core.advisor import make_strategy, strategy_names
-from solitaire_coach.core.best import (UNKNOWN_WON_SHARE, BestStrategy, explain, is_safe_foundation_card,
-                                       reveals_unseen, sample_layout, unknown_won_share)
-
 import random
 import re
+from dataclasses import replace
 
 import pytest
+
+from solitaire_coach.core import Card, GameState, Move, Rules, deal_for_seed
+from solitaire_coach.core.advisor import make_strategy, strategy_names
+from solitaire_coach.core.best import (
+    UNKNOWN_WON_SHARE,
+    BestStrategy,
+    explain,
+    is_safe_foundation_card,
+    reveals_unseen,
+    sample_layout,
+    unknown_won_share,
+)
+from solitaire_coach.core.moves import MoveKind
+from solitaire_coach.core.solver import solve
 
 FAST = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
 
@@ -254,8 +260,13 @@ def test_draw_count_defaults_are_taken_from_each_advice_unless_given():
     layouts in draw 3 only; graded undecided layouts and 12 layouts at least in draw 1), set
     again at each advice, so one strategy serves both rules; an explicit value is kept for
     both."""
-    from solitaire_coach.core.best import (DEFAULT_EASE, DEFAULT_GRADED, DEFAULT_MIN_SAMPLES, DEFAULT_REVEAL_BONUS,
-                                           DEFAULT_UCT)
+    from solitaire_coach.core.best import (
+        DEFAULT_EASE,
+        DEFAULT_GRADED,
+        DEFAULT_MIN_SAMPLES,
+        DEFAULT_REVEAL_BONUS,
+        DEFAULT_UCT,
+    )
     assert DEFAULT_EASE == {1: 1.0, 3: 2.0} and DEFAULT_REVEAL_BONUS == {1: 0.03, 3: 0.0}
     assert DEFAULT_UCT == {1: 0, 3: 48}
     assert DEFAULT_GRADED == {1: True, 3: False} and DEFAULT_MIN_SAMPLES == {1: 12, 3: 4}

@@ -9,10 +9,21 @@ import cv2
 import numpy as np
 import pytest
 
-from solitaire_coach.capture.calibration import (SLOT_KEYS, Calibration, CalibrationError, calibrate_lens,
-                                                 calibrate_table, calibration_path, camera_rays, find_board,
-                                                 load_calibration, make_board_image, random_board_poses,
-                                                 render_board_view, save_calibration)
+from solitaire_coach.capture.calibration import (
+    SLOT_KEYS,
+    Calibration,
+    CalibrationError,
+    calibrate_lens,
+    calibrate_table,
+    calibration_path,
+    camera_rays,
+    find_board,
+    load_calibration,
+    make_board_image,
+    random_board_poses,
+    render_board_view,
+    save_calibration,
+)
 
 SQUARE_PX = 60
 SIZE = (960, 540)

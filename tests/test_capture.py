@@ -12,8 +12,15 @@ import serial
 
 from solitaire_coach.capture.gate import HandCheck, MotionMeter, ObjectCheck, ReadGate
 from solitaire_coach.capture.serial_trigger import SerialTrigger, ascii_line
-from solitaire_coach.capture.sources import (CameraSource, FolderSource, SourceError, VideoFileSource, iter_frames,
-                                             jpeg_cut_short, open_source)
+from solitaire_coach.capture.sources import (
+    CameraSource,
+    FolderSource,
+    SourceError,
+    VideoFileSource,
+    iter_frames,
+    jpeg_cut_short,
+    open_source,
+)
 
 
 def _table(seed: int = 0, w: int = 320, h: int = 180) -> np.ndarray:
@@ -477,10 +484,10 @@ def test_gate_on_a_blotched_skin_toned_cloth_still_sees_hands():
 
 
 # ----------------------------------------------------------------------------- reading
-from solitaire_coach.vision.reading import SlotGrid, reading_of  # noqa: E402
 from solitaire_coach.core.cards import Card  # noqa: E402
 from solitaire_coach.core.notation import UNKNOWN  # noqa: E402
 from solitaire_coach.vision.detector import CardDetection  # noqa: E402
+from solitaire_coach.vision.reading import SlotGrid, reading_of  # noqa: E402
 
 W, H, PITCH = 60.0, 84.0, 80.0
 

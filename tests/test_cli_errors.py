@@ -145,7 +145,7 @@ def test_simulate_refuses_a_seed_with_a_deal_file(tmp_path, capsys):
 
 
 def test_a_deal_of_51_cards_on_the_command_line_names_the_missing_card(capsys):
-    from solitaire_coach.core import deal_for_seed, format_deal
+    from solitaire_coach.core import deal_for_seed
 
     deal = deal_for_seed(3)
     line = " ".join(card.code for card in deal[:-1])
@@ -158,7 +158,7 @@ def test_record_says_a_file_that_is_no_video_is_no_video(tmp_path, capsys):
     garbage = tmp_path / "garbage.mp4"
     garbage.write_bytes(b"this is not a video" * 100)
     code, err = _run(["record", str(tmp_path / "rec"), "--camera", str(garbage), "--no-window"], capsys)
-    assert code == 2 and f"could not be opened as a video" in err and "plugged" not in err, err
+    assert code == 2 and "could not be opened as a video" in err and "plugged" not in err, err
 
 
 # ----------------------------------------------------------------------------- coach
@@ -181,12 +181,11 @@ def test_coach_says_what_it_waits_for_and_a_name_near_the_one_given(tmp_path):
 
 # ----------------------------------------------------------------------------- play
 def test_play_says_restart_with_new_once_for_a_fresh_deal_read_again_and_again():
-    from test_live import TableDouble, _frames, _session
-
     from solitaire_coach.app.live import LiveCoach
     from solitaire_coach.capture.gate import ReadGate
     from solitaire_coach.core.state import deal_for_seed
     from solitaire_coach.core.virtual_table import VirtualTable
+    from test_live import TableDouble, _frames, _session
 
     double = TableDouble()
     table = VirtualTable.from_deal(deal_for_seed(102))

@@ -12,10 +12,10 @@ from solitaire_coach.app.coach import CoachSession, run_file_loop
 from solitaire_coach.app.journal import Journal
 from solitaire_coach.core import Rules
 from solitaire_coach.core.advisor import make_strategy
-from solitaire_coach.core.state import deal_for_seed
-from solitaire_coach.core.virtual_table import VirtualTable
 from solitaire_coach.core.notation import parse_snapshot
+from solitaire_coach.core.state import deal_for_seed
 from solitaire_coach.core.tracker import TableTracker, looks_like_a_deal
+from solitaire_coach.core.virtual_table import VirtualTable
 from solitaire_coach.storage import write_atomic
 
 CLI = [sys.executable, "-m", "solitaire_coach.app.cli"]
@@ -75,7 +75,7 @@ def test_coach_plays_a_whole_game_from_snapshot_files(tmp_path):
         table.perform(advice.move)
         write_atomic(snap_file, table.snapshot().text())
         lines = coach.wait_for("advice:")
-        assert any(l.startswith("seen: ") for l in lines), lines
+        assert any(ln.startswith("seen: ") for ln in lines), lines
         mirror.update(table.snapshot())
         assert lines[-1] == "advice: " + strategy.advise(mirror.state, mirror.history).line()
         moves += 1
@@ -102,11 +102,11 @@ def test_bad_snapshot_and_restart_resume_the_same_game(tmp_path):
     # a new process resumes from the journal
     coach = Coach(snap_file)
     lines = coach.wait_for("watching")
-    assert any("resumed the game" in l and "1 moves so far" in l for l in lines), lines
+    assert any("resumed the game" in ln and "1 moves so far" in ln for ln in lines), lines
     table.perform(table.state.legal_moves()[0])
     write_atomic(snap_file, table.snapshot().text())
     lines = coach.wait_for("advice:")
-    assert any(l.startswith("seen:") for l in lines), lines
+    assert any(ln.startswith("seen:") for ln in lines), lines
     assert coach.quit() == 0
 
 
@@ -138,7 +138,7 @@ def test_simulate_writes_logs_that_replay_legally(tmp_path):
     out = subprocess.run(CLI + ["simulate", "--seed", "1", "--count", "30", "--strategy", "baseline",
                                 "--logs", str(tmp_path), "--json", "--workers", "2"],
                          capture_output=True, text=True, check=True)
-    lines = [json.loads(l) for l in out.stdout.splitlines()]
+    lines = [json.loads(ln) for ln in out.stdout.splitlines()]
     summary = lines[-1]["summary"]
     assert summary["games"] == 30 and 0 <= summary["wins"] <= 30
     assert summary["ci95"][0] <= summary["win_rate"] <= summary["ci95"][1]

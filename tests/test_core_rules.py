@@ -6,12 +6,13 @@ import pytest
 
 from solitaire_coach.core import Card, CardParseError, GameState, IllegalMoveError, Move, MoveParseError, Rules
 from solitaire_coach.core.cards import FULL_DECK
+from solitaire_coach.core.rules import DEFAULT_RULES
 from solitaire_coach.core.state import deal_for_seed
 
 C = Card.parse
 
 
-def state(columns, hidden=None, stock=(), waste=(), foundations=(0, 0, 0, 0), rules=Rules(), redeals=0):
+def state(columns, hidden=None, stock=(), waste=(), foundations=(0, 0, 0, 0), rules=DEFAULT_RULES, redeals=0):
     """Build a position: columns are lists of face-up codes; hidden gives face-down codes."""
     hidden = hidden or [[] for _ in range(7)]
     return GameState(
@@ -242,7 +243,7 @@ def test_cards_take_symbols_order_fully_and_refuse_what_is_no_card():
     ace, king = Card.parse("AC"), Card.parse("KS")
     assert ace < king and ace <= ace and king > ace and king >= king and sorted([king, ace]) == [ace, king]
     with pytest.raises(TypeError):
-        ace < 3
+        ace < 3  # noqa: B015 (the comparison itself is what raises)
     for rank, suit in ((1.0, 0), ("A", "H"), (True, 0), (14, 0), (1, 4)):
         with pytest.raises(ValueError, match=f"no card with rank {rank!r} and suit {suit!r}"):
             Card(rank, suit)

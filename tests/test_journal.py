@@ -14,8 +14,8 @@ from solitaire_coach.app.coach import CoachSession
 from solitaire_coach.app.journal import Journal, JournalError
 from solitaire_coach.core import Card, Rules
 from solitaire_coach.core.advisor import make_strategy
-from solitaire_coach.core.state import GameState, check_position, deal_for_seed
 from solitaire_coach.core.notation import state_from_dict, state_to_dict
+from solitaire_coach.core.state import GameState, check_position, deal_for_seed
 from solitaire_coach.core.tracker import TableTracker
 from solitaire_coach.core.virtual_table import VirtualTable
 

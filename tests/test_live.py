@@ -7,20 +7,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from solitaire_coach.app import cmd_live
+from solitaire_coach.app import cmd_calibrate, cmd_record, live_setup
 from solitaire_coach.app.cli import main
 from solitaire_coach.app.coach import CoachSession
 from solitaire_coach.app.journal import Journal
-from solitaire_coach.app.live import LiveCoach, arrow_for, draw_overlay, run_loop, slot_points
+from solitaire_coach.app.live import LiveCoach
+from solitaire_coach.app.loop import run_loop
 from solitaire_coach.capture.gate import ReadGate
-from solitaire_coach.capture.sources import Frame, FrameRecorder, FolderSource
+from solitaire_coach.capture.sources import FolderSource, Frame, FrameRecorder
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.cards import Card
 from solitaire_coach.core.moves import Move
@@ -28,6 +29,7 @@ from solitaire_coach.core.notation import Snapshot, parse_snapshot
 from solitaire_coach.core.rules import DEFAULT_RULES
 from solitaire_coach.core.state import GameState, deal_for_seed
 from solitaire_coach.core.virtual_table import VirtualTable
+from solitaire_coach.vision.overlay import arrow_for, draw_overlay, slot_points
 
 # ----------------------------------------------------------------------------- doubles
 
@@ -302,8 +304,9 @@ def test_overlay_draws_boxes_arrow_and_text():
     # every slot gets a point, even empty ones (estimated from the others)
     pts = slot_points(coach.last_detection, img.shape)
     assert set(pts) >= {"stock", "waste", "foundation 1", "column 7"}
-    for kind in ("draw", "redeal", "w-f", "1-f", "w-3", "2-5"):
-        draw_overlay(img, coach.last_detection, advice, state)   # never raises
+    for kind in ("draw", "redeal", "w-f", "1-f", "w-3", "2-5"):   # never raises, even for a move not possible here
+        other = replace(advice, move=Move.parse(kind), text=kind)
+        assert draw_overlay(img, coach.last_detection, other, state).shape == img.shape
 
 
 def test_the_arrow_starts_at_the_source_pile_and_an_empty_column_lies_level_with_the_others():
@@ -377,7 +380,7 @@ def _replay_setup(tmp_path, monkeypatch, n_moves=3):
     folder = _write_recording(tmp_path, frames)
     thumbs = [(cv2.resize(img_f.image, (64, 36), interpolation=cv2.INTER_AREA).astype(np.float32),
                double.known[_key(img_f.image)]) for img_f in frames]
-    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: ExactDouble(thumbs))
+    monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: ExactDouble(thumbs))
     return folder, moves
 
 
@@ -469,7 +472,7 @@ def test_ctrl_c_mid_game_says_where_the_game_is_and_the_next_run_resumes_it(tmp_
     that holds the game, and the next run resumes it to the end; the end of the frames is
     said too."""
     folder, moves = _replay_setup(tmp_path, monkeypatch, n_moves=4)
-    double = cmd_live.make_detector(None, None)
+    double = live_setup.make_detector(None, None)
     real_detect, calls = double.detect, [0]
 
     def detect(image):
@@ -479,7 +482,7 @@ def test_ctrl_c_mid_game_says_where_the_game_is_and_the_next_run_resumes_it(tmp_
         return real_detect(image)
 
     double.detect = detect
-    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: double)
+    monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: double)
     journal = tmp_path / "j.json"
     assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal),
                  "--strategy", "baseline"]) == 130
@@ -726,7 +729,7 @@ def test_calibrate_live_from_a_camera(tmp_path, capsys, monkeypatch):
     pictures = [cv2.cvtColor(v, cv2.COLOR_GRAY2BGR) if v.ndim == 2 else v for v in views]
     pictures.append(cv2.resize(deal, (640, 480)))
     video = _video(tmp_path / "camera.avi", pictures, repeat=4)
-    monkeypatch.setattr(cmd_live, "_try_detector", lambda: None)
+    monkeypatch.setattr(live_setup, "_try_detector", lambda: None)
     assert main(["calibrate", "--camera", str(video), "--name", "cam", "--views", "5", "--no-window",
                  "--width", "640", "--height", "480", "--folder", str(tmp_path / "cal")]) == 0
     out = capsys.readouterr().out
@@ -1066,7 +1069,7 @@ def _state_after(seed, moves):
 def test_probing_a_read_does_not_change_the_game():
     coach, pos, moves, _ = _play_positions(lambda k, s: {}, n_moves=2)
     before = (coach.session.tracker.state, list(coach.session.tracker.history))
-    probe, report = coach._probe(parse_snapshot("XX,XX,XX,XX,XX,KS,KH,KD,KC,QS,QH,QD"))
+    probe, report = coach.judge._probe(parse_snapshot("XX,XX,XX,XX,XX,KS,KH,KD,KC,QS,QH,QD"))
     assert report.kind == "inconsistent"
     assert (coach.session.tracker.state, list(coach.session.tracker.history)) == before
 
@@ -1150,8 +1153,8 @@ def test_numbers_out_of_range_are_usage_errors(argv, option, capsys, tmp_path, m
 
 
 def test_jpeg_quality_and_lens_views_take_their_whole_range():
-    assert cmd_live.jpeg_quality("0") == 0 and cmd_live.jpeg_quality("100") == 100
-    assert cmd_live.lens_views("5") == 5
+    assert cmd_record.jpeg_quality("0") == 0 and cmd_record.jpeg_quality("100") == 100
+    assert cmd_calibrate.lens_views("5") == 5
 
 
 def _unusable_output_cases(tmp_path):
@@ -1172,7 +1175,7 @@ def _unusable_output_cases(tmp_path):
                                   "record-command", "calibrate-folder", "print-board-ext", "print-board-under-file"])
 def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeypatch, capsys):
     rec, plain, views, video = _unusable_output_cases(tmp_path)
-    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: TableDouble())
+    monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: TableDouble())
     argv, option, why = {
         "save-overlay": (["replay", str(rec), "--save-overlay", str(plain)], "--save-overlay", "is a file, not a folder"),
         "record-file": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
@@ -1343,7 +1346,7 @@ def test_play_ends_when_a_video_file_given_as_the_camera_ends(tmp_path, monkeypa
     double = TableDouble()
     video = _video(tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())],
                    repeat=10)
-    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: double)
+    monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: double)
     with _Deadline(30):
         assert main(["play", "--camera", str(video), "--no-window", "--journal", str(tmp_path / "j.json"),
                      "--strategy", "baseline"]) == 0
@@ -1355,13 +1358,13 @@ def test_the_display_probe_opens_a_window_in_a_child_first(monkeypatch):
     """A DISPLAY with no X server behind it makes the child abort (OpenCV's Qt), not us; a
     probe that succeeds (stood in for by a child that opens nothing) lets the window open."""
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    assert cmd_live.display_problem(env) == cmd_live.NO_DISPLAY
-    dead = cmd_live.display_problem({**env, "DISPLAY": ":57"})
+    assert live_setup.display_problem(env) == live_setup.NO_DISPLAY
+    dead = live_setup.display_problem({**env, "DISPLAY": ":57"})
     assert dead.startswith("DISPLAY=:57 does not open a window (") and ":57" in dead[len("DISPLAY=:57"):]
-    monkeypatch.setattr(cmd_live, "WINDOW_PROBE", "pass")
-    assert cmd_live.display_problem({**env, "DISPLAY": ":57"}) is None
-    monkeypatch.setattr(cmd_live, "WINDOW_PROBE", "import time; time.sleep(5)")
-    assert cmd_live.display_problem({**env, "DISPLAY": ":57"}, timeout=0.5) == "DISPLAY=:57 does not answer within 0.5 s"
+    monkeypatch.setattr(live_setup, "WINDOW_PROBE", "pass")
+    assert live_setup.display_problem({**env, "DISPLAY": ":57"}) is None
+    monkeypatch.setattr(live_setup, "WINDOW_PROBE", "import time; time.sleep(5)")
+    assert live_setup.display_problem({**env, "DISPLAY": ":57"}, timeout=0.5) == "DISPLAY=:57 does not answer within 0.5 s"
 
 
 def test_a_display_that_does_not_answer_is_refused_or_falls_back_to_the_terminal(tmp_path, monkeypatch, capsys):

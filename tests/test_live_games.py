@@ -151,11 +151,11 @@ def test_real_detector_follows_the_whole_game(name, capsys):
 def test_demo_replays_the_built_in_game(monkeypatch, capsys):
     """`solitaire-coach demo` (the README's first command) finds game1 and replays it; the
     detector here is the perfect reader, the real one is tested above."""
-    from solitaire_coach.app import cmd_live
+    from solitaire_coach.app import cmd_demo, live_setup
 
-    folder = cmd_live.builtin_game_dir()
+    folder = cmd_demo.builtin_game_dir()
     assert folder == GAMES_DIR / "game1"
-    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: PerfectReader(folder))
+    monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: PerfectReader(folder))
     assert main(["demo", "--strategy", "baseline"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("demo: replaying the recorded game game1")
@@ -168,10 +168,10 @@ def test_demo_json_writes_only_json_lines_on_stdout(monkeypatch, capsys):
     """`demo --json`, like `replay --json`, writes one JSON line per frame and the summary on
     stdout, and its text (the opening line included) on stderr, so stdout can be piped to a
     JSON reader."""
-    from solitaire_coach.app import cmd_live
+    from solitaire_coach.app import cmd_demo, live_setup
 
-    folder = cmd_live.builtin_game_dir()
-    monkeypatch.setattr(cmd_live, "make_detector", lambda model, cal: PerfectReader(folder))
+    folder = cmd_demo.builtin_game_dir()
+    monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: PerfectReader(folder))
     assert main(["demo", "--strategy", "baseline", "--json"]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()

@@ -3,10 +3,24 @@
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from solitaire_coach.core import (EMPTY, UNKNOWN, Card, DealParseError, LogParseError, Move, Snapshot,
-                                  SnapshotParseError, format_deal, format_log, parse_deal, parse_log, parse_snapshot)
+from solitaire_coach.core import (
+    EMPTY,
+    UNKNOWN,
+    Card,
+    DealParseError,
+    LogParseError,
+    Move,
+    Snapshot,
+    SnapshotParseError,
+    format_deal,
+    format_log,
+    parse_deal,
+    parse_log,
+    parse_snapshot,
+)
 from solitaire_coach.core.cards import FULL_DECK
 from solitaire_coach.core.notation import parse_deals, repeated_cards
 from solitaire_coach.core.state import deal_for_seed

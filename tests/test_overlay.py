@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from solitaire_coach.app.live import (OverlayNote, StepResult, arrow_for, draw_overlay, label_box, move_tag,
-                                       moving_quads, tag_box, take_back_quads)
+from solitaire_coach.app.live import StepResult
+from solitaire_coach.app.loop import OverlayNote
 from solitaire_coach.capture.gate import GateView
 from solitaire_coach.capture.sources import Frame
 from solitaire_coach.core.advisor import Advice
@@ -17,6 +17,15 @@ from solitaire_coach.core.moves import Move
 from solitaire_coach.core.state import GameState, deal_for_seed
 from solitaire_coach.core.tracker import Placement
 from solitaire_coach.vision.detector import CardDetection
+from solitaire_coach.vision.overlay import (
+    arrow_for,
+    draw_overlay,
+    label_box,
+    move_tag,
+    moving_quads,
+    tag_box,
+    take_back_quads,
+)
 
 W, H = 1280, 720
 YELLOW = np.array((0, 220, 255))

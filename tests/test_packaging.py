@@ -1,8 +1,9 @@
 """pyproject.toml: the build requirements can build what it declares."""
 
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 

@@ -29,7 +29,7 @@ J, Q, K = Card.parse("JS"), Card.parse("QS"), Card.parse("KS")
 def test_every_arrangement_once_in_a_fixed_order():
     view = spades_left((None, None), J)
     layouts = arrangements(view)
-    assert [l.hidden[0] for l in layouts] == [(Q, K), (K, Q)]
+    assert [layout.hidden[0] for layout in layouts] == [(Q, K), (K, Q)]
     assert arrangements(view) == layouts
 
 

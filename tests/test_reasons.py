@@ -12,8 +12,7 @@ from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import GameState, Rules, deal_for_seed
 from solitaire_coach.core.advisor import describe_move, make_strategy
 from solitaire_coach.core.best import BestStrategy, explain, go_round_reason
-from solitaire_coach.core.cards import Card
-from solitaire_coach.core.cards import KING
+from solitaire_coach.core.cards import KING, Card
 from solitaire_coach.core.moves import Move, MoveKind
 from solitaire_coach.core.solver import solve
 

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from solitaire_coach.core import Card, GameState, Rules, deal_for_seed
-from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core import solver as solver_module
-from solitaire_coach.core.solver import SolveResult, SolverError, _python_solve, has_extension, solve
+from solitaire_coach.core.moves import MoveKind
+from solitaire_coach.core.solver import SolverError, SolveResult, _python_solve, has_extension, solve
 
 EMPTY = ((),) * 7
 
@@ -151,7 +151,7 @@ def _runs_endgame(rng: random.Random, rules: Rules) -> GameState:
     talon, rest = rest[:n_talon], rest[n_talon:]
     pool = list(rest)  # (a list, not a set: the same positions in every run)
     hidden, faceup = [], []
-    for column in range(7):
+    for _column in range(7):
         h = [pool.pop() for _ in range(min(len(pool), rng.choice((0, 0, 1, 2))))]
         run = []
         if pool and rng.random() < 0.85:

@@ -8,6 +8,7 @@ from solitaire_coach.app.simulate import play_game
 from solitaire_coach.core import EMPTY, UNKNOWN, Card, GameState, Move, Rules, Snapshot, parse_snapshot
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.moves import MoveKind
+from solitaire_coach.core.rules import DEFAULT_RULES
 from solitaire_coach.core.state import deal_for_seed
 from solitaire_coach.core.tracker import Placement, TableTracker
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
@@ -37,7 +38,7 @@ def test_tracker_follows_other_rules(rules):
         play_game(deal_for_seed(seed), "baseline", rules, check_sync=True)
 
 
-def _advised_moves(seed, rules=Rules(), limit=400, with_runs=False):
+def _advised_moves(seed, rules=DEFAULT_RULES, limit=400, with_runs=False):
     """The true move sequence of a baseline game, and the table after each move."""
     strategy = make_strategy("baseline")
     table = VirtualTable.from_deal(deal_for_seed(seed), rules)

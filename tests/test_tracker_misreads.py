@@ -6,7 +6,8 @@ followed on from there (hypothesis picks the game, the moment and the slots misr
 import json
 
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, MoveKind, Snapshot, deal_for_seed, parse_snapshot
 from solitaire_coach.core.advisor import make_strategy

@@ -7,7 +7,8 @@ once the true table is seen again the tracker is in sync with it."""
 import json
 import random
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solitaire_coach.app.coach import CoachSession
 from solitaire_coach.core import EMPTY, UNKNOWN, GameState, MoveKind, Snapshot, check_position, deal_for_seed

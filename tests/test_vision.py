@@ -80,7 +80,7 @@ def test_result_types_and_annotation(detector):
         assert c.card is None or isinstance(c.card, Card)
         assert c.slot in D.SLOT_ORDER + ("stock", "")
         assert 0.0 <= c.confidence <= 1.0
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):   # a frozen dataclass
         res.cards[0].slot = "x"
     out = draw_detections(img, res)
     assert out.shape == img.shape and not np.array_equal(out, img)
@@ -162,8 +162,12 @@ def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
     assert (det.read_thresh, det.strip_thresh) == (meta["read_thresh"], meta["read_thresh_strip"])
     # learning the deck loses no card the shipped model alone reads right, and adds no wrong read
     base = D.CardDetector().detect(cv2.imread(str(scene)))
-    right = lambda r: sum(isinstance(a, Card) and a is b for a, b in zip(want, r.snapshot.slots))
-    wrong = lambda r: sum(isinstance(b, Card) and a is not b for a, b in zip(want, r.snapshot.slots))
+    def right(r):
+        return sum(isinstance(a, Card) and a is b for a, b in zip(want, r.snapshot.slots))
+
+    def wrong(r):
+        return sum(isinstance(b, Card) and a is not b for a, b in zip(want, r.snapshot.slots))
+
     assert right(res) >= right(base) and wrong(res) <= wrong(base)
     # a photo that is not a 4x13 grid is refused with a clear message
     assert main(["learn-deck", str(scene), "--name", "bad"]) == 2

@@ -32,7 +32,7 @@ def save(name, img, truth=None):
 
 
 def main():
-    for i, (deck, seed) in enumerate([("drawn-11", 11), ("drawn-11", 12), ("gnome-paris", 13), ("kde-nicu-white", 14)]):
+    for deck, seed in [("drawn-11", 11), ("drawn-11", 12), ("gnome-paris", 13), ("kde-nicu-white", 14)]:
         rng = np.random.default_rng(seed)
         layout = TableLayout.random(rng)
         try:

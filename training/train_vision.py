@@ -390,7 +390,7 @@ def main():
             peaks = F.decode_peaks(o, 0.3)
             gt = [c for c in corners[i] if c[5] > 0]
             used = set()
-            for (px, py, pw, ph, sc, kd, *_rest) in peaks:
+            for (px, py, *_rest) in peaks:
                 best = None
                 for j, g in enumerate(gt):
                     if j not in used and abs(g[0] - px) < 0.06 * g[2] + 1.5 and abs(g[1] - py) < 0.04 * g[3] + 1.5:

@@ -25,7 +25,11 @@ COMMAND_MODULES = (
 OPTIONAL_COMMAND_MODULES = (
     "solitaire_coach.app.cmd_solve",      # solve
     "solitaire_coach.app.cmd_vision",     # detect, learn-deck
-    "solitaire_coach.app.cmd_live",       # play, record, replay, calibrate, demo
+    "solitaire_coach.app.cmd_play",       # play
+    "solitaire_coach.app.cmd_record",     # record
+    "solitaire_coach.app.cmd_replay",     # replay
+    "solitaire_coach.app.cmd_demo",       # demo
+    "solitaire_coach.app.cmd_calibrate",  # calibrate
 )
 
 

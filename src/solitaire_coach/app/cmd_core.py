@@ -11,19 +11,17 @@ from pathlib import Path
 from ..core.advisor import STRATEGY_FACTORIES, strategy_names
 from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
-from ..core.rules import Rules
+from ..core.rules import MAX_REDEAL_LIMIT, Rules
 from ..core.state import GameState, deal_for_seed
-from ..core.rules import MAX_REDEAL_LIMIT
+from ..storage import NotTextError, describe_os_error, file_kind, read_text_file
 from .argtypes import positive_float, positive_int
 from .coach import CoachSession, run_file_loop
-from .errors import CommandError, NEGATIVE, USAGE, say_error
-from .progress import Progress
-from .options import add_json_argument, add_strategy_arguments, strategy_from_args
+from .errors import NEGATIVE, USAGE, CommandError, say_error
 from .filekinds import wrong_kind_hint
 from .journal import Journal
+from .options import add_json_argument, add_strategy_arguments, strategy_from_args
 from .paths import file_in_the_way
-from ..storage import NotTextError, describe_os_error, file_kind, read_text_file
-
+from .progress import Progress
 
 DEFAULT_COUNT = 100
 """Seeded deals ``simulate`` plays when --count is not given."""

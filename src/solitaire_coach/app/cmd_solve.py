@@ -26,18 +26,26 @@ import sys
 from pathlib import Path
 
 from ..core.cards import Card, CardParseError
-from ..core.notation import (DealParseError, LogParseError, deal_codes, format_log, is_log_line, parse_deal,
-                             parse_deals, parse_log_lines, quote)
 from ..core.moves import IllegalMoveError
-from ..core.state import GameState, deal_for_seed
+from ..core.notation import (
+    DealParseError,
+    LogParseError,
+    deal_codes,
+    format_log,
+    is_log_line,
+    parse_deal,
+    parse_deals,
+    parse_log_lines,
+    quote,
+)
 from ..core.solver import SolverError, solve
-from .argtypes import at_most, non_negative_float, non_negative_int, positive_float, positive_int
+from ..core.state import GameState, deal_for_seed
 from ..storage import NotTextError, describe_os_error, read_text_file
+from .argtypes import at_most, non_negative_float, non_negative_int, positive_float, positive_int
 from .cmd_core import add_rules_arguments, rules_from_args
 from .errors import CommandError
-from .progress import Ticker
 from .filekinds import wrong_kind_hint
-
+from .progress import Ticker
 
 MAX_NODE_LIMIT = 10**18
 """The most --node-limit takes: the C solver counts positions in a 64-bit signed integer

@@ -68,7 +68,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from ..capture.calibration import CalibrationError, check_name, load_calibration
     from ..vision.annotate import draw_detections
     from ..vision.detector import CardDetector, DeckError, ModelError
-    from .cmd_live import write_image
+    from .live_setup import write_image
     from .paths import output_problem
 
     if args.annotate is not None:

@@ -10,17 +10,18 @@ from __future__ import annotations
 import select
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from ..core.advisor import Advice, Strategy
 from ..core.moves import Move
 from ..core.notation import SnapshotParseError, parse_snapshot
 from ..core.rules import Rules
 from ..core.tracker import TableTracker, TrackerReport, looks_like_a_deal
-from .journal import Journal, JournalError
 from ..storage import NotTextError, describe_os_error, read_text_file
+from .journal import Journal, JournalError
 
 
 class CoachSession:

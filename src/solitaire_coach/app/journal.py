@@ -29,7 +29,7 @@ class Journal:
         self.path = Path(path)
 
     @classmethod
-    def beside(cls, snapshot_path: str | os.PathLike) -> "Journal":
+    def beside(cls, snapshot_path: str | os.PathLike) -> Journal:
         """The journal kept next to a snapshot file (``PATH.journal.json``)."""
         p = Path(snapshot_path)
         return cls(p.with_name(p.name + ".journal.json"))

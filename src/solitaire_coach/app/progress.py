@@ -16,8 +16,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Callable, TextIO
-
+from collections.abc import Callable
+from typing import TextIO
 
 EVERY_S = 10.0
 """Seconds between progress lines when stderr is not a terminal."""
@@ -109,7 +109,7 @@ class Ticker:
         self._thread: threading.Thread | None = None
         self._shown = False
 
-    def __enter__(self) -> "Ticker":
+    def __enter__(self) -> Ticker:
         self._start = time.monotonic()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()

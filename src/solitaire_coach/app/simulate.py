@@ -6,10 +6,10 @@ import math
 import os
 import statistics
 import time
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from ..core.advisor import Strategy, make_strategy
 from ..core.cards import Card

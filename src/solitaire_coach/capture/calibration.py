@@ -23,16 +23,16 @@ import datetime as _dt
 import json
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import cv2
 import numpy as np
 
 from ..repo import repo_root
-from ..userdata import user_calibrations_dir
 from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
+from ..userdata import user_calibrations_dir
 
 DEFAULT_PATTERN = (9, 6)          # inner corners (columns, rows): a 10 x 7 squares board
 DEFAULT_SQUARE_MM = 25.0
@@ -115,7 +115,7 @@ class LensCalibration:
         }
 
     @staticmethod
-    def from_dict(d: dict, where: str = "lens") -> "LensCalibration":
+    def from_dict(d: dict, where: str = "lens") -> LensCalibration:
         """The lens ``to_dict`` wrote (the ``camera`` of a calibration file); CalibrationError
         naming ``where`` and the field that is wrong."""
         need = "camera_matrix (3x3 numbers), dist_coeffs (4, 5, 8, 12 or 14 numbers) and image_size ([width, height])"

@@ -16,8 +16,8 @@ The gate only decides *when* to look; what the cards mean is the tracker's busin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import cv2
 import numpy as np

@@ -16,10 +16,11 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Protocol
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -310,7 +311,6 @@ class FrameRecorder:
     def add(self, frame: Frame, t: float | None = None) -> str:
         """Record ``frame``; returns the file name listed for it."""
         from ..storage import write_atomic
-
         from .gate import MotionMeter
 
         thumb = self._meter.thumbnail(frame.image)

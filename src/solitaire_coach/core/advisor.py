@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from .cards import SUIT_SYMBOLS
 from .moves import Move, MoveKind

@@ -15,7 +15,7 @@ turned through the whole stock and waste since its last play (or cannot turn at 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .advisor import Advice, move_advice, terminal_advice
 from .cards import KING
@@ -47,7 +47,7 @@ class BaselineStrategy:
             else:
                 break
         moves = state.legal_moves()
-        scored = []
+        scored: list[tuple] = []
         for move in moves:
             priority, reason = self._priority(state, move)
             if priority is None:

@@ -75,8 +75,8 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Sequence
 
 from .advisor import Advice, describe_move, terminal_advice
 from .cards import KING, SUIT_SYMBOLS, Card
@@ -84,8 +84,8 @@ from .moves import Move, MoveKind
 from .notation import state_from_dict, state_to_dict
 from .proof import ProofSearch, fill_unseen
 from .rules import Rules
-from .state import GameState
 from .solver import solve
+from .state import GameState
 
 _STOCK_KINDS = (MoveKind.DRAW, MoveKind.REDEAL)
 LOOKS_LOST = "game looks lost"  # said after "wins 0 of N sampled layouts" when each was proven lost
@@ -153,7 +153,7 @@ def is_pointless_return(state: GameState, move: Move) -> bool:
     suit = move.source
     card = Card(state.foundations[suit], suit)
     lowered = tuple(h - (s == suit) for s, h in enumerate(state.foundations))
-    return is_safe_foundation_card(replace(state, foundations=lowered), card)
+    return is_safe_foundation_card(replace(state, foundations=lowered), card)  # type: ignore[arg-type]
 
 
 def _king_wants_column(state: GameState) -> bool:
@@ -242,14 +242,14 @@ def _taker_of_return(state: GameState, move: Move, card: Card) -> str:
         return other is not None and other.goes_on_tableau(card)
 
     if state.waste and fits(state.waste[-1]):
-        return f"the {state.waste[-1].symbol} from the waste"
+        return f"the {state.waste[-1].symbol} from the waste"  # type: ignore[union-attr]
     for column, run in enumerate(state.faceup):
         held = next((c for c in run if fits(c)), None) if column != move.target else None
         if held is not None:
             return f"the {held.symbol} from column {column + 1}"
     for other in (*state.stock, *state.waste[:-1]):
         if fits(other):
-            return f"the {other.symbol} in the stock"
+            return f"the {other.symbol} in the stock"  # type: ignore[union-attr]
     return ""
 
 
@@ -280,9 +280,9 @@ def _known_turn_reason(state: GameState, move: Move) -> str:
     later card of this pass can, or the turn only goes through the stock (said so)."""
     after = state.play(move)
     card = after.waste[-1]
-    use = _use_for(state, card)
+    use = _use_for(state, card)  # type: ignore[arg-type]
     if use:
-        return f"brings up the {card.symbol} {use}"
+        return f"brings up the {card.symbol} {use}"  # type: ignore[union-attr]
     while after.stock:  # the cards later turns of this pass bring to the top of the waste
         after = after.play(Move.draw())
         later = after.waste[-1]
@@ -350,7 +350,7 @@ def _seen_after(view: GameState, truth: GameState) -> GameState:
             view = view.reveal_column(column, truth.faceup[column][0])
     for depth in range(min(len(view.waste), view.rules.draw_count)):
         if view.waste[-1 - depth] is None:
-            view = view.reveal_waste_card(depth, truth.waste[-1 - depth])
+            view = view.reveal_waste_card(depth, truth.waste[-1 - depth])  # type: ignore[arg-type]
     return view
 
 
@@ -552,7 +552,7 @@ class BestStrategy:
             # asked before at this point of the game (again with nothing changed, after a
             # take-back, or after a restart that restored the memory): the same answer
             self.last_stats = dict(asked.stats)
-            return asked.answer
+            return asked.answer  # type: ignore[return-value]
         if asked is not None:  # the same moves, another view (a card re-read): that one is gone
             del self._asked[len(history)]
             self._derive()
@@ -621,11 +621,11 @@ class BestStrategy:
         need(isinstance(memory, dict), "it is not an object")
         texts = memory.get("moves")
         need(isinstance(texts, list) and all(isinstance(t, str) for t in texts), "'moves' is not a list of moves")
-        moves = tuple(Move.parse(t) for t in texts)
+        moves = tuple(Move.parse(t) for t in texts)  # type: ignore[union-attr]
         asked: dict[int, _Asked] = {}
         listed = memory.get("asked")
         need(isinstance(listed, list), "'asked' is not a list")
-        for entry in listed:
+        for entry in listed:  # type: ignore[union-attr]
             need(isinstance(entry, dict) and type(entry.get("at")) is int and 0 <= entry["at"] <= len(moves)
                  and isinstance(entry.get("view"), str) and isinstance(entry.get("key", ""), str)
                  and isinstance(entry.get("stats", {}), dict) and isinstance(entry.get("answer"), dict),
@@ -656,7 +656,7 @@ class BestStrategy:
         self._visited = {asked.key for asked in self._asked.values()}
         self._looped = {asked.key for asked in self._asked.values() if asked.looped}
 
-    def _advise(self, state: GameState, asked: "_Asked") -> Advice:
+    def _advise(self, state: GameState, asked: _Asked) -> Advice:
         self.last_stats = {}  # filled by a sampled decision
         moves = state.legal_moves()
         if not moves:
@@ -666,11 +666,11 @@ class BestStrategy:
             if full is not None:
                 return full
         elif self.prove and len(state.unseen_cards()) <= self.prove:
-            proof = self._proofs.prove(state)
+            proof = self._proofs.prove(state)  # type: ignore[union-attr]
             if proof is not None and proof.status == "lost":
                 return Advice("lost", None, proof.reason(), proven=True)
             if proof is not None:
-                return self._advice(state, proof.move, proof.reason(), proven=True)
+                return self._advice(state, proof.move, proof.reason(), proven=True)  # type: ignore[arg-type]
         safe = _safe_foundation_move(state, moves)
         if safe is not None:
             return self._advice(state, safe, "")

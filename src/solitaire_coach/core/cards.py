@@ -11,6 +11,7 @@ by value and can be used as dictionary keys or indexed by ``card.index`` (0..51)
 
 from __future__ import annotations
 
+from typing import TypeGuard
 
 SUITS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
@@ -51,13 +52,13 @@ class Card:
     is_red: bool
     code: str
 
-    def __new__(cls, rank: int, suit: int) -> "Card":
+    def __new__(cls, rank: int, suit: int) -> Card:
         if not (type(rank) is int and type(suit) is int and 1 <= rank <= 13 and 0 <= suit <= 3):  # hot: inline
             raise ValueError(f"no card with rank {rank!r} and suit {suit!r} (rank 1..13, suit 0..3 for C, D, H, S)")
         return _DECK[suit * 13 + rank - 1]
 
     @classmethod
-    def _make(cls, rank: int, suit: int) -> "Card":
+    def _make(cls, rank: int, suit: int) -> Card:
         card = object.__new__(cls)
         object.__setattr__(card, "rank", rank)
         object.__setattr__(card, "suit", suit)
@@ -101,19 +102,19 @@ class Card:
         """The suit letter: ``C``, ``D``, ``H`` or ``S``."""
         return SUITS[self.suit]
 
-    def goes_on_tableau(self, other: "Card") -> bool:
+    def goes_on_tableau(self, other: Card) -> bool:
         """True if this card may be placed on ``other`` in a tableau column."""
         return self.rank + 1 == other.rank and self.is_red != other.is_red
 
     @staticmethod
-    def from_index(index: int) -> "Card":
+    def from_index(index: int) -> Card:
         """The card of ``index`` 0..51 (``card.index``); ValueError for anything else."""
         if not (is_whole_number(index) and 0 <= index < 52):
             raise ValueError(f"no card with index {index!r} (0..51)")
         return _DECK[index]
 
     @staticmethod
-    def parse(text: str) -> "Card":
+    def parse(text: str) -> Card:
         """Parse a card code (``7H``, `` 10s ``, ``th``) or a card as ``symbol`` writes it
         (``10♥``); raise CardParseError naming the text."""
         if not isinstance(text, str):
@@ -130,7 +131,7 @@ class Card:
         return _DECK[SUITS.index(code[1]) * 13 + RANK_CODES.index(code[0])]
 
 
-def is_whole_number(value: object) -> bool:
+def is_whole_number(value: object) -> TypeGuard[int]:
     """True for an int that is not a bool (``True`` is no rank, no column, no redeal limit):
     the one check of the core's whole-number fields."""
     return isinstance(value, int) and not isinstance(value, bool)

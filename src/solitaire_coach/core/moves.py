@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import cast
 
 from .cards import SUITS, is_whole_number, quote
 
@@ -58,37 +59,37 @@ class Move:
 
     # constructors (each returns one of the 87 moves there are, made once) -----------
     @staticmethod
-    def draw() -> "Move":
+    def draw() -> Move:
         """Turn the stock onto the waste."""
         return _DRAW
 
     @staticmethod
-    def redeal() -> "Move":
+    def redeal() -> Move:
         """Turn the waste over into a new stock."""
         return _REDEAL
 
     @staticmethod
-    def waste_to_foundation() -> "Move":
+    def waste_to_foundation() -> Move:
         """The waste's top card to its foundation."""
         return _WASTE_TO_FOUNDATION
 
     @staticmethod
-    def waste_to_column(column: int) -> "Move":
+    def waste_to_column(column: int) -> Move:
         """The waste's top card onto ``column`` (0..6)."""
         return _known(MoveKind.WASTE_TO_COLUMN, -1, column)
 
     @staticmethod
-    def column_to_foundation(column: int) -> "Move":
+    def column_to_foundation(column: int) -> Move:
         """The top card of ``column`` (0..6) to its foundation."""
         return _known(MoveKind.COLUMN_TO_FOUNDATION, column, -1)
 
     @staticmethod
-    def column_to_column(source: int, target: int) -> "Move":
+    def column_to_column(source: int, target: int) -> Move:
         """From column ``source`` onto column ``target`` (0..6): the run whose head fits."""
         return _known(MoveKind.COLUMN_TO_COLUMN, source, target)
 
     @staticmethod
-    def foundation_to_column(suit: int, column: int) -> "Move":
+    def foundation_to_column(suit: int, column: int) -> Move:
         """The top card of the foundation of ``suit`` (0..3) back onto ``column`` (0..6)."""
         return _known(MoveKind.FOUNDATION_TO_COLUMN, suit, column)
 
@@ -118,7 +119,7 @@ class Move:
         return f"Move.parse({self.text!r})"
 
     @staticmethod
-    def parse(text: str) -> "Move":
+    def parse(text: str) -> Move:
         """Parse one move in the game-log notation; a trailing card annotation is not allowed here."""
         if not isinstance(text, str):
             raise MoveParseError(f"{text!r} is not a move (expected text such as 3-5)")
@@ -195,7 +196,7 @@ def _move_problem(kind: object, source: object, target: object) -> str:
     if not uses_target and target != -1:
         return f"{kind.value} has no target (it is -1), not {target!r}"
     if kind is MoveKind.COLUMN_TO_COLUMN and source == target:
-        return f"column {source + 1} cannot move onto itself"
+        return f"column {cast(int, source) + 1} cannot move onto itself"
     return ""
 
 

@@ -32,8 +32,9 @@ Position and rules objects
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Sequence, Union
+from typing import NamedTuple
 
 from .cards import Card, CardParseError, check_permutation, quote
 from .moves import Move, MoveParseError
@@ -57,6 +58,7 @@ class SlotMark:
     """``EMPTY`` (``XX``, no card) or ``UNKNOWN`` (``UU``, unreadable)."""
 
     __slots__ = ("code",)
+    code: str
 
     def __init__(self, code: str) -> None:
         object.__setattr__(self, "code", code)
@@ -73,14 +75,14 @@ class SlotMark:
         return (_slot_mark, (self.code,))
 
 
-def _slot_mark(code: str) -> "SlotMark":
+def _slot_mark(code: str) -> SlotMark:
     return EMPTY if code == "XX" else UNKNOWN
 
 
 EMPTY = SlotMark("XX")
 UNKNOWN = SlotMark("UU")
 
-SlotValue = Union[Card, SlotMark]
+SlotValue = Card | SlotMark
 
 SLOT_NAMES = ("waste",) + tuple(f"foundation {i}" for i in range(1, 5)) + tuple(f"column {i}" for i in range(1, 8))
 
@@ -282,7 +284,7 @@ def parse_snapshot(text: str) -> Snapshot:
                 except CardParseError as exc:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {exc}") from None
                 if len(parsed[-1] or ()) > MAX_RUN:
-                    raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {len(parsed[-1])} cards; a "
+                    raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {len(parsed[-1] or ())} cards; a "
                                              f"visible run holds {MAX_RUN} at most (a king down to an ace)")
                 problem = _run_problem(parsed[-1], slots[5 + col])
                 if problem:
@@ -556,7 +558,7 @@ def state_from_dict(data: dict, rules: Rules) -> GameState:
         raise ValueError(f"'redeals_used' must be a whole number, not {json_text(redeals)}")
     state = GameState(
         hidden=columns("hidden", True),
-        faceup=columns("faceup", False),
+        faceup=columns("faceup", False),  # type: ignore[arg-type]
         stock=cards(field("stock"), "the stock"),
         waste=cards(field("waste"), "the waste"),
         foundations=tuple(foundations),

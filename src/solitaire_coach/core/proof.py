@@ -31,8 +31,8 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable
 
 from .cards import Card
 from .moves import Move
@@ -79,7 +79,7 @@ def surely_shown(view: GameState, truth: GameState) -> GameState:
         if view.awaiting_flip(column) and view.hidden[column][-1] is None:
             view = view.reveal_column(column, truth.faceup[column][0])
     if view.waste and view.waste[-1] is None:
-        view = view.reveal_waste(truth.waste[-1])
+        view = view.reveal_waste(truth.waste[-1])  # type: ignore[arg-type]
     return view
 
 
@@ -149,9 +149,9 @@ class ProofSearch:
         results = [self._solve(t) for t in truths]
         if self._spent:
             return None
-        if all(r.lost for r in results):
+        if all(r.lost for r in results):  # type: ignore[union-attr]
             return Proof("lost", unseen, layouts)
-        if all(r.won for r in results) and self._won(view, truths):
+        if all(r.won for r in results) and self._won(view, truths):  # type: ignore[union-attr]
             return Proof("won", unseen, layouts, self._winning[view])
         if not self._spent:
             self._no_proof.add(view)

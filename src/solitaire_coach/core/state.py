@@ -25,14 +25,14 @@ Positions are stored as:
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Optional, Sequence
 
 from .cards import ACE, FULL_DECK, KING, RANK_NAMES, SUIT_SYMBOLS, Card, check_permutation
 from .moves import IllegalMoveError, Move, MoveKind
 from .rules import DEFAULT_RULES, Rules
 
-MaybeCard = Optional[Card]
+MaybeCard = Card | None
 
 COLUMN_COUNT = 7
 TABLEAU_CARD_COUNT = 28
@@ -69,7 +69,7 @@ class GameState:
 
     # construction -------------------------------------------------------------------
     @staticmethod
-    def from_deal(deal: Sequence[Card], rules: Rules = DEFAULT_RULES) -> "GameState":
+    def from_deal(deal: Sequence[Card], rules: Rules = DEFAULT_RULES) -> GameState:
         """The layout right after dealing ``deal`` (see :mod:`notation` for the deal order)
         and turning the first stock card(s) onto the waste, as the person does."""
         cards = list(deal)
@@ -84,7 +84,7 @@ class GameState:
         state = GameState(tuple(hidden), tuple(faceup), stock, (), rules=rules)
         return state.play(Move.draw())
 
-    def masked(self, seen: Iterable[Card] = ()) -> "GameState":
+    def masked(self, seen: Iterable[Card] = ()) -> GameState:
         """This position as a player sees it: face-down tableau cards become unknown, and
         stock cards unknown unless in ``seen``. Face-down waste cards (draw 3) also."""
         seen_set = set(seen)
@@ -140,9 +140,9 @@ class GameState:
             known.update(run)
         for pile in (*self.hidden, self.stock, self.waste):
             known.update(c for c in pile if c is not None)
-        known = frozenset(known)
-        object.__setattr__(self, "_known", known)
-        return known
+        frozen = frozenset(known)
+        object.__setattr__(self, "_known", frozen)
+        return frozen
 
     def unseen_cards(self) -> list[Card]:
         """Cards whose place is not known (face-down or not yet seen), in index order."""
@@ -245,7 +245,7 @@ class GameState:
         if k is MoveKind.REDEAL:
             return ()
         if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
-            return (self.waste[-1],)
+            return (self.waste[-1],)  # type: ignore[return-value]
         if k is MoveKind.COLUMN_TO_FOUNDATION:
             return (self.faceup[move.source][-1],)
         if k is MoveKind.COLUMN_TO_COLUMN:
@@ -350,7 +350,7 @@ class GameState:
         if card.rank != KING:
             raise IllegalMoveError(f"{card.symbol} cannot go into the empty column {column + 1}: only a king can")
 
-    def play(self, move: Move) -> "GameState":
+    def play(self, move: Move) -> GameState:
         """The position after ``move`` (including the flip it exposes); raises IllegalMoveError."""
         self.check(move)
         k = move.kind
@@ -362,7 +362,7 @@ class GameState:
             return _evolve(self, stock=self.waste, waste=(), redeals_used=self.redeals_used + 1)
         if k is MoveKind.WASTE_TO_FOUNDATION:
             card = self.waste[-1]
-            return _evolve(self, waste=self.waste[:-1], foundations=_raised(self.foundations, card.suit))
+            return _evolve(self, waste=self.waste[:-1], foundations=_raised(self.foundations, card.suit))  # type: ignore[union-attr]
         if k is MoveKind.WASTE_TO_COLUMN:
             card = self.waste[-1]
             return _evolve(self, waste=self.waste[:-1], faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,)))
@@ -383,13 +383,13 @@ class GameState:
         f[move.source] -= 1
         return _evolve(self, foundations=tuple(f), faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,)))
 
-    def _flip(self, column: int) -> "GameState":
+    def _flip(self, column: int) -> GameState:
         if self.faceup[column] or not self.hidden[column] or self.hidden[column][-1] is None:
             return self
         h = self.hidden[column]
         return _evolve(self, hidden=_set(self.hidden, column, h[:-1]), faceup=_set(self.faceup, column, (h[-1],)))
 
-    def play_all(self, moves: Iterable[Move]) -> "GameState":
+    def play_all(self, moves: Iterable[Move]) -> GameState:
         """The position after playing ``moves`` in order (IllegalMoveError at the first illegal one)."""
         state = self
         for move in moves:
@@ -397,7 +397,7 @@ class GameState:
         return state
 
     # revealing unknown cards (the tracker's view) ------------------------------------
-    def reveal_column(self, column: int, card: Card) -> "GameState":
+    def reveal_column(self, column: int, card: Card) -> GameState:
         """Turn the face-down top card of an awaiting-flip column face up as ``card``."""
         if not self.awaiting_flip(column):
             raise ValueError(f"column {column + 1} has no face-down card waiting to be turned")
@@ -407,14 +407,14 @@ class GameState:
         self._check_unseen(card)
         return _evolve(self, hidden=_set(self.hidden, column, h[:-1]), faceup=_set(self.faceup, column, (card,)))
 
-    def reveal_waste(self, card: Card) -> "GameState":
+    def reveal_waste(self, card: Card) -> GameState:
         """Name the unknown top card of the waste."""
         if not self.waste or self.waste[-1] is not None:
             raise ValueError("the top card of the waste is not unknown")
         self._check_unseen(card)
         return _evolve(self, waste=self.waste[:-1] + (card,))
 
-    def reveal_waste_card(self, depth: int, card: Card) -> "GameState":
+    def reveal_waste_card(self, depth: int, card: Card) -> GameState:
         """Name the unknown waste card ``depth`` places below the top (0 = the top), as
         seen in the fan of a draw-3 turn."""
         if not 0 <= depth < len(self.waste) or self.waste[-1 - depth] is not None:

@@ -42,13 +42,25 @@ Decisions (documented here because the issue leaves them open):
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterator, NamedTuple, Sequence
+from typing import NamedTuple
 
 from .cards import KING, SUIT_NAMES, Card, is_whole_number
 from .moves import Move, MoveKind
-from .notation import (EMPTY, UNKNOWN, Snapshot, SlotValue, json_text, json_type, repeated_cards, rules_from_dict,
-                       slot_name, state_from_dict, state_to_dict)
+from .notation import (
+    EMPTY,
+    UNKNOWN,
+    SlotValue,
+    Snapshot,
+    json_text,
+    json_type,
+    repeated_cards,
+    rules_from_dict,
+    slot_name,
+    state_from_dict,
+    state_to_dict,
+)
 from .rules import DEFAULT_RULES, Rules
 from .state import COLUMN_COUNT, GameState, stock_cycle
 
@@ -130,9 +142,9 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
         elif v is EMPTY:
             empty_slots += 1
         else:
-            if state.foundations[v.suit] != v.rank or v.suit in shown_suits:
+            if state.foundations[v.suit] != v.rank or v.suit in shown_suits:  # type: ignore[union-attr]
                 raise _Mismatch
-            shown_suits.add(v.suit)
+            shown_suits.add(v.suit)  # type: ignore[union-attr]
     empty_piles = sum(1 for h in state.foundations if h == 0)
     if empty_slots > empty_piles:
         raise _Mismatch
@@ -295,8 +307,9 @@ class TableTracker:
             return TrackerReport("waiting", (), "cannot start a game: " + "; ".join(problems))
         n = self.rules.draw_count
         hidden = tuple((None,) * i for i in range(COLUMN_COUNT))
-        faceup = tuple((v,) for v in snap.columns)
-        state = GameState(hidden, faceup, (None,) * (24 - n), (None,) * (n - 1) + (snap.waste,), rules=self.rules)
+        faceup = tuple((v,) for v in snap.columns if isinstance(v, Card))   # every one a card (checked above)
+        waste: tuple[Card | None, ...] = (None,) * (n - 1) + (snap.waste,) if isinstance(snap.waste, Card) else ()
+        state = GameState(hidden, faceup, (None,) * (24 - n), waste, rules=self.rules)
         if snap.waste_fan is not None:
             merged = _view_matches(state, snap)
             if merged is None:
@@ -477,7 +490,7 @@ class TableTracker:
         if count < self.deep_after or illegal_placements(hyp.state, snap):
             return None
         counter = 0
-        heap = [(_distance(hyp.state, snap), 0, counter, (), hyp.state)]
+        heap: list[tuple[int, int, int, tuple[Move, ...], GameState]] = [(_distance(hyp.state, snap), 0, counter, (), hyp.state)]
         seen = {hyp.state}
         novel = _novel_cards(hyp.state, snap)
         while heap and counter < self.deep_node_limit:
@@ -563,7 +576,7 @@ class TableTracker:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "TableTracker":
+    def from_dict(cls, data: dict) -> TableTracker:
         """The tracker ``to_dict`` wrote. ValueError says which part is wrong ("the rules",
         "the position", "move 3 of the history", "alternative 2") and why."""
         if not isinstance(data, dict):
@@ -721,7 +734,7 @@ def _describe_reveals(before: GameState, after: GameState) -> str:
         if before.faceup[i] != after.faceup[i]:
             parts.append(f"{after.faceup[i][-1].symbol} in column {i + 1}")
     if before.waste != after.waste:
-        parts.append(f"{after.waste[-1].symbol} on the waste")
+        parts.append(f"{after.waste[-1].symbol} on the waste")  # type: ignore[union-attr]
     return ", ".join(parts)
 
 
@@ -733,8 +746,8 @@ def _describe_rereads(before: GameState, after: GameState) -> str:
             top = after.faceup[i][-1].symbol if after.faceup[i] else "a card not yet turned"
             parts.append(f"{top} in column {i + 1}")
     if before.waste != after.waste:
-        top = after.waste[-1] if after.waste else None
-        parts.append(f"{top.symbol if top else 'a card not yet seen'} on the waste")
+        card = after.waste[-1] if after.waste else None
+        parts.append(f"{card.symbol if card else 'a card not yet seen'} on the waste")
     return ", ".join(parts) or "the table"
 
 

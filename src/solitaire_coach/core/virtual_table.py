@@ -7,8 +7,8 @@ exactly the same tracker and advisor as the live coach.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .cards import Card
 from .moves import Move, MoveKind
@@ -30,7 +30,7 @@ class VirtualTable:
     fan: int = -1  # cards of the last stock turn still on the waste (-1: as dealt)
 
     @classmethod
-    def from_deal(cls, deal: Sequence[Card], rules: Rules = DEFAULT_RULES) -> "VirtualTable":
+    def from_deal(cls, deal: Sequence[Card], rules: Rules = DEFAULT_RULES) -> VirtualTable:
         """A table with ``deal`` dealt under ``rules``."""
         return cls(GameState.from_deal(deal, rules))
 
@@ -63,7 +63,7 @@ class VirtualTable:
         if not waste:
             return ()
         fan = min(self.state.rules.draw_count, len(waste)) if self.fan < 0 else self.fan
-        return tuple(waste[-max(1, fan):])
+        return tuple(waste[-max(1, fan):])  # type: ignore[arg-type]
 
     def snapshot(self, with_runs: bool = False, with_waste: bool | None = None) -> Snapshot:
         """What a perfect detector would write for the table now: the 12 slots, each
@@ -72,13 +72,13 @@ class VirtualTable:
         s = self.state
         waste = s.waste[-1] if s.waste else EMPTY
         piles = [s.foundation_top(suit) for suit in self.pile_suits]
-        piles += [EMPTY] * (4 - len(piles))
+        piles += [EMPTY] * (4 - len(piles))  # type: ignore[list-item]
         columns = [run[-1] if run else EMPTY for run in s.faceup]
         runs = tuple(run or None for run in s.faceup) if with_runs else None
         if with_waste is None:
             with_waste = s.rules.draw_count > 1
         fan = (self.visible_waste() or None) if with_waste else None
-        return Snapshot(tuple([waste, *piles, *columns]), runs, fan)
+        return Snapshot(tuple([waste, *piles, *columns]), runs, fan)  # type: ignore[list-item]
 
 
 def check_in_sync(known: GameState, truth: GameState) -> None:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..cards import FULL_DECK
 from ..moves import Move
@@ -105,7 +105,7 @@ _OUT_MOVES = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _out_move(kind: int, a: int, b: int) -> Move:
     """The move of one step of the C solver's line (kind and two numbers). Moves are
     immutable values, so each is made once and shared: a game of ``best`` turns about a
@@ -178,9 +178,9 @@ def solve(state: GameState, *, node_limit: int | None = None, time_limit: float 
         return SolveResult(WON, (), 0, 0.0, 0)
     rules = state.rules
     if _csolver is not None:
-        columns = [(bytes(c.index for c in state.hidden[i]), bytes(c.index for c in state.faceup[i]))
+        columns = [(bytes(c.index for c in state.hidden[i]), bytes(c.index for c in state.faceup[i]))  # type: ignore[union-attr]
                    for i in range(7)]
-        talon = bytes(c.index for c in state.waste + state.stock)
+        talon = bytes(c.index for c in state.waste + state.stock)  # type: ignore[union-attr]
         args = (columns, talon, len(state.waste), list(state.foundations), state.redeals_used, rules.draw_count,
                 -1 if rules.redeal_limit is None else rules.redeal_limit, int(rules.foundation_return),
                 int(_REDEAL_REVERSES), int(node_limit or 0), float(time_limit or 0.0),
@@ -212,9 +212,9 @@ def _verify(state: GameState, moves: Sequence[Move]) -> None:
 # --- pure-Python fallback -------------------------------------------------------------
 
 def _key(state: GameState) -> tuple:
-    cols = sorted(zip((tuple(c.index for c in h) for h in state.hidden),
+    cols = sorted(zip((tuple(c.index for c in h) for h in state.hidden),  # type: ignore[union-attr]
                       (tuple(c.index for c in u) for u in state.faceup)))
-    return (tuple(cols), tuple(c.index for c in state.stock), tuple(c.index for c in state.waste))
+    return (tuple(cols), tuple(c.index for c in state.stock), tuple(c.index for c in state.waste))  # type: ignore[union-attr]
 
 
 def _python_solve(state: GameState, node_limit: int | None, time_limit: float | None,
