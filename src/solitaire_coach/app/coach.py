@@ -17,8 +17,9 @@ from typing import Callable, TextIO
 from ..core.advisor import Advice, Strategy
 from ..core.moves import Move
 from ..core.notation import SnapshotParseError, parse_snapshot
+from ..core.open_advice import advise_open
 from ..core.rules import Rules
-from ..core.tracker import TableTracker, TrackerReport, looks_like_a_deal
+from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal
 from .journal import Journal, JournalError
 from ..storage import NotTextError, describe_os_error, read_text_file
 
@@ -31,7 +32,8 @@ class CoachSession:
         self.strategy = strategy
         self.journal = journal
         self.say = say
-        self.tracker = TableTracker(rules)
+        # every count of unseen stock turns kept open (see TableTracker.open_turns)
+        self.tracker = TableTracker(rules, open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
         self.last_advice: Advice | None = None
         # the last snapshot found no legal continuation, and the same one read again starts
         # the longer search for many moves made while the coach was not watching
@@ -59,6 +61,7 @@ class CoachSession:
             if loaded is not None:
                 if loaded.rules != rules:
                     say(f"note: the journal's game uses {loaded.rules.describe()}; continuing with those rules")
+                loaded.open_turns, loaded.max_hypotheses = True, OPEN_HYPOTHESES
                 self.tracker = loaded
                 say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far)")
                 self._restore_memory(memory)
@@ -97,7 +100,7 @@ class CoachSession:
         if report.accepted:
             try:
                 if self.tracker.state is not None:
-                    self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
+                    self.last_advice = advise_open(self.strategy, self.tracker.explanations, self.tracker.history)
             finally:  # the game is journalled even if advising fails
                 if self.journal is not None and report.kind != "no change":
                     self._save_journal()  # after advising: the advisor's memory holds this advice
@@ -154,7 +157,7 @@ class CoachSession:
                 kept = f"; its journal cannot be kept aside ({reason}) and is overwritten"
         self.say(f"the last game is over ({over}, {_moves(len(self.tracker.history))}) and a fresh deal is on the "
                  f"table: a new game starts{kept}")
-        self.tracker = TableTracker(self.tracker.rules)
+        self.tracker = TableTracker(self.tracker.rules, open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
         self.last_advice = None
         return self.process_text(snap.text(), where=where)
 

@@ -35,6 +35,7 @@ from ..vision.detector import calibrated_slots
 from ..vision.reading import SLOT_INDEX, Reading, SlotGrid, reading_of
 from ..capture.serial_trigger import SerialTrigger, ascii_line
 from ..capture.sources import Frame, FrameRecorder, FrameSource
+from ..core.open_advice import advise_open
 from ..core.advisor import Advice
 from ..core.cards import KING, RANK_NAMES, Card
 from ..core.moves import MoveKind
@@ -199,7 +200,7 @@ class LiveCoach:
         """Say the advice for a resumed game before the first frame."""
         if self.session.tracker.state is not None and self.session.last_advice is None:
             tr = self.session.tracker
-            self.session.last_advice = self.session.strategy.advise(tr.state, tr.history)
+            self.session.last_advice = advise_open(self.session.strategy, tr.explanations, tr.history)
             self._collect("advice: " + self.session.last_advice.line())
         for line in self._said:
             self.say(line)
