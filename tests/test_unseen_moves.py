@@ -4,7 +4,7 @@ never taken for a fresh deal."""
 
 import pytest
 
-from solitaire_coach.core import Move, Snapshot, SnapshotParseError, deal_for_seed, parse_snapshot
+from solitaire_coach.core import UNKNOWN, Move, Snapshot, SnapshotParseError, deal_for_seed, parse_snapshot
 from solitaire_coach.core.advisor import Advice, make_strategy
 from solitaire_coach.core.moves import MoveKind
 from solitaire_coach.core.open_advice import advise_open
@@ -131,3 +131,53 @@ def test_the_slack_of_open_turns_is_journalled():
     bad = dict(data, alternatives=[dict(data["alternatives"][0], slack=-1)])
     with pytest.raises(ValueError, match="the slack of alternative 1"):
         TableTracker.from_dict(bad)
+
+
+
+def test_a_card_the_runs_line_shows_on_a_fitting_card_is_not_blamed():
+    """The journal missed moves (as in the issue: '3♥ was put on 6♠ in column 4: take it
+    back' while the runs line showed the legal run 6S 5D 4C 3H): a card whose run read
+    shows it on a card it fits is not blamed; without the runs line it still is."""
+    from solitaire_coach.core import Card
+    from solitaire_coach.core.tracker import misplaced_cards
+    for seed in range(500):
+        state = VirtualTable.from_deal(deal_for_seed(seed)).state.masked()
+        w = state.waste_top()
+        for column, run in enumerate(state.faceup):
+            top = run[-1]
+            if top.rank != w.rank + 2 or top.is_red != w.is_red:
+                continue
+            middle = [c for c in state.unseen_cards() if c.rank == w.rank + 1 and c.is_red != w.is_red]
+            if not middle:
+                continue
+            slots = list(VirtualTable.from_deal(deal_for_seed(seed)).snapshot().slots)
+            slots[5 + column] = w
+            slots[0] = UNKNOWN
+            runs = [None] * 7
+            runs[column] = (top, middle[0], w)
+            plain, read = Snapshot(tuple(slots)), Snapshot(tuple(slots), tuple(runs))
+            assert any("take it back" in p.text for p in misplaced_cards(state, plain))
+            assert not misplaced_cards(state, read)
+            return
+    pytest.fail("no deal of 500 lays out the case")
+
+
+def test_the_coach_says_once_that_it_cannot_follow_and_offers_a_way_out():
+    from solitaire_coach.app.coach import CoachSession
+    from solitaire_coach.core import Rules
+    said = []
+    coach = CoachSession(Rules(), make_strategy("baseline"), None, say=said.append)
+    table = VirtualTable.from_deal(deal_for_seed(0))
+    coach.process_text(table.snapshot().text())
+    slots = list(table.snapshot().slots)
+    slots[5], slots[11] = slots[11], slots[5]   # two column tops swapped: no legal move does that
+    wrong = Snapshot(tuple(slots)).text()
+    said.clear()
+    assert coach.process_text(wrong).kind == "inconsistent"
+    assert coach.process_text(wrong).kind == "inconsistent"
+    assert said[0].startswith("that is not a legal continuation: ")
+    assert said[1] != said[0] and "as said above" in said[1] and "--new" in said[1] and "take back" in said[1]
+    coach.process_text(table.snapshot().text())
+    said.clear()
+    coach.process_text(wrong)
+    assert said[0].startswith("that is not a legal continuation: ") and "as said above" not in said[0]

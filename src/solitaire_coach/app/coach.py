@@ -39,6 +39,7 @@ class CoachSession:
         # the longer search for many moves made while the coach was not watching
         self.longer_search_waits = False
         self._journal_failure: str | None = None  # why the last save failed, None once it works
+        self._last_refusal: str | None = None  # the last "not a legal continuation", said once
         self._keep_old_journal = journal is not None and not resume and journal.exists()
         if self._keep_old_journal:
             say(f"starting a new game (the old journal {journal.path} is kept, renamed {journal.path.name}.game-N, "
@@ -93,11 +94,19 @@ class CoachSession:
             else:
                 self.say(f"seen: {played}")
         elif report.kind == "inconsistent":
-            self.say(f"that is not a legal continuation: {report.message} (the game is unchanged)")
+            if report.message == self._last_refusal:
+                # said once, plainly: the same words again would only repeat what may be wrong
+                self.say("that is not a legal continuation, as said above (the game is unchanged): take back the last cards you moved, or "
+                         "keep the table still while I search for moves I did not see, or restart with --new "
+                         "to join the table as it is")
+            else:
+                self.say(f"that is not a legal continuation: {report.message} (the game is unchanged)")
+            self._last_refusal = report.message
             self.longer_search_waits = self.tracker.searches_longer_if_read_again(snap)
         elif report.message:
             self.say(report.message)
         if report.accepted:
+            self._last_refusal = None
             try:
                 if self.tracker.state is not None:
                     self.last_advice = advise_open(self.strategy, self.tracker.explanations, self.tracker.history)

@@ -872,6 +872,11 @@ def _placements(state: GameState, snap: Snapshot) -> list[Placement]:
             continue   # (a card of the column's own run shows: its top was taken off, or missed)
         below = state.column_top(i)
         pile = f"column {i + 1}"
+        seen = snap.runs[i] if snap.runs is not None else None
+        if seen is not None and len(seen) > 1 and seen[-1] is v and seen[-2] is not below:
+            # the runs line shows what lies under the card, and it is not what the position
+            # says: moves went unseen there, and the card may lie legally (no take-back)
+            continue
         if below is not None:
             if not v.goes_on_tableau(below):
                 placements.append(Placement(v, pile, f"{v.symbol} was put on {below.symbol} in {pile}: take it back"))
