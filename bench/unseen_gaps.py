@@ -8,7 +8,11 @@ every table). Now and then the person plays 1 to 6 moves unseen before the next 
 (each a stock turn with even chance, stock turns and redeals being what people flick
 through fast), and now and then the coach is restarted from its journal as it was 1 to
 6 moves before (a journal that was not saved, or a coach stopped while the person
-played on).
+played on). Where the coach asks the person to check something (advice status
+``check``), the person looks and plays the one of its moves the table allows; where it
+says it cannot follow, the person keeps the table still for one more read (the way out
+it offers) and then plays on. Snapshots say whether a stock pile is there
+(``stock: pile|empty``) unless ``--no-stock``.
 
 It counts, over all reads:
 
@@ -26,7 +30,7 @@ deal ends with every move seen (won or not won alike, the same cards on the
 foundations).
 
 Run:  .venv/bin/python bench/unseen_gaps.py [--games 1000] [--seed 1] [--strategy baseline]
-          [--gap-rate 0.08] [--restart-rate 0.03] [--max-moves 300]
+          [--gap-rate 0.08] [--restart-rate 0.03] [--max-moves 300] [--no-stock] [--verbose]
 """
 
 from __future__ import annotations
