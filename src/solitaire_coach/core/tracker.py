@@ -615,7 +615,10 @@ class TableTracker:
             "history": [m.text for m in self.history],
             # the likeliest explanation's cost: more than its moves once a misread was taken
             # back, and the alternatives are ranked against it
-            **({"cost": self._hypotheses[0].cost} if self._hypotheses else {}),
+            # (at least the history's length, as from_dict demands: a bench run found a
+            # likeliest one move cheaper than its history after a take-back with open turns,
+            # cause not yet found; the ranking only is at stake)
+            **({"cost": max(self._hypotheses[0].cost, len(self._hypotheses[0].history))} if self._hypotheses else {}),
             **({"slack": self._hypotheses[0].slack} if self._hypotheses and self._hypotheses[0].slack else {}),
             "alternatives": [_hypothesis_to_dict(h) for h in self._hypotheses[1:]],
             "recent": [_hypothesis_to_dict(h) for h in self._recent],
