@@ -253,7 +253,7 @@ def test_solve_names_the_line_of_an_illegal_move(tmp_path, capsys):
     lines[1:1] = ["# a comment", "1-f"]
     log.write_text("\n".join(lines) + "\n")
     assert main(["solve", str(log)]) == 2
-    assert f"{log}: line 3, move 1 (1-f) is illegal: " in capsys.readouterr().err
+    assert f"{log}: line 3, move 1 (1-f): " in capsys.readouterr().err   # (the words check-log uses)
 
 
 def test_parse_log_lines_numbers_the_deal_moves_and_result():

@@ -13,6 +13,7 @@ from solitaire_coach.app.journal import Journal
 from solitaire_coach.core import Rules
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.notation import parse_snapshot
+from solitaire_coach.core.open_advice import advise_open
 from solitaire_coach.core.state import deal_for_seed
 from solitaire_coach.core.tracker import TableTracker, looks_like_a_deal
 from solitaire_coach.core.virtual_table import VirtualTable
@@ -57,11 +58,13 @@ class Coach:
 def test_coach_plays_a_whole_game_from_snapshot_files(tmp_path):
     """The virtual table writes each snapshot; the coach process reads it, and its printed
     advice is what the table then does, until the game ends."""
-    from solitaire_coach.core.tracker import TableTracker
+    from solitaire_coach.core.tracker import OPEN_HYPOTHESES, TableTracker
 
     snap_file = tmp_path / "snapshot.txt"
     table = VirtualTable.from_deal(deal_for_seed(3))  # a deal the baseline wins
-    mirror = TableTracker()  # to turn the printed advice back into a move
+    # to turn the printed advice back into a move: a tracker as the coach's, which keeps
+    # every count of unseen stock turns open and advises in all of them
+    mirror = TableTracker(open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
     strategy = make_strategy("baseline")
     write_atomic(snap_file, table.snapshot().text())
     coach = Coach(snap_file, "--exit-when-done")
@@ -69,15 +72,19 @@ def test_coach_plays_a_whole_game_from_snapshot_files(tmp_path):
     mirror.update(table.snapshot())
     moves = 0
     while True:
-        advice = strategy.advise(mirror.state, mirror.history)
-        if advice.status != "move":
+        advice = advise_open(strategy, mirror.explanations, mirror.history)
+        if advice.status == "check":   # (the stock may be used up: the person looks and does what fits)
+            move = next(m for m in advice.moves if table.state.is_legal(m))
+        elif advice.status == "move":
+            move = advice.move
+        else:
             break
-        table.perform(advice.move)
+        table.perform(move)
         write_atomic(snap_file, table.snapshot().text())
         lines = coach.wait_for("advice:")
         assert any(ln.startswith("seen: ") for ln in lines), lines
         mirror.update(table.snapshot())
-        assert lines[-1] == "advice: " + strategy.advise(mirror.state, mirror.history).line()
+        assert lines[-1] == "advice: " + advise_open(strategy, mirror.explanations, mirror.history).line()
         moves += 1
     assert table.state.is_won()
     assert lines[-1] == "advice: You have won"

@@ -196,3 +196,27 @@ def test_solve_log_output_is_a_game_log_check_log_accepts(tmp_path, capsys):
     log.write_text(out)
     assert main(["check-log", str(log)]) == 0
     assert "ok, " in capsys.readouterr().out
+
+
+def test_solve_refuses_every_log_check_log_refuses(tmp_path, capsys):
+    """One checker for both: a wrong card named after a move, two moves swapped, the result
+    line flipped; each refused by check-log and by solve alike, naming the same line."""
+    from solitaire_coach.app.simulate import play_game
+
+    record = play_game(deal_for_seed(3), "baseline")
+    assert record.result == "won" and len(record.moves) > 12
+    good = record.log_text().splitlines()
+    mutants = {
+        "wrong card": [ln if n != 3 else ln.split()[0] + " " + ("KS" if "KS" not in ln else "KH")
+                       for n, ln in enumerate(good, start=1)],
+        "result flipped": [("lost" if ln.strip() == "won" else ln) for ln in good],
+    }
+    for name, lines in mutants.items():
+        log = tmp_path / f"{name.replace(' ', '_')}.log"
+        log.write_text("\n".join(lines) + "\n")
+        assert main(["check-log", str(log)]) == 1, name
+        checked = capsys.readouterr().out
+        assert main(["solve", str(log), "--quiet"]) != 0, name
+        solved = capsys.readouterr()
+        line = checked.split(": ", 1)[1].split(",")[0].split(":")[0]
+        assert line.startswith("line ") and line in solved.out + solved.err, (name, checked, solved)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..core.advisor import STRATEGY_FACTORIES, strategy_names
+from ..core.log_check import replay_log
 from ..core.moves import IllegalMoveError
 from ..core.notation import DealParseError, LogParseError, parse_deals, parse_log_lines
 from ..core.rules import MAX_REDEAL_LIMIT, Rules
@@ -265,21 +266,7 @@ def cmd_check_log(args) -> int:
         try:
             text = read_text_file(path)
             log, where = parse_log_lines(text)
-            state = GameState.from_deal(log.deal, rules)
-            for n, (move, card, line) in enumerate(zip(log.moves, log.cards, where.moves), start=1):
-                try:
-                    moved = state.moving_cards(move)
-                    state = state.play(move)
-                except IllegalMoveError as exc:
-                    raise IllegalMoveError(f"line {line}, move {n} ({move.text}): {exc}") from None
-                if card is not None and moved and moved[0] is not card:
-                    raise IllegalMoveError(f"line {line}, move {n} ({move.text}) moves {moved[0].symbol}, "
-                                           f"the log says {card.symbol}")
-            if log.result == "won" and not state.is_won():
-                raise IllegalMoveError(f"line {where.result}: the log says won but the foundations are not complete")
-            if log.result == "lost" and state.is_won():
-                raise IllegalMoveError(f"line {where.result}: the log says lost but the game is won (every card is "
-                                       f"on the foundations)")
+            replay_log(log, where, rules)
             print(f"{path}: ok, {len(log.moves)} moves, {log.result or 'unfinished'}")
         except (OSError, NotTextError) as exc:  # not a log that can be checked: bad input
             unreadable += 1

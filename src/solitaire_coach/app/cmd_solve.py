@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from ..core.cards import Card, CardParseError
+from ..core.log_check import replay_log
 from ..core.moves import IllegalMoveError
 from ..core.notation import (
     DealParseError,
@@ -177,12 +178,10 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
     try:
         if len(lines) > 1 and is_log_line(lines[1][1]):  # a game log: deal, then moves
             log, where = parse_log_lines(text)
-            state = GameState.from_deal(log.deal, rules)
-            for n, (move, line) in enumerate(zip(log.moves, where.moves), start=1):
-                try:
-                    state = state.play(move)
-                except IllegalMoveError as exc:
-                    raise ValueError(f"{path}: line {line}, move {n} ({move}) is illegal: {exc}") from None
+            try:   # as strictly as check-log: one checker for both
+                state = replay_log(log, where, rules)
+            except IllegalMoveError as exc:
+                raise ValueError(f"{path}: {exc}") from None
             return [(f"{path.name} after {len(log.moves)} moves", state, ())]
         if len(lines) > 1:
             n, second = lines[1]

@@ -18,8 +18,9 @@ from typing import TextIO
 from ..core.advisor import Advice, Strategy
 from ..core.moves import Move
 from ..core.notation import SnapshotParseError, parse_snapshot
+from ..core.open_advice import advise_open
 from ..core.rules import Rules
-from ..core.tracker import TableTracker, TrackerReport, looks_like_a_deal
+from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal
 from ..storage import NotTextError, describe_os_error, read_text_file
 from .journal import Journal, JournalError
 
@@ -32,12 +33,14 @@ class CoachSession:
         self.strategy = strategy
         self.journal = journal
         self.say = say
-        self.tracker = TableTracker(rules)
+        # every count of unseen stock turns kept open (see TableTracker.open_turns)
+        self.tracker = TableTracker(rules, open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
         self.last_advice: Advice | None = None
         # the last snapshot found no legal continuation, and the same one read again starts
         # the longer search for many moves made while the coach was not watching
         self.longer_search_waits = False
         self._journal_failure: str | None = None  # why the last save failed, None once it works
+        self._last_refusal: str | None = None  # the last "not a legal continuation", said once
         self._keep_old_journal = journal is not None and not resume and journal.exists()
         if self._keep_old_journal:
             say(f"starting a new game (the old journal {journal.path} is kept, renamed {journal.path.name}.game-N, "
@@ -60,6 +63,7 @@ class CoachSession:
             if loaded is not None:
                 if loaded.rules != rules:
                     say(f"note: the journal's game uses {loaded.rules.describe()}; continuing with those rules")
+                loaded.open_turns, loaded.max_hypotheses = True, OPEN_HYPOTHESES
                 self.tracker = loaded
                 say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far)")
                 self._restore_memory(memory)
@@ -91,14 +95,22 @@ class CoachSession:
             else:
                 self.say(f"seen: {played}")
         elif report.kind == "inconsistent":
-            self.say(f"that is not a legal continuation: {report.message} (the game is unchanged)")
+            if report.message == self._last_refusal:
+                # said once, plainly: the same words again would only repeat what may be wrong
+                self.say("that is not a legal continuation, as said above (the game is unchanged): take back the last cards you moved, or "
+                         "keep the table still while I search for moves I did not see, or restart with --new "
+                         "to join the table as it is")
+            else:
+                self.say(f"that is not a legal continuation: {report.message} (the game is unchanged)")
+            self._last_refusal = report.message
             self.longer_search_waits = self.tracker.searches_longer_if_read_again(snap)
         elif report.message:
             self.say(report.message)
         if report.accepted:
+            self._last_refusal = None
             try:
                 if self.tracker.state is not None:
-                    self.last_advice = self.strategy.advise(self.tracker.state, self.tracker.history)
+                    self.last_advice = advise_open(self.strategy, self.tracker.explanations, self.tracker.history)
             finally:  # the game is journalled even if advising fails
                 if self.journal is not None and report.kind != "no change":
                     self._save_journal()  # after advising: the advisor's memory holds this advice
@@ -155,7 +167,7 @@ class CoachSession:
                 kept = f"; its journal cannot be kept aside ({reason}) and is overwritten"
         self.say(f"the last game is over ({over}, {_moves(len(self.tracker.history))}) and a fresh deal is on the "
                  f"table: a new game starts{kept}")
-        self.tracker = TableTracker(self.tracker.rules)
+        self.tracker = TableTracker(self.tracker.rules, open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
         self.last_advice = None
         return self.process_text(snap.text(), where=where)
 

@@ -31,6 +31,7 @@ from ..capture.serial_trigger import SerialTrigger
 from ..capture.sources import Frame
 from ..core.advisor import Advice
 from ..core.notation import Snapshot
+from ..core.open_advice import advise_open
 from ..core.state import GameState
 from ..core.tracker import Placement, TrackerReport
 from .coach import CoachSession
@@ -179,7 +180,7 @@ class LiveCoach:
         """Say the advice for a resumed game before the first frame."""
         if self.session.tracker.state is not None and self.session.last_advice is None:
             tr = self.session.tracker
-            self.session.last_advice = self.session.strategy.advise(tr.state, tr.history)
+            self.session.last_advice = advise_open(self.session.strategy, tr.explanations, tr.history)
             self._collect("advice: " + self.session.last_advice.line())
         for line in self._said:
             self.say(line)

@@ -21,13 +21,17 @@ from .state import GameState
 @dataclass(frozen=True)
 class Advice:
     """One piece of advice. ``status`` is ``"move"``, ``"flip"`` (turn a face-down card
-    over first), ``"won"`` or ``"lost"``; ``move`` is set when status is ``"move"``."""
+    over first), ``"won"``, ``"lost"`` or ``"check"`` (moves went unseen and the positions
+    that fit disagree about the next step: the text says what to look at, ``moves`` the
+    moves that may be right; see :mod:`open_advice`); ``move`` is set when status is
+    ``"move"``."""
 
     status: str
     move: Move | None
     text: str
     reason: str = ""
     proven: bool = False  # the outcome (won/lost) is certain, not just likely
+    moves: tuple[Move, ...] = ()  # status "check": the moves that may be right, as the table shows
 
     def line(self) -> str:
         return self.text + (f" ({self.reason})" if self.reason else "")

@@ -11,7 +11,10 @@ Everything here works on strings; reading and writing files (atomically) is done
     visible face-up run bottom to top (space-separated codes, empty if unknown; an empty
     ``runs:`` line says nothing, as if it were not there), and
     ``waste: <c1> <c2> <c3>`` the visible fan of the waste bottom to top (the cards of
-    the last stock turn still on the waste, 1 to 3 codes, the top card last).
+    the last stock turn still on the waste, 1 to 3 codes, the top card last), and
+    ``stock: pile`` or ``stock: empty``: whether the picture shows cards in the stock's
+    place (the 12 slots have no slot for the stock, so without this line an empty stock
+    and a pile look the same).
     Other extra lines, blank lines and ``#`` comments are ignored.
 
 Deal line
@@ -111,6 +114,9 @@ class Snapshot:
     slots: tuple[SlotValue, ...]
     runs: tuple[tuple[Card, ...] | None, ...] | None = None
     waste_fan: tuple[Card, ...] | None = None
+    # what the picture shows of the stock: True a pile is there, False its place is empty,
+    # None not read (the 12 slots have none for the stock: a ``stock: pile|empty`` line)
+    stock: bool | None = None
 
     def __post_init__(self) -> None:
         slots = tuple(self.slots)
@@ -138,6 +144,8 @@ class Snapshot:
             problem = _fan_problem(self.waste_fan, self.slots[0])
             if problem:
                 raise SnapshotParseError(f"waste fan: {problem}")
+        if self.stock is not None and not isinstance(self.stock, bool):
+            raise SnapshotParseError(f"stock: {self.stock!r} is not True (a pile), False (empty) or None (not read)")
 
     @property
     def waste(self) -> SlotValue:
@@ -165,6 +173,8 @@ class Snapshot:
             out += "runs: " + "|".join(" ".join(c.code for c in run) if run else "" for run in self.runs) + "\n"
         if self.waste_fan is not None:
             out += "waste: " + " ".join(c.code for c in self.waste_fan) + "\n"
+        if self.stock is not None:
+            out += f"stock: {'pile' if self.stock else 'empty'}\n"
         return out
 
     def __str__(self) -> str:
@@ -248,11 +258,12 @@ def parse_snapshot(text: str) -> Snapshot:
         raise SnapshotParseError(f"line {n0}: {repeated}; a card lies in one place only")
     runs = None
     fan = None
+    stock = None
     seen: dict[str, int] = {}  # the line each defined extra line came on
     for n, ln in lines[1:]:
         key, sep, value = ln.partition(":")
         name = key.strip().lower() if sep else ""
-        if name in ("waste", "runs") and value.strip():   # an empty one is no line (not read)
+        if name in ("waste", "runs", "stock") and value.strip():   # an empty one is no line (not read)
             if name in seen:
                 raise SnapshotParseError(f"line {n}: a second {name}: line (the first is line {seen[name]}): "
                                          f"a snapshot shows the table once")
@@ -271,6 +282,14 @@ def parse_snapshot(text: str) -> Snapshot:
             if problem:
                 raise SnapshotParseError(f"line {n}: waste: {problem}")
             fan = tuple(cards)
+        elif name == "stock":
+            word = value.strip().lower()
+            if not word:
+                continue  # not read
+            if word not in ("pile", "empty"):
+                raise SnapshotParseError(f"line {n}: stock: {quote(value.strip())} is not 'pile' (cards there) or "
+                                         f"'empty' (no card there)")
+            stock = word == "pile"
         elif name == "runs":
             if not value.strip():
                 continue  # not read, as an empty waste: line
@@ -293,7 +312,7 @@ def parse_snapshot(text: str) -> Snapshot:
     problem = _impossible_table(slots, runs, fan, (n0, seen.get("runs"), seen.get("waste")))
     if problem:
         raise SnapshotParseError(problem)
-    return Snapshot(slots, runs, fan)
+    return Snapshot(slots, runs, fan, stock)
 
 
 def _impossible_table(slots: tuple[SlotValue, ...], runs, fan, lines: tuple[int, int | None, int | None]) -> str:

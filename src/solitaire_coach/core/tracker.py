@@ -107,6 +107,8 @@ def _view_matches(state: GameState, snap: Snapshot) -> GameState | None:
 
 def _merge_view(state: GameState, snap: Snapshot) -> GameState:
     reveals: list[tuple[str, int, Card]] = []
+    if snap.stock is not None and bool(state.stock) != snap.stock:   # a pile seen, or its place seen empty
+        raise _Mismatch
     # waste
     w = snap.waste
     if state.waste:
@@ -187,7 +189,8 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
 
 
 def _steps(state: GameState, max_moves: int | None = None,
-           novel: frozenset[Card] = frozenset()) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+           novel: frozenset[Card] = frozenset(),
+           open_turns: bool = False) -> Iterator[tuple[tuple[Move, ...], GameState]]:
     """One tracker step: a single non-stock move, or a run of stock turns (at most
     ``max_moves`` moves). ``novel`` are cards the snapshot shows that were unknown: an
     unseen waste top or an unturned column top may have been one of them and been
@@ -212,7 +215,20 @@ def _steps(state: GameState, max_moves: int | None = None,
                 # a step of no move that names the card (it may since have been covered)
                 for card in sorted(candidates):
                     yield (), state.reveal_column(column, card)
-    yield from stock_cycle(state, max_moves)
+    # with ``open_turns`` a run of stock turns is one step of any length: a person flicks
+    # through the stock faster than a camera reads, so how many turns went unseen is kept
+    # open (see _Hypothesis.slack)
+    yield from stock_cycle(state, None if open_turns else max_moves)
+
+
+def _extra_turns(path: Sequence[Move]) -> int:
+    """Stock turns of ``path`` beyond the first of each run of them (draws and redeals in a
+    row): the turns an explanation assumes went unseen between two reads."""
+    extra = 0
+    for before, move in zip(path, path[1:]):
+        if move.kind in (MoveKind.DRAW, MoveKind.REDEAL) and before.kind in (MoveKind.DRAW, MoveKind.REDEAL):
+            extra += 1
+    return extra
 
 
 @dataclass(frozen=True)
@@ -221,6 +237,21 @@ class _Hypothesis:
     state: GameState
     history: tuple[Move, ...]
     misread: bool = False         # holds that a snapshot since the last report was misread
+    slack: int = 0                # stock turns of ``cost`` assumed unseen beyond one a run (see _extra_turns)
+
+    def weight(self, open_turns: bool) -> int:
+        """The cost that decides whether the explanation is kept open. With ``open_turns``
+        stock turns assumed unseen count one for each three (a person flicks through the
+        stock faster than the camera reads, and the camera cannot count the turns), so that
+        with the default margin of 2 a run of up to 7 unseen turns stays open beside one
+        seen turn; else each counts one, as any move."""
+        return self.cost - self.slack + (self.slack + 2) // 3 if open_turns else self.cost
+
+
+OPEN_HYPOTHESES = 160
+"""How many explanations the coach keeps with ``open_turns``: each read of a stock turn
+opens up to seven (one to seven turns), and the real count must not be crowded out
+before a card shows which it was (64 lost it within 40 moves after three unseen turns)."""
 
 
 class TableTracker:
@@ -238,12 +269,19 @@ class TableTracker:
     hypotheses as there are turns in the pass (where the hidden turn was), hence 32.
 
     ``deep_after``: how many times in a row an unexplained snapshot must come before the
-    longer search for many hidden moves is tried (see :meth:`_deep_search`)."""
+    longer search for many hidden moves is tried (see :meth:`_deep_search`).
+
+    ``open_turns``: keep open every number of stock turns (up to 7 in a run beside one
+    seen) that explains a read, not only the fewest: the coach's setting, for a person who
+    flicks through the stock faster than the camera reads; :attr:`explanations` lists the
+    positions kept open, and :func:`open_advice.advise_open` advises in all of them. Off by
+    default (about eight times the searching per read: the simulations stay fast)."""
 
     def __init__(self, rules: Rules = DEFAULT_RULES, state: GameState | None = None,
                  history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000,
                  max_hypotheses: int = 32, margin: int = 2, deep_after: int = 2,
-                 keep_misread: bool = True, misread_cost: int = 2, undo_depth: int = 12) -> None:
+                 keep_misread: bool = True, misread_cost: int = 2, undo_depth: int = 12,
+                 open_turns: bool = False) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, not {rules!r}")
         if state is not None:
@@ -253,6 +291,7 @@ class TableTracker:
                 raise ValueError(f"the state is played under other rules ({state.rules.describe()}) than the "
                                  f"tracker's ({rules.describe()})")
         self.rules = rules
+        self.open_turns = open_turns
         self.keep_misread = keep_misread
         self.misread_cost = misread_cost
         self.max_steps = max_steps
@@ -285,6 +324,16 @@ class TableTracker:
         return list(self._hypotheses[0].history) if self._hypotheses else []
 
     @property
+    def explanations(self) -> tuple[GameState, ...]:
+        """Every position that fits all the tracker has seen, the likeliest first: it keeps
+        them open (how many stock cards were turned unseen, which cards lie under the
+        waste's top) and drops each as soon as a read rules it out. Positions that hold the
+        last read misread are not among them."""
+        if not self._hypotheses:
+            return ()
+        return (self._hypotheses[0].state,) + tuple(h.state for h in self._hypotheses[1:] if not h.misread)
+
+    @property
     def hypothesis_count(self) -> int:
         """How many explanations of the snapshots so far the tracker still keeps."""
         return len(self._hypotheses)
@@ -300,6 +349,10 @@ class TableTracker:
         for i, v in enumerate(snap.foundations):
             if isinstance(v, Card):
                 problems.append(f"{slot_name(1 + i)}: a fresh deal has empty foundations, saw {v.code}")
+        for i, run in enumerate(snap.runs or ()):
+            if run is not None and len(run) > 1:
+                problems.append(f"{slot_name(5 + i)}: a fresh deal shows one face-up card on each column, the run "
+                                f"read shows {len(run)} ({' '.join(c.code for c in run)}): a game in progress")
         repeated = repeated_cards(snap.slots)
         if repeated:
             problems.append(repeated)
@@ -338,19 +391,20 @@ class TableTracker:
             # a misread alternative only counts where it explains the snapshot at least as
             # cheaply as the best so far: searching it within the margin too costs a search
             # two moves deep from the position before every snapshot, for nothing
-            budget = None if best is None else best + (0 if hyp.misread else self.margin) - hyp.cost
+            budget = None if best is None else best + (0 if hyp.misread else self.margin) - hyp.weight(self.open_turns)
             if budget is not None and budget < 0:
                 continue
             found = self._explanations(hyp.state, snap, budget)
             if prefer is not None and found:
                 found = self._preferred(hyp.state, snap, prefer, found) + found
             for path, merged in found:
-                child = _Hypothesis(hyp.cost + len(path), merged, hyp.history + path, hyp.misread)
+                child = _Hypothesis(hyp.cost + len(path), merged, hyp.history + path, hyp.misread,
+                                    hyp.slack + _extra_turns(path))
                 known = children.get(merged)
                 if known is None or child.cost < known.cost:
                     children[merged] = child
                     parent[merged] = index
-                best = child.cost if best is None else min(best, child.cost)
+                best = child.weight(self.open_turns) if best is None else min(best, child.weight(self.open_turns))
         if not children:
             undo = self._undo(old, snap)
             if undo is not None:
@@ -365,15 +419,16 @@ class TableTracker:
             # the snapshot may also have been misread: keep the old positions in mind
             for index, hyp in enumerate(self._hypotheses):
                 if hyp.state not in children:
-                    children[hyp.state] = _Hypothesis(deep.cost + 1, hyp.state, hyp.history, True)
+                    children[hyp.state] = _Hypothesis(deep.cost + 1, hyp.state, hyp.history, True, hyp.slack)
                     parent[hyp.state] = index
         self._unexplained = None
         # stable: search order breaks ties, but a redeal loses one to a take-back of the same table
         taken_back = [h for h in children.values() if h.misread]
         advised_else = prefer is not None and prefer.kind is not MoveKind.REDEAL
-        ranked = sorted(children.values(), key=lambda h: (h.cost, advised_else and _a_redeal_for_nothing(h, taken_back)))
-        limit = ranked[0].cost + self.margin
-        kept = [h for h in ranked if h.cost <= limit][: self.max_hypotheses]
+        ranked = sorted(children.values(), key=lambda h: (h.weight(self.open_turns), h.cost,
+                                                          advised_else and _a_redeal_for_nothing(h, taken_back)))
+        limit = min(h.weight(self.open_turns) for h in ranked) + self.margin
+        kept = [h for h in ranked if h.weight(self.open_turns) <= limit][: self.max_hypotheses]
         new = kept[0]
         misread = new.misread
         if misread:   # reported now: the alternatives are measured from this explanation on
@@ -382,7 +437,8 @@ class TableTracker:
             # the snapshot itself may have been misread (a card read as another that legal
             # moves can explain): the position before it stays in mind, last, so that the
             # next snapshots can take the moves back
-            kept.append(_Hypothesis(old.cost + self._misread_cost(old.state, snap), old.state, old.history, True))
+            kept.append(_Hypothesis(old.cost + self._misread_cost(old.state, snap), old.state, old.history, True,
+                                    old.slack))
         elif self.keep_misread and new.state == old.state:
             # nothing changed: the misread alternatives still stand (the camera may read the
             # same wrong table again before the true one), though no cheaper than the position
@@ -423,8 +479,8 @@ class TableTracker:
             undone = old.history[len(past.history):]
             # the position before stays in mind, as after a misread: the cards may be put
             # forward again, or this read may be the wrong one
-            self._hypotheses = [_Hypothesis(past.cost, merged, past.history)] + (
-                [_Hypothesis(past.cost + self.misread_cost, old.state, old.history, True)] if self.keep_misread else [])
+            self._hypotheses = [_Hypothesis(past.cost, merged, past.history, False, past.slack)] + (
+                [_Hypothesis(past.cost + self.misread_cost, old.state, old.history, True, old.slack)] if self.keep_misread else [])
             self._recent = self._recent[:k]
             self._unexplained = None
             return TrackerReport(
@@ -495,7 +551,7 @@ class TableTracker:
         novel = _novel_cards(hyp.state, snap)
         while heap and counter < self.deep_node_limit:
             _, depth, _, path, node = heapq.heappop(heap)
-            for step, child in _steps(node, None, novel):
+            for step, child in _steps(node, None, novel, self.open_turns):
                 counter += 1
                 if child in seen:
                     continue
@@ -503,7 +559,8 @@ class TableTracker:
                 merged = _view_matches(child, snap)
                 if merged is not None:
                     moves = path + step
-                    return _Hypothesis(hyp.cost + len(moves), merged, hyp.history + moves)
+                    return _Hypothesis(hyp.cost + len(moves), merged, hyp.history + moves, False,
+                                       hyp.slack + _extra_turns(moves))
                 heapq.heappush(heap, (_distance(child, snap) + depth + 1, depth + 1, counter, path + step, child))
         return None
 
@@ -543,8 +600,9 @@ class TableTracker:
             found = []
             next_frontier = []
             for path, node in frontier:
-                room = None if max_moves is None else max_moves - len(path)
-                for step, child in _steps(node, room, novel):
+                room = None if max_moves is None else max_moves - len(path) + (
+                    _extra_turns(path) if self.open_turns else 0)
+                for step, child in _steps(node, room, novel, self.open_turns):
                     self._nodes += 1
                     if child in seen:
                         continue
@@ -570,7 +628,11 @@ class TableTracker:
             "history": [m.text for m in self.history],
             # the likeliest explanation's cost: more than its moves once a misread was taken
             # back, and the alternatives are ranked against it
-            **({"cost": self._hypotheses[0].cost} if self._hypotheses else {}),
+            # (at least the history's length, as from_dict demands: a bench run found a
+            # likeliest one move cheaper than its history after a take-back with open turns,
+            # cause not yet found; the ranking only is at stake)
+            **({"cost": max(self._hypotheses[0].cost, len(self._hypotheses[0].history))} if self._hypotheses else {}),
+            **({"slack": self._hypotheses[0].slack} if self._hypotheses and self._hypotheses[0].slack else {}),
             "alternatives": [_hypothesis_to_dict(h) for h in self._hypotheses[1:]],
             "recent": [_hypothesis_to_dict(h) for h in self._recent],
         }
@@ -623,9 +685,12 @@ class TableTracker:
                     raise ValueError(f"{where} must be an object with a whole-number cost, not {json_text(alt)}")
                 if type(alt.get("misread", False)) is not bool:
                     raise ValueError(f"the misread flag of {where} must be true or false, not {json_text(alt['misread'])}")
+                slack = alt.get("slack", 0)
+                if type(slack) is not int or not 0 <= slack <= alt["cost"]:
+                    raise ValueError(f"the slack of {where} must be a whole number 0 to its cost, not {json_text(slack)}")
                 out.append(_Hypothesis(alt["cost"], position(alt.get("state"), where),
                                        tuple(moves(alt.get("history"), f"the history of {where}")),
-                                       alt.get("misread", False)))
+                                       alt.get("misread", False), slack))
             return out
 
         state = None if data.get("state") is None else position(data["state"], "the position")
@@ -635,7 +700,10 @@ class TableTracker:
             if type(cost) is not int or cost < len(tracker.history):
                 raise ValueError(f"the cost must be a whole number, at least the {len(tracker.history)} moves of the "
                                  f"history, not {json_text(cost)}")
-            tracker._hypotheses[0] = replace(tracker._hypotheses[0], cost=cost)
+            slack = data.get("slack", 0)
+            if type(slack) is not int or not 0 <= slack <= cost:
+                raise ValueError(f"the slack must be a whole number 0 to the cost, not {json_text(slack)}")
+            tracker._hypotheses[0] = replace(tracker._hypotheses[0], cost=cost, slack=slack)
         tracker._hypotheses += hypotheses("alternatives", "alternative")
         tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth:] if tracker.undo_depth else []
         return tracker
@@ -643,7 +711,7 @@ class TableTracker:
 
 def _hypothesis_to_dict(h: _Hypothesis) -> dict:
     return {"cost": h.cost, "state": state_to_dict(h.state), "history": [m.text for m in h.history],
-            **({"misread": True} if h.misread else {})}
+            **({"misread": True} if h.misread else {}), **({"slack": h.slack} if h.slack else {})}
 
 
 def _a_redeal_for_nothing(hyp: _Hypothesis, taken_back: Sequence[_Hypothesis]) -> bool:
@@ -820,6 +888,11 @@ def _placements(state: GameState, snap: Snapshot) -> list[Placement]:
             continue   # (a card of the column's own run shows: its top was taken off, or missed)
         below = state.column_top(i)
         pile = f"column {i + 1}"
+        seen = snap.runs[i] if snap.runs is not None else None
+        if seen is not None and len(seen) > 1 and seen[-1] is v and seen[-2] is not below:
+            # the runs line shows what lies under the card, and it is not what the position
+            # says: moves went unseen there, and the card may lie legally (no take-back)
+            continue
         if below is not None:
             if not v.goes_on_tableau(below):
                 placements.append(Placement(v, pile, f"{v.symbol} was put on {below.symbol} in {pile}: take it back"))

@@ -65,10 +65,12 @@ class VirtualTable:
         fan = min(self.state.rules.draw_count, len(waste)) if self.fan < 0 else self.fan
         return tuple(waste[-max(1, fan):])  # type: ignore[arg-type]
 
-    def snapshot(self, with_runs: bool = False, with_waste: bool | None = None) -> Snapshot:
+    def snapshot(self, with_runs: bool = False, with_waste: bool | None = None,
+                 with_stock: bool = False) -> Snapshot:
         """What a perfect detector would write for the table now: the 12 slots, each
-        column's face-up run if ``with_runs``, and the visible waste fan if ``with_waste``
-        (default: with draw 3, where the fan shows cards the top slot does not)."""
+        column's face-up run if ``with_runs``, the visible waste fan if ``with_waste``
+        (default: with draw 3, where the fan shows cards the top slot does not), and
+        whether a stock pile is there if ``with_stock``."""
         s = self.state
         waste = s.waste[-1] if s.waste else EMPTY
         piles = [s.foundation_top(suit) for suit in self.pile_suits]
@@ -78,7 +80,7 @@ class VirtualTable:
         if with_waste is None:
             with_waste = s.rules.draw_count > 1
         fan = (self.visible_waste() or None) if with_waste else None
-        return Snapshot(tuple([waste, *piles, *columns]), runs, fan)  # type: ignore[list-item]
+        return Snapshot(tuple([waste, *piles, *columns]), runs, fan, bool(s.stock) if with_stock else None)
 
 
 def check_in_sync(known: GameState, truth: GameState) -> None:

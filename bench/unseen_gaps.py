@@ -1,0 +1,247 @@
+"""Benchmark: the coach against moves it did not see and journals a few moves behind.
+
+Plays games of deals seeds 0..N-1 on a virtual table through the snapshot coach
+(``CoachSession``, the tracker and the advisor as the live coach uses them). A simulated
+person follows the coach's advice when it is a legal move on the real table, and
+otherwise plays what a coach that saw every move would advise (a second tracker fed
+every table). Now and then the person plays 1 to 6 moves unseen before the next read
+(each a stock turn with even chance, stock turns and redeals being what people flick
+through fast), and now and then the coach is restarted from its journal as it was 1 to
+6 moves before (a journal that was not saved, or a coach stopped while the person
+played on). Where the coach asks the person to check something (advice status
+``check``), the person looks and plays the one of its moves the table allows; where it
+says it cannot follow, the person keeps the table still for one more read (the way out
+it offers) and then plays on. Snapshots say whether a stock pile is there
+(``stock: pile|empty``) unless ``--no-stock``.
+
+It counts, over all reads:
+
+* advice illegal on the real table (a move the table does not allow);
+* positions silently wrong: the read was accepted and the real position is in none of
+  the explanations the coach holds open, yet it advised as if sure (neither said it
+  cannot follow nor asked the person to check something); reads where only the
+  likeliest explanation differs from the table, the real one still open, are counted
+  apart (the advice is then checked against every open one);
+* unsure and said: reads the coach refused (``that is not a legal continuation``) or
+  answered with a check for the person (advice status ``check``);
+
+and per game: how many ended in sync with the table, and how many ended as the same
+deal ends with every move seen (won or not won alike, the same cards on the
+foundations).
+
+Run:  .venv/bin/python bench/unseen_gaps.py [--games 1000] [--seed 1] [--strategy baseline]
+          [--gap-rate 0.08] [--restart-rate 0.03] [--max-moves 300] [--no-stock] [--verbose]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=1000, help="games to play, deals seeds 0..N-1 (default 1000)")
+    ap.add_argument("--seed", type=int, default=1, help="random seed of the gaps and restarts (default 1)")
+    ap.add_argument("--strategy", default="baseline", help="the advisor: baseline or best (default baseline)")
+    ap.add_argument("--gap-rate", type=float, default=0.08, help="chance a read follows 1-6 unseen moves (0.08)")
+    ap.add_argument("--restart-rate", type=float, default=0.03,
+                    help="chance a read comes after a restart from a journal 1-6 moves behind (0.03)")
+    ap.add_argument("--max-moves", type=int, default=300, help="moves per game at most (default 300)")
+    ap.add_argument("--stock", action=argparse.BooleanOptionalAction, default=True,
+                    help="snapshots say whether a stock pile is there (stock: pile|empty; default on)")
+    ap.add_argument("--verbose", action="store_true", help="print each silently wrong read and illegal advice")
+    args = ap.parse_args(argv)
+
+    from solitaire_coach.app.simulate import play_game
+    from solitaire_coach.core import deal_for_seed
+    from solitaire_coach.core.advisor import make_strategy
+    from solitaire_coach.core.virtual_table import VirtualTable
+
+    rng = random.Random(args.seed)
+    totals = collections.Counter()
+    t0 = time.time()
+    for seed in range(args.games):
+        deal = deal_for_seed(seed)
+        reference_end = play_game(deal, args.strategy, check_sync=False, max_moves=args.max_moves)
+        ref_table = VirtualTable.from_deal(deal)
+        for move in reference_end.moves:
+            ref_table.perform(move)
+        result = play_one(deal, args, rng, make_strategy)
+        totals.update(result["counts"])
+        totals["games"] += 1
+        totals["games in sync at the end"] += result["in sync"]
+        same = (result["won"] == ref_table.state.is_won()
+                and sum(result["foundations"]) == sum(ref_table.state.foundations))
+        totals["games ending as with every move seen"] += same
+        totals["games won"] += result["won"]
+        totals["games won with every move seen"] += ref_table.state.is_won()
+        for key in ("illegal advice", "silently wrong"):
+            totals[f"games with {key}"] += bool(result["counts"][key])
+        if (seed + 1) % 50 == 0:
+            print(f"  {seed + 1}/{args.games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    report(totals, args, time.time() - t0)
+    return 0
+
+
+def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
+    """One game with unseen gaps and restarts; the counts and how it ended."""
+    from solitaire_coach.app.coach import CoachSession
+    from solitaire_coach.app.journal import Journal
+    from solitaire_coach.core.rules import DEFAULT_RULES
+    from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
+
+    counts = collections.Counter()
+    table = VirtualTable.from_deal(deal)
+    said: list[str] = []
+    strategy = make_strategy(args.strategy)
+    session = CoachSession(DEFAULT_RULES, strategy, None, say=said.append)
+    reference = CoachSession(DEFAULT_RULES, make_strategy(args.strategy), None, say=lambda _: None)
+    saved: list[dict] = []   # the coach's tracker after each read, newest last: the journals
+    shown: list = [None]     # the advice the coach printed after the last read (None: none)
+
+    def resumed(tracker: dict):
+        """A coach started on a journal that holds ``tracker``, as a restart finds it."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "journal.json"
+            path.write_text(json.dumps({"version": 1, "tracker": tracker}))
+            coach = CoachSession(DEFAULT_RULES, make_strategy(args.strategy), Journal(path), say=said.append)
+        coach.journal = None   # (saving each read is not what is measured)
+        if coach.tracker.state is None:
+            counts["journals refused"] += 1
+            print(f"journal refused: {said}", file=sys.stderr)
+        return coach
+
+    def read() -> bool:
+        snap = table.snapshot(with_stock=True) if args.stock else table.snapshot()
+        reference.process_text(snap.text())
+        said.clear()
+        report = session.process_text(snap.text())
+        counts["reads"] += 1
+        advice = session.last_advice
+        unsure = report is None or not report.accepted or (advice is not None and advice.status == "check")
+        shown[0] = advice if report is not None and report.accepted else None
+        if unsure:
+            counts["unsure and said"] += 1
+            return report is not None and report.accepted
+        if session.tracker.state is None:
+            return False
+        saved.append(session.tracker.to_dict())
+        del saved[:-7]
+        try:
+            check_in_sync(session.tracker.state, table.state)
+        except AssertionError as exc:
+            counts["likeliest differs"] += 1
+            if not any(fits(state, table.state) for state in open_positions(session.tracker)):
+                counts["silently wrong"] += 1
+                if args.verbose:
+                    print(f"silently wrong, move {len(table_moves)}: {exc}; said {said}", file=sys.stderr)
+        if advice is not None and advice.status == "move" and not table.state.is_legal(advice.move):
+            counts["illegal advice"] += 1
+            if args.verbose:
+                print(f"illegal advice, move {len(table_moves)}: {advice.line()}", file=sys.stderr)
+        return True
+
+    def person_move(unseen: bool):
+        """What the person plays: a stock turn (unseen, by chance), the coach's advice when
+        legal, else what a coach that saw everything advises."""
+        moves = table.state.legal_moves()
+        turns = [m for m in moves if m.kind.name in ("DRAW", "REDEAL")]
+        if unseen and turns and rng.random() < 0.5:
+            return turns[0]
+        advice = shown[0]
+        if not unseen and advice is not None and advice.status == "check":
+            for move in advice.moves:   # the person looks, as asked, and does what the table allows
+                if table.state.is_legal(move):
+                    return move
+        if not unseen and advice is not None and advice.status == "move" and table.state.is_legal(advice.move):
+            return advice.move
+        ref = reference.last_advice
+        if ref is not None and ref.status == "move" and table.state.is_legal(ref.move):
+            return ref.move
+        return None
+
+    table_moves: list = []
+    read()
+    refused = 0
+    while len(table_moves) < args.max_moves and not table.state.is_won():
+        if refused == 1:
+            # the coach said it cannot follow: the person holds the table still for one more
+            # read (the way out it offers: the longer search for moves it did not see)
+            refused = 0 if read() else 2
+            continue
+        if rng.random() < args.restart_rate and len(saved) > 1:
+            back = rng.randint(1, min(6, len(saved) - 1))
+            session = resumed(saved[-1 - back])
+            shown[0] = None
+            counts["restarts"] += 1
+            del saved[-back:]
+            refused = 0 if read() else 1
+            continue
+        gap = rng.randint(1, 6) if rng.random() < args.gap_rate else 0
+        stop = False
+        for k in range(gap + 1):
+            move = person_move(unseen=k < gap)
+            if move is None:
+                stop = True
+                break
+            table.perform(move)
+            table_moves.append(move)
+            if k < gap:
+                counts["moves unseen"] += 1
+                reference.process_text(table.snapshot().text())
+        if gap:
+            counts["gaps"] += 1
+        refused = 0 if read() else 1
+        if stop:
+            break
+    in_sync = session.tracker.state is not None and fits(session.tracker.state, table.state)
+    return {"counts": counts, "in sync": in_sync, "won": table.state.is_won(),
+            "foundations": table.state.foundations}
+
+
+def open_positions(tracker) -> list:
+    """Every position the tracker still holds possible (its likeliest first)."""
+    positions = getattr(tracker, "explanations", None)
+    if positions is None:   # (the tracker before it said so: its hypotheses)
+        positions = [h.state for h in tracker._hypotheses if not h.misread]
+    return list(positions)
+
+
+def fits(known, truth) -> bool:
+    """Whether every card ``known`` claims is where ``truth`` has it."""
+    from solitaire_coach.core.virtual_table import check_in_sync
+    try:
+        check_in_sync(known, truth)
+    except AssertionError:
+        return False
+    return True
+
+
+def report(t: collections.Counter, args, seconds: float) -> None:
+    games = t["games"] or 1
+    print(f"unseen gaps: {t['games']} games (deals 0..{t['games'] - 1}, {args.strategy}, seed {args.seed}, "
+          f"gap rate {args.gap_rate}, restart rate {args.restart_rate}, at most {args.max_moves} moves, "
+          f"stock {'read' if args.stock else 'not read'})")
+    print(f"  reads {t['reads']}, gaps {t['gaps']} ({t['moves unseen']} moves unseen), restarts {t['restarts']}")
+    print(f"  advice illegal on the real table: {t['illegal advice']} (in {t['games with illegal advice']} games)")
+    print(f"  positions silently wrong (the real one in no open explanation, advice given as if sure): "
+          f"{t['silently wrong']} (in {t['games with silently wrong']} games)")
+    print(f"  the likeliest explanation differs from the table (the real one still open): "
+          f"{t['likeliest differs'] - t['silently wrong']}")
+    print(f"  unsure and said: {t['unsure and said']}; journals refused on a restart: {t['journals refused']}")
+    print(f"  games in sync at the end: {t['games in sync at the end']} ({100 * t['games in sync at the end'] / games:.1f}%)")
+    print(f"  games ending as with every move seen: {t['games ending as with every move seen']} "
+          f"({100 * t['games ending as with every move seen'] / games:.1f}%); won {t['games won']} "
+          f"(every move seen: {t['games won with every move seen']})")
+    print(f"  {seconds:.0f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""Moves the coach did not see: every count of unseen stock turns kept open, the stock
+pile read from the picture, advice legal in every open explanation, a game in progress
+never taken for a fresh deal."""
+
+import pytest
+
+from solitaire_coach.core import UNKNOWN, Move, Snapshot, SnapshotParseError, deal_for_seed, parse_snapshot
+from solitaire_coach.core.advisor import Advice, make_strategy
+from solitaire_coach.core.open_advice import advise_open
+from solitaire_coach.core.tracker import OPEN_HYPOTHESES, TableTracker
+from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
+
+
+def _fits(known, truth) -> bool:
+    try:
+        check_in_sync(known, truth)
+    except AssertionError:
+        return False
+    return True
+
+
+def test_the_stock_line_is_read_written_and_checked():
+    line = "7H,XX,XX,XX,XX,2C,3D,4S,5H,6C,7D,8S"
+    assert parse_snapshot(line + "\nstock: pile\n").stock is True
+    assert parse_snapshot(line + "\nstock: EMPTY\n").stock is False
+    assert parse_snapshot(line + "\nstock:\n").stock is None
+    snap = parse_snapshot(line + "\nstock: empty\n")
+    assert parse_snapshot(snap.text()) == snap
+    with pytest.raises(SnapshotParseError, match="line 2: stock: 'some' is not 'pile'"):
+        parse_snapshot(line + "\nstock: some\n")
+    with pytest.raises(SnapshotParseError, match="stock"):
+        Snapshot(snap.slots, stock="yes")
+
+
+@pytest.mark.parametrize("unseen", [2, 4])
+def test_several_unseen_stock_turns_stay_open_until_a_card_shows_which(unseen):
+    """Draws seen as one: the tracker with open turns keeps the real count among its
+    explanations, and advice in every explanation is legal on the real table."""
+    strategy = make_strategy("baseline")
+    for seed in range(3):
+        table = VirtualTable.from_deal(deal_for_seed(seed))
+        tracker = TableTracker(open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
+        tracker.update(table.snapshot())
+        for _ in range(unseen):
+            table.perform(Move.draw())
+        assert tracker.update(table.snapshot()).accepted
+        assert any(_fits(s, table.state) for s in tracker.explanations)
+        for _ in range(30):
+            advice = advise_open(strategy, tracker.explanations, tracker.history)
+            if advice.status == "move":
+                move = advice.move
+            elif advice.status == "check":
+                move = next(m for m in advice.moves if table.state.is_legal(m))
+            else:
+                break
+            assert table.state.is_legal(move), (seed, advice)
+            table.perform(move)
+            assert tracker.update(table.snapshot()).accepted
+            assert any(_fits(s, table.state) for s in tracker.explanations), seed
+
+
+def test_without_open_turns_the_fewest_turns_win_as_before():
+    table = VirtualTable.from_deal(deal_for_seed(1))
+    tracker = TableTracker()
+    tracker.update(table.snapshot())
+    for _ in range(5):
+        table.perform(Move.draw())
+    report = tracker.update(table.snapshot())
+    assert report.moves == (Move.draw(),)
+    assert not any(_fits(s, table.state) for s in tracker.explanations)
+
+
+def test_a_stock_read_empty_rules_out_the_explanations_with_cards_left():
+    table = VirtualTable.from_deal(deal_for_seed(2))
+    tracker = TableTracker(open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
+    tracker.update(table.snapshot(with_stock=True))
+    while table.state.stock:
+        table.perform(Move.draw())
+    tracker.update(table.snapshot(with_stock=True))
+    assert tracker.explanations and all(not s.stock for s in tracker.explanations)
+    assert any(_fits(s, table.state) for s in tracker.explanations)
+
+
+class _Fixed:
+    """A strategy that advises one move wherever it is legal (else the next of its list)."""
+    name = "fixed"
+
+    def __init__(self, *moves):
+        self.moves = moves
+
+    def advise(self, state, history=()):
+        for move in self.moves:
+            if state.is_legal(move):
+                return Advice("move", move, move.text)
+        return Advice("lost", None, "no move")
+
+
+def test_advice_the_open_positions_disagree_on_asks_to_check_the_stock():
+    table = VirtualTable.from_deal(deal_for_seed(3))
+    one = table.state
+    while len(one.stock) > 1:
+        one = one.play(Move.draw())
+    empty = one.play(Move.draw())
+    advice = advise_open(_Fixed(Move.draw(), Move.redeal()), [one, empty])
+    assert advice.status == "check" and set(advice.moves) == {Move.draw(), Move.redeal()}
+    assert "if the stock is empty, turn the waste over" in advice.text
+    # a move legal in both is advised as it is
+    assert advise_open(_Fixed(Move.draw()), [one, one]).move == Move.draw()
+
+
+def test_a_table_with_runs_longer_than_one_card_is_no_fresh_deal():
+    line = "7H,XX,XX,XX,XX,2C,3D,4S,5H,6C,7D,8S"
+    report = TableTracker().update(parse_snapshot(line + "\nruns: 2C|3D|4S|5H|6C|8C 7D|8S\n"))
+    assert report.kind == "waiting"
+    assert "slot 11 (column 6)" in report.message and "a game in progress" in report.message
+    assert TableTracker().update(parse_snapshot(line + "\nruns: 2C|3D|4S|5H|6C|7D|8S\n")).kind == "started"
+
+
+def test_the_slack_of_open_turns_is_journalled():
+    table = VirtualTable.from_deal(deal_for_seed(4))
+    tracker = TableTracker(open_turns=True)
+    tracker.update(table.snapshot())
+    for _ in range(4):
+        table.perform(Move.draw())
+    tracker.update(table.snapshot())
+    data = tracker.to_dict()
+    assert any(alt.get("slack") for alt in data["alternatives"])
+    again = TableTracker.from_dict(data)
+    assert [h.slack for h in again._hypotheses] == [h.slack for h in tracker._hypotheses]
+    bad = dict(data, alternatives=[dict(data["alternatives"][0], slack=-1)])
+    with pytest.raises(ValueError, match="the slack of alternative 1"):
+        TableTracker.from_dict(bad)
+
+
+
+def test_a_card_the_runs_line_shows_on_a_fitting_card_is_not_blamed():
+    """The journal missed moves (as in the issue: '3♥ was put on 6♠ in column 4: take it
+    back' while the runs line showed the legal run 6S 5D 4C 3H): a card whose run read
+    shows it on a card it fits is not blamed; without the runs line it still is."""
+    from solitaire_coach.core.tracker import misplaced_cards
+    for seed in range(500):
+        state = VirtualTable.from_deal(deal_for_seed(seed)).state.masked()
+        w = state.waste_top()
+        for column, run in enumerate(state.faceup):
+            top = run[-1]
+            if top.rank != w.rank + 2 or top.is_red != w.is_red:
+                continue
+            middle = [c for c in state.unseen_cards() if c.rank == w.rank + 1 and c.is_red != w.is_red]
+            if not middle:
+                continue
+            slots = list(VirtualTable.from_deal(deal_for_seed(seed)).snapshot().slots)
+            slots[5 + column] = w
+            slots[0] = UNKNOWN
+            runs = [None] * 7
+            runs[column] = (top, middle[0], w)
+            plain, read = Snapshot(tuple(slots)), Snapshot(tuple(slots), tuple(runs))
+            assert any("take it back" in p.text for p in misplaced_cards(state, plain))
+            assert not misplaced_cards(state, read)
+            return
+    pytest.fail("no deal of 500 lays out the case")
+
+
+def test_the_coach_says_once_that_it_cannot_follow_and_offers_a_way_out():
+    from solitaire_coach.app.coach import CoachSession
+    from solitaire_coach.core import Rules
+    said = []
+    coach = CoachSession(Rules(), make_strategy("baseline"), None, say=said.append)
+    table = VirtualTable.from_deal(deal_for_seed(0))
+    coach.process_text(table.snapshot().text())
+    slots = list(table.snapshot().slots)
+    slots[5], slots[11] = slots[11], slots[5]   # two column tops swapped: no legal move does that
+    wrong = Snapshot(tuple(slots)).text()
+    said.clear()
+    assert coach.process_text(wrong).kind == "inconsistent"
+    assert coach.process_text(wrong).kind == "inconsistent"
+    assert said[0].startswith("that is not a legal continuation: ")
+    assert said[1] != said[0] and "as said above" in said[1] and "--new" in said[1] and "take back" in said[1]
+    coach.process_text(table.snapshot().text())
+    said.clear()
+    coach.process_text(wrong)
+    assert said[0].startswith("that is not a legal continuation: ") and "as said above" not in said[0]
