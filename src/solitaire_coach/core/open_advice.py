@@ -27,12 +27,13 @@ def advise_open(strategy: Strategy, positions: Sequence[GameState], history: Seq
     if not positions:
         raise ValueError("advise_open needs at least one position")
     advice = strategy.advise(positions[0], history)
-    if advice.status != "move" or len(positions) == 1 or all(p.is_legal(advice.move) for p in positions):
+    if advice.status != "move" or advice.move is None or len(positions) == 1 \
+            or all(p.is_legal(advice.move) for p in positions):
         return advice
     asked = [advice]
     for position in _distinct(positions[1:])[:MAX_ASKED - 1]:
         other = strategy.advise(position, history)
-        if other.status == "move":
+        if other.status == "move" and other.move is not None:
             if all(p.is_legal(other.move) for p in positions):
                 return other
             asked.append(other)
@@ -43,7 +44,6 @@ def check_advice(positions: Sequence[GameState], moves: Sequence[Move]) -> Advic
     """What to tell the person when no one move is legal in every open position: the
     stock turned or the waste turned over depending on whether the stock is empty, or a
     redeal the rules may no longer allow, or else which moves may be right."""
-    first = positions[0]
     kinds = {m.kind for m in moves}
     stock_states = {bool(p.stock) for p in positions}
     if kinds <= {MoveKind.DRAW, MoveKind.REDEAL} and len(stock_states) > 1:

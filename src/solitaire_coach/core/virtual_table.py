@@ -80,7 +80,8 @@ class VirtualTable:
         if with_waste is None:
             with_waste = s.rules.draw_count > 1
         fan = (self.visible_waste() or None) if with_waste else None
-        return Snapshot(tuple([waste, *piles, *columns]), runs, fan, bool(s.stock) if with_stock else None)
+        return Snapshot(tuple([waste, *piles, *columns]), runs, fan,  # type: ignore[list-item]
+                        bool(s.stock) if with_stock else None)
 
 
 def check_in_sync(known: GameState, truth: GameState) -> None:
