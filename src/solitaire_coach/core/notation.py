@@ -11,7 +11,10 @@ Everything here works on strings; reading and writing files (atomically) is done
     visible face-up run bottom to top (space-separated codes, empty if unknown; an empty
     ``runs:`` line says nothing, as if it were not there), and
     ``waste: <c1> <c2> <c3>`` the visible fan of the waste bottom to top (the cards of
-    the last stock turn still on the waste, 1 to 3 codes, the top card last).
+    the last stock turn still on the waste, 1 to 3 codes, the top card last), and
+    ``down: <n1> <n2> ... <n7>`` the number of face-down cards under each column's
+    face-up run (column k is dealt k-1 face-down cards and never gets more), read when a
+    game is joined in progress (:mod:`solitaire_coach.core.join`).
     Other extra lines, blank lines and ``#`` comments are ignored.
 
 Deal line
@@ -35,7 +38,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence, Union
 
-from .cards import Card, CardParseError, check_permutation, quote
+from .cards import Card, CardParseError, check_permutation, is_whole_number, quote
 from .moves import Move, MoveParseError
 from .rules import MAX_REDEAL_LIMIT, Rules
 from .state import GameState, check_position
@@ -109,6 +112,7 @@ class Snapshot:
     slots: tuple[SlotValue, ...]
     runs: tuple[tuple[Card, ...] | None, ...] | None = None
     waste_fan: tuple[Card, ...] | None = None
+    down: tuple[int, ...] | None = None   # face-down cards of each column (a ``down:`` line)
 
     def __post_init__(self) -> None:
         slots = tuple(self.slots)
@@ -136,6 +140,11 @@ class Snapshot:
             problem = _fan_problem(self.waste_fan, self.slots[0])
             if problem:
                 raise SnapshotParseError(f"waste fan: {problem}")
+        if self.down is not None:
+            object.__setattr__(self, "down", tuple(self.down))
+            problem = _down_problem(self.down)
+            if problem:
+                raise SnapshotParseError(f"down: {problem}")
 
     @property
     def waste(self) -> SlotValue:
@@ -163,6 +172,8 @@ class Snapshot:
             out += "runs: " + "|".join(" ".join(c.code for c in run) if run else "" for run in self.runs) + "\n"
         if self.waste_fan is not None:
             out += "waste: " + " ".join(c.code for c in self.waste_fan) + "\n"
+        if self.down is not None:
+            out += "down: " + " ".join(str(n) for n in self.down) + "\n"
         return out
 
     def __str__(self) -> str:
@@ -186,6 +197,20 @@ def _fan_problem(fan: tuple[Card, ...], top: SlotValue) -> str:
         return f"{slot_name(0)} reads XX (empty) but the fan shows {' '.join(c.code for c in fan)}"
     if isinstance(top, Card) and fan[-1] is not top:
         return f"its last card {fan[-1].code} must be the top card of the waste, but {slot_name(0)} reads {top.code}"
+    return ""
+
+
+def _down_problem(down: tuple) -> str:
+    """Why ``down`` cannot be the face-down counts of the 7 columns ('' if it can): one
+    whole number a column, column k holding 0 to k-1 (what the deal put there)."""
+    if len(down) != 7:
+        return f"one face-down count per column, 7, not {len(down)}"
+    for col, n in enumerate(down):
+        if not is_whole_number(n) or n < 0:
+            return f"{slot_name(5 + col)}: {n!r} is not a count of cards (0 or more)"
+        if n > col:
+            return (f"{slot_name(5 + col)}: {n} face-down card{'s' if n != 1 else ''}, but the deal puts "
+                    f"{col} there and a column never gets more")
     return ""
 
 
@@ -246,11 +271,12 @@ def parse_snapshot(text: str) -> Snapshot:
         raise SnapshotParseError(f"line {n0}: {repeated}; a card lies in one place only")
     runs = None
     fan = None
+    down = None
     seen: dict[str, int] = {}  # the line each defined extra line came on
     for n, ln in lines[1:]:
         key, sep, value = ln.partition(":")
         name = key.strip().lower() if sep else ""
-        if name in ("waste", "runs") and value.strip():   # an empty one is no line (not read)
+        if name in ("waste", "runs", "down") and value.strip():   # an empty one is no line (not read)
             if name in seen:
                 raise SnapshotParseError(f"line {n}: a second {name}: line (the first is line {seen[name]}): "
                                          f"a snapshot shows the table once")
@@ -269,6 +295,20 @@ def parse_snapshot(text: str) -> Snapshot:
             if problem:
                 raise SnapshotParseError(f"line {n}: waste: {problem}")
             fan = tuple(cards)
+        elif name == "down":
+            codes = value.split()
+            if not codes:
+                continue  # not read
+            counts = []
+            for col, code in enumerate(codes, start=1):
+                if not (code.isascii() and code.isdigit()) or len(code) > 2:
+                    raise SnapshotParseError(f"line {n}: down: the count for column {col}, {quote(code)}, is not a "
+                                             f"number of face-down cards (0 to {col - 1} in column {col})")
+                counts.append(int(code))
+            problem = _down_problem(tuple(counts))
+            if problem:
+                raise SnapshotParseError(f"line {n}: down: {problem}")
+            down = tuple(counts)
         elif name == "runs":
             if not value.strip():
                 continue  # not read, as an empty waste: line
@@ -291,7 +331,7 @@ def parse_snapshot(text: str) -> Snapshot:
     problem = _impossible_table(slots, runs, fan, (n0, seen.get("runs"), seen.get("waste")))
     if problem:
         raise SnapshotParseError(problem)
-    return Snapshot(slots, runs, fan)
+    return Snapshot(slots, runs, fan, down)
 
 
 def _impossible_table(slots: tuple[SlotValue, ...], runs, fan, lines: tuple[int, int | None, int | None]) -> str:
