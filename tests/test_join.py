@@ -14,7 +14,7 @@ from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.best import sample_layout
 from solitaire_coach.core.join import JoinedTracker, JoinError, TableView, join_table, try_join
 from solitaire_coach.core.notation import SnapshotParseError, state_from_dict
-from solitaire_coach.core.state import deal_for_seed
+from solitaire_coach.core.state import check_position, deal_for_seed
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
 
 
@@ -59,6 +59,7 @@ def test_joins_the_positions_of_1000_simulated_games_consistently():
         splits += len(join.positions)
         layout = sample_layout(join.position, random.Random(seed))
         assert layout.is_complete_knowledge() and layout.faceup == truth.faceup
+        check_position(layout)   # 52 different cards: none of a foundation's dealt anywhere else
         assert all(c is not None for h in layout.hidden for c in h)
         fewest = join_table(TableView.of_snapshot(_seen(table, down=False)))
         assert fewest.assumed.startswith("no face-down counts given") and sum(fewest.down) <= sum(join.down)
