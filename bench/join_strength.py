@@ -83,7 +83,7 @@ def main(argv=None) -> int:
     print(f"  joined there:           {rate(joined)}")
     print(f"  paired: joined won {gained} the followed lost, lost {lost} it won (sign test p = "
           f"{sign_test(gained, lost):.3g}); a join costs {followed - joined} wins in {n} "
-          f"({(followed - joined) / n:+.1%} points)")
+          f"({(followed - joined) / n:.1%} of the deals)")
     print(f"  cards unknown at the join: followed median {statistics.median(p.unseen_followed for p in pairs):g}, "
           f"joined median {statistics.median(p.unseen_joined for p in pairs):g}; stock/waste splits kept open: "
           f"median {statistics.median(p.splits for p in pairs):g}")
