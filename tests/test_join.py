@@ -124,7 +124,8 @@ def test_a_legal_table_joins_and_the_unseen_cards_are_counted():
     (_table_text("9D,3C,AH,5H,XX,KS,QH,JC,9C,8S,7D,5C", None, "0 1 2 3 4 5 6"),
      "slot 3 (foundation 2) and slot 4 (foundation 3) both hold the ♥ foundation"),
     (_table_text(_SLOTS, "KS|QH|JC|0D 9C|8S|7D|6C 5C", None), "slot 12 (column 7): 5♣ lies on 6♣"),
-    (_table_text("9D,4C,6D,5H,7S,KS,QH,JC,9C,8S,7D,5C", _RUNS, "0 1 2 3 4 5 6"), "more than 52 cards: 9 face up in the columns, 1 on the waste, 22 on the foundations and 21 face down make 53"),
+    (_table_text("9D,4C,6D,5H,7S,KS,QH,JC,9C,8S,7D,5C", _RUNS, "0 1 2 3 4 5 6"),
+     "more than 52 cards: 9 face up in the columns, 1 on the waste, 22 on the foundations and 21 face down make 53"),
     (_table_text(_SLOTS, _RUNS, "0 0 0 0 0 0 1"), "too few face-down cards (0 0 0 0 0 0 1 in columns 1-7)"),
     (_table_text("UU,3C,AH,XX,XX,KS,QH,JC,9C,8S,7D,5C", _RUNS, None), "slot 1 (waste) could not be read"),
 ])

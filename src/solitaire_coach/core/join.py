@@ -74,7 +74,8 @@ class TableView:
         unread = [slot_name(i) for i, v in enumerate(snap.slots) if v is UNKNOWN]
         if unread:
             raise JoinError(f"{', '.join(unread)} could not be read (UU): a game is joined from a table read whole")
-        waste = snap.waste_fan if snap.waste_fan is not None else ((snap.waste,) if isinstance(snap.waste, Card) else ())
+        waste = snap.waste_fan if snap.waste_fan is not None else (
+            (snap.waste,) if isinstance(snap.waste, Card) else ())
         foundations = tuple(v if isinstance(v, Card) else None for v in snap.foundations)
         runs = []
         for i, top in enumerate(snap.columns):
