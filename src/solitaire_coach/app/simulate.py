@@ -199,6 +199,7 @@ class JoinPair:
     unseen_followed: int
     unseen_joined: int
     splits: int  # the stock/waste splits the join kept open
+    redeals_used: int = 0  # redeals made before the join
 
 
 def _play_on(table: VirtualTable, tracker: TableTracker, strategy: Strategy, max_moves: int) -> str:
@@ -224,11 +225,13 @@ def _play_on(table: VirtualTable, tracker: TableTracker, strategy: Strategy, max
 
 def play_from_join(deal: Sequence[Card], strategy: str = "baseline", rules: Rules = DEFAULT_RULES,
                    after: int = 30, warmup: str = "baseline", seed: int = 0, label: str = "",
-                   strategy_options: dict | None = None, max_moves: int = 1500) -> JoinPair:
+                   strategy_options: dict | None = None, max_moves: int = 1500,
+                   redeals_known: bool = False) -> JoinPair:
     """Play ``deal`` for ``after`` moves (``warmup``: the baseline's advice, or ``random``
     legal moves drawn with ``seed``), then on to the end twice from that same position
     with ``strategy``: once followed from the deal, once joined from a snapshot with runs
-    and face-down counts (:mod:`solitaire_coach.core.join`)."""
+    and face-down counts (:mod:`solitaire_coach.core.join`). ``redeals_known``: the join
+    is told the redeals used so far (as a person could say); else it assumes none."""
     from ..core.join import JoinedTracker, TableView, join_table
     import random
     from dataclasses import replace
@@ -259,24 +262,29 @@ def play_from_join(deal: Sequence[Card], strategy: str = "baseline", rules: Rule
         played += 1
     snap = replace(table.snapshot(with_runs=True), down=tuple(len(h) for h in table.state.hidden))
     # whether the stock holds cards shows on the table (its pile is there or not)
-    join = join_table(TableView.of_snapshot(snap, stock=bool(table.state.stock)), rules)
+    view = TableView.of_snapshot(snap, stock=bool(table.state.stock))
+    if redeals_known:
+        view = replace(view, redeals_used=table.state.redeals_used)
+    join = join_table(view, rules)
     joined_tracker = JoinedTracker.join(join)
     unseen = (len(tracker.state.unseen_cards()), len(join.position.unseen_cards()))
     twin = VirtualTable(table.state, list(table.pile_suits), table.fan)
+    redeals_before = table.state.redeals_used
     followed = _play_on(table, tracker, make_strategy(strategy, **(strategy_options or {})), max_moves)
     joined = _play_on(twin, joined_tracker, make_strategy(strategy, **(strategy_options or {})), max_moves)
-    return JoinPair(label, played, followed, joined, unseen[0], unseen[1], len(join.positions))
+    return JoinPair(label, played, followed, joined, unseen[0], unseen[1], len(join.positions), redeals_before)
 
 
 def _join_job(job):
-    deal, strategy, rules, options, label, after, warmup, seed = job
-    return play_from_join(deal, strategy, rules, after, warmup, seed, label, options)
+    deal, strategy, rules, options, label, after, warmup, seed, redeals_known = job
+    return play_from_join(deal, strategy, rules, after, warmup, seed, label, options, redeals_known=redeals_known)
 
 
 def run_join_pairs(deals: Iterable[tuple[str, Sequence[Card]]], strategy: str, rules: Rules, after: int,
-                   warmup: str = "baseline", workers: int = 1, strategy_options: dict | None = None):
+                   warmup: str = "baseline", workers: int = 1, strategy_options: dict | None = None,
+                   redeals_known: bool = False):
     """Yield a JoinPair per labelled deal (in order), over ``workers`` processes."""
-    jobs = [(tuple(deal), strategy, rules, strategy_options or {}, label, after, warmup, n)
+    jobs = [(tuple(deal), strategy, rules, strategy_options or {}, label, after, warmup, n, redeals_known)
             for n, (label, deal) in enumerate(deals)]
     if workers <= 1:
         yield from map(_join_job, jobs)
