@@ -49,7 +49,7 @@ def test_joins_the_positions_of_1000_simulated_games_consistently():
         join = join_table(TableView.of_snapshot(_seen(table)))
         shapes = [(len(p.stock), len(p.waste)) for p in join.positions]
         assert (len(truth.stock), len(truth.waste)) in shapes, seed
-        assert join.down == tuple(len(h) for h in truth.hidden) and not join.assumed
+        assert join.down == tuple(len(h) for h in truth.hidden) and "face-down" not in join.assumed
         visible = {c for run in truth.faceup for c in run} | set(table.visible_waste())
         visible |= {Card(r, s) for s in range(4) for r in range(1, truth.foundations[s] + 1)}
         for position in join.positions:
@@ -158,6 +158,21 @@ def test_the_down_line_is_written_and_read_back():
     assert snap.down == (0, 1, 2, 3, 4, 5, 6)
     assert parse_snapshot(snap.text()) == snap
     assert parse_snapshot(_SLOTS + "\ndown:\n").down is None   # an empty line says nothing
+
+
+def test_a_redeals_line_gives_the_redeals_made_before_a_join_and_without_one_none_are_assumed_and_said():
+    with_line = parse_snapshot(_table_text(_SLOTS, _RUNS, "0 1 2 3 4 5 6") + "redeals: 2\n")
+    assert with_line.redeals == 2 and parse_snapshot(with_line.text()) == with_line
+    join = join_table(TableView.of_snapshot(with_line))
+    assert all(p.redeals_used == 2 for p in join.positions) and "redeals" not in join.assumed
+    plain = join_table(TableView.of_snapshot(parse_snapshot(_table_text(_SLOTS, _RUNS, "0 1 2 3 4 5 6"))))
+    assert plain.position.redeals_used == 0 and "no redeals given (a redeals: line)" in plain.assumed
+    assert not join_table(TableView.of_snapshot(parse_snapshot(_table_text(_SLOTS, _RUNS, "0 1 2 3 4 5 6"))),
+                          Rules(redeal_limit=None)).assumed   # unlimited: the count does not matter
+    with pytest.raises(JoinError, match="4 redeals used: the rules"):
+        join_table(TableView.of_snapshot(parse_snapshot(_SLOTS + "\nredeals: 4")))
+    with pytest.raises(SnapshotParseError, match="line 2: redeals: 'two' is not a count"):
+        parse_snapshot(_SLOTS + "\nredeals: two")
 
 
 def test_without_a_down_line_the_fewest_face_down_cards_that_fit_are_assumed_and_said(tmp_path):

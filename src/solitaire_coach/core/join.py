@@ -22,7 +22,10 @@ Decisions (the issue leaves them open):
   stock and the waste never hold more than the 24 cards the deal left there, so at least
   ``28 - face-up tableau cards - foundation cards`` lie face down, put in the rightmost
   columns first (each at most what the deal put there), columns that read empty none.
-* **Redeals used** are not visible: a join assumes none (``TableView.redeals_used``).
+* **Redeals used** are not visible: a join takes a snapshot's ``redeals:`` line, else
+  assumes none and says so (``TableView.redeals_used``). Under a redeal limit this
+  matters: ``bench/join_strength.py`` found most of what a join costs late in a game to be
+  redeals the advisor counted on that had already been made.
 
 Refused (:class:`JoinError`, naming the slot; nothing starts): an unread slot, two
 foundations of one suit, a card in two places (a foundation's lower cards count as on
@@ -56,14 +59,15 @@ class TableView:
     top (the top last; empty for an empty waste), ``foundations`` the top card of each
     foundation slot (None where empty), ``runs`` each column's face-up run bottom to top,
     ``down`` the face-down cards of each column (None: not known), ``stock`` whether the
-    stock holds cards (None: not known), ``redeals_used`` the redeals made so far."""
+    stock holds cards (None: not known), ``redeals_used`` the redeals made so far (None:
+    not known; none assumed)."""
 
     waste: tuple[Card, ...]
     foundations: tuple[Card | None, ...]
     runs: tuple[tuple[Card, ...], ...]
     down: tuple[int, ...] | None = None
     stock: bool | None = None
-    redeals_used: int = 0
+    redeals_used: int | None = None   # None: not known (none assumed)
     runs_read: bool = True   # False: only each column's top card was read (no runs: line)
 
     @staticmethod
@@ -81,7 +85,8 @@ class TableView:
         for i, top in enumerate(snap.columns):
             seen = snap.runs[i] if snap.runs is not None else None
             runs.append(tuple(seen) if seen else ((top,) if top is not EMPTY else ()))
-        return TableView(tuple(waste), foundations, tuple(runs), snap.down, stock, runs_read=snap.runs is not None)
+        return TableView(tuple(waste), foundations, tuple(runs), snap.down, stock,
+                         snap.redeals, runs_read=snap.runs is not None)
 
 
 @dataclass(frozen=True)
@@ -166,17 +171,17 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
                         f"and {len(view.runs)}")
     _check_cards(view)
     limit = rules.redeal_limit
-    if not is_whole_number(view.redeals_used) or view.redeals_used < 0 or (
-            limit is not None and view.redeals_used > limit):
-        raise JoinError(f"{view.redeals_used!r} redeals used: the rules allow 0 to {limit}")
+    redeals = 0 if view.redeals_used is None else view.redeals_used
+    if not is_whole_number(redeals) or redeals < 0 or (limit is not None and redeals > limit):
+        raise JoinError(f"{redeals!r} redeals used: the rules ({rules.describe()}) allow 0 to {limit}")
     face_up = sum(len(run) for run in view.runs)
     on_foundations = sum(top.rank for top in view.foundations if top is not None)
     shown = face_up + len(view.waste) + on_foundations
-    assumed = ""
+    assumed = []
     if view.down is None:
         down = _fewest_down(view, face_up, on_foundations)
-        assumed = (f"no face-down counts given (a down: line): assumed the fewest that fit, "
-                   f"{' '.join(map(str, down))} in columns 1-7")
+        assumed.append(f"no face-down counts given (a down: line): assumed the fewest that fit, "
+                       f"{' '.join(map(str, down))} in columns 1-7")
     else:
         down = tuple(view.down)
         if len(down) != COLUMN_COUNT:
@@ -211,6 +216,8 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
         splits = list(range(rest, 0, -1))
     else:
         splits = list(range(rest, -1, -1))
+    if view.redeals_used is None and limit is not None:
+        assumed.append("no redeals given (a redeals: line): assumed the waste has not been turned over yet")
     heights = [0, 0, 0, 0]
     for top in view.foundations:
         if top is not None:
@@ -219,10 +226,10 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
     positions = []
     for in_stock in splits:
         state = GameState(hidden, tuple(tuple(run) for run in view.runs), (None,) * in_stock,
-                          (None,) * (rest - in_stock) + tuple(view.waste), tuple(heights), view.redeals_used, rules)
+                          (None,) * (rest - in_stock) + tuple(view.waste), tuple(heights), redeals, rules)
         check_position(state)   # the checks above cover it: a last guard, never expected to fire
         positions.append(state)
-    return Join(tuple(positions), down, assumed)
+    return Join(tuple(positions), down, "; ".join(assumed))
 
 
 def describe_join(join: Join) -> str:

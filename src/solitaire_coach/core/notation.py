@@ -14,7 +14,8 @@ Everything here works on strings; reading and writing files (atomically) is done
     the last stock turn still on the waste, 1 to 3 codes, the top card last), and
     ``down: <n1> <n2> ... <n7>`` the number of face-down cards under each column's
     face-up run (column k is dealt k-1 face-down cards and never gets more), read when a
-    game is joined in progress (:mod:`solitaire_coach.core.join`).
+    game is joined in progress (:mod:`solitaire_coach.core.join`), as is
+    ``redeals: <n>`` the times the waste has been turned over so far (no picture shows it).
     Other extra lines, blank lines and ``#`` comments are ignored.
 
 Deal line
@@ -113,6 +114,7 @@ class Snapshot:
     runs: tuple[tuple[Card, ...] | None, ...] | None = None
     waste_fan: tuple[Card, ...] | None = None
     down: tuple[int, ...] | None = None   # face-down cards of each column (a ``down:`` line)
+    redeals: int | None = None   # the waste turned over so far (a ``redeals:`` line)
 
     def __post_init__(self) -> None:
         slots = tuple(self.slots)
@@ -145,6 +147,8 @@ class Snapshot:
             problem = _down_problem(self.down)
             if problem:
                 raise SnapshotParseError(f"down: {problem}")
+        if self.redeals is not None and not (is_whole_number(self.redeals) and 0 <= self.redeals <= MAX_REDEAL_LIMIT):
+            raise SnapshotParseError(f"redeals: {self.redeals!r} is not a count of redeals (0 to {MAX_REDEAL_LIMIT})")
 
     @property
     def waste(self) -> SlotValue:
@@ -174,6 +178,8 @@ class Snapshot:
             out += "waste: " + " ".join(c.code for c in self.waste_fan) + "\n"
         if self.down is not None:
             out += "down: " + " ".join(str(n) for n in self.down) + "\n"
+        if self.redeals is not None:
+            out += f"redeals: {self.redeals}\n"
         return out
 
     def __str__(self) -> str:
@@ -272,11 +278,12 @@ def parse_snapshot(text: str) -> Snapshot:
     runs = None
     fan = None
     down = None
+    redeals = None
     seen: dict[str, int] = {}  # the line each defined extra line came on
     for n, ln in lines[1:]:
         key, sep, value = ln.partition(":")
         name = key.strip().lower() if sep else ""
-        if name in ("waste", "runs", "down") and value.strip():   # an empty one is no line (not read)
+        if name in ("waste", "runs", "down", "redeals") and value.strip():   # an empty one is no line (not read)
             if name in seen:
                 raise SnapshotParseError(f"line {n}: a second {name}: line (the first is line {seen[name]}): "
                                          f"a snapshot shows the table once")
@@ -295,6 +302,14 @@ def parse_snapshot(text: str) -> Snapshot:
             if problem:
                 raise SnapshotParseError(f"line {n}: waste: {problem}")
             fan = tuple(cards)
+        elif name == "redeals":
+            text = value.strip()
+            if not text:
+                continue  # not read
+            if not (text.isascii() and text.isdigit()) or len(text) > 3 or int(text) > MAX_REDEAL_LIMIT:
+                raise SnapshotParseError(f"line {n}: redeals: {quote(text)} is not a count of the times the waste "
+                                         f"was turned over (0 to {MAX_REDEAL_LIMIT})")
+            redeals = int(text)
         elif name == "down":
             codes = value.split()
             if not codes:
@@ -331,7 +346,7 @@ def parse_snapshot(text: str) -> Snapshot:
     problem = _impossible_table(slots, runs, fan, (n0, seen.get("runs"), seen.get("waste")))
     if problem:
         raise SnapshotParseError(problem)
-    return Snapshot(slots, runs, fan, down)
+    return Snapshot(slots, runs, fan, down, redeals)
 
 
 def _impossible_table(slots: tuple[SlotValue, ...], runs, fan, lines: tuple[int, int | None, int | None]) -> str:
