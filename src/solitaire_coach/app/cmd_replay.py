@@ -149,7 +149,8 @@ def run_replay(args, folder: Path) -> int:
     summary = {"frames": frames, "reads": reads, "moves": len(history), "seconds": round(elapsed, 2),
                "detect_ms_median": round(sorted(detect_ms)[len(detect_ms) // 2], 1) if detect_ms else None,
                "moves_from_hand_frames": hand_moves,
-               "advice": session.last_advice.text if session.last_advice else None}
+               "advice": session.last_advice.text if session.last_advice else None,
+               "joined": getattr(session.tracker, "joined_at", None) is not None}  # a game joined mid-way
     ok = True
     if expected is not None:
         # the same game as the log: move for move, or with moves seen in one picture (whose

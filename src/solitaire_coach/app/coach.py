@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.advisor import Advice, Strategy
+from ..core.join import JoinedTracker, try_join
 from ..core.moves import Move
-from ..core.notation import SnapshotParseError, parse_snapshot
+from ..core.notation import UNKNOWN, SnapshotParseError, parse_snapshot
 from ..core.open_advice import advise_open
 from ..core.rules import Rules
 from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal
@@ -41,6 +42,7 @@ class CoachSession:
         self.longer_search_waits = False
         self._journal_failure: str | None = None  # why the last save failed, None once it works
         self._last_refusal: str | None = None  # the last "not a legal continuation", said once
+        self._join_offered = False  # a table to join instead of the game in hand was pointed out (said once)
         self._keep_old_journal = journal is not None and not resume and journal.exists()
         if self._keep_old_journal:
             say(f"starting a new game (the old journal {journal.path} is kept, renamed {journal.path.name}.game-N, "
@@ -65,7 +67,8 @@ class CoachSession:
                     say(f"note: the journal's game uses {loaded.rules.describe()}; continuing with those rules")
                 loaded.open_turns, loaded.max_hypotheses = True, OPEN_HYPOTHESES
                 self.tracker = loaded
-                say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far)")
+                joined = " since it was joined mid-way" if isinstance(loaded, JoinedTracker) else ""
+                say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far{joined})")
                 self._restore_memory(memory)
 
     def process_text(self, text: str, where: str = "snapshot") -> TrackerReport | None:
@@ -78,6 +81,8 @@ class CoachSession:
         advised = self.advised_move
         report = self.tracker.update(snap, prefer=advised)
         self.longer_search_waits = False
+        if report.kind == "waiting" and self.tracker.state is None:
+            report = self._join(snap, report)
         if report.kind == "inconsistent" and not report.put_wrong and looks_like_a_deal(snap, self.tracker.rules):
             over = self._game_over()
             if over is None:
@@ -86,6 +91,12 @@ class CoachSession:
                     f"game in hand, {_moves(len(self.tracker.history))}, is kept until then)"))
             else:
                 return self._new_game(snap, over, where)
+        elif report.kind == "inconsistent" and not report.put_wrong and not self._join_offered:
+            if try_join(snap, self.tracker.rules)[0] is not None:
+                self._join_offered = True
+                report = replace(report, message=report.message + (
+                    "; if another game is on the table, restart with --new to join it as a new game (the game in "
+                    f"hand, {_moves(len(self.tracker.history))}, is kept until then; this is said once)"))
         if report.corrected:
             self.say(report.message)   # earlier moves or cards re-read (a misread taken back, say)
         elif report.kind == "moves":
@@ -117,6 +128,19 @@ class CoachSession:
             if self.tracker.state is not None:
                 self.say("advice: " + self.last_advice.line())
         return report
+
+    def _join(self, snap, report: TrackerReport) -> TrackerReport:
+        """With no game in hand, a table that is no fresh deal is joined as a game in
+        progress (:mod:`solitaire_coach.core.join`); ``report`` (waiting) is returned with
+        the reason added when it cannot be (a table no legal game shows)."""
+        joined, line = try_join(snap, self.tracker.rules)
+        if joined is None:
+            if any(v is UNKNOWN for v in snap.slots):
+                return report   # not read whole: the tracker's reason says what to wait for
+            return replace(report, message=f"{report.message}; {line}")
+        self.tracker = joined
+        self._join_offered = False
+        return TrackerReport("started", (), line)
 
     def _restore_memory(self, memory: dict | None) -> None:
         """Give the advisor back its memory of the resumed game (journalled with the tracker:
@@ -169,6 +193,7 @@ class CoachSession:
                  f"table: a new game starts{kept}")
         self.tracker = TableTracker(self.tracker.rules, open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
         self.last_advice = None
+        self._join_offered = False
         return self.process_text(snap.text(), where=where)
 
     def _save_journal(self) -> None:

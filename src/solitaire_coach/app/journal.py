@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from ..core.join import tracker_from_dict
 from ..core.notation import json_text, json_type
 from ..core.tracker import TableTracker
 from ..storage import NotTextError, describe_os_error, read_text_file, remove_stale_temporaries, write_json_atomic
@@ -80,7 +81,7 @@ class Journal:
             if "tracker" not in data:
                 raise ValueError("it has no 'tracker'")
             advisor = data.get("advisor")
-            return TableTracker.from_dict(data["tracker"]), advisor if isinstance(advisor, dict) else None
+            return tracker_from_dict(data["tracker"]), advisor if isinstance(advisor, dict) else None
         except ValueError as exc:
             raise JournalError(f"{self.path}: cannot read the journal: {exc}") from None
 

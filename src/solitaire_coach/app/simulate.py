@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..core.advisor import Strategy, make_strategy
 from ..core.cards import Card
-from ..core.moves import Move
+from ..core.moves import Move, MoveKind
 from ..core.notation import format_log
 from ..core.rules import DEFAULT_RULES, Rules
 from ..core.state import GameState
@@ -181,3 +181,114 @@ def write_log(directory: str | os.PathLike, record: GameRecord) -> Path:
     path = Path(directory) / f"{record.label}.log"
     write_atomic(path, record.log_text())
     return path
+
+
+# joining a game in progress: what not having followed from the deal costs ------------------
+
+@dataclass
+class JoinPair:
+    """One deal played on from the same position after ``warmup_moves`` moves, twice: by
+    an advisor whose tracker ``followed`` the game from the deal (it knows every card it
+    saw turned), and by one that ``joined`` there with everything not visible forgotten.
+    ``unseen_followed`` and ``unseen_joined``: the cards each did not know at that point."""
+
+    label: str
+    warmup_moves: int
+    followed: str
+    joined: str
+    unseen_followed: int
+    unseen_joined: int
+    splits: int  # the stock/waste splits the join kept open
+    redeals_used: int = 0  # redeals made before the join
+
+
+def _play_on(table: VirtualTable, tracker: TableTracker, strategy: Strategy, max_moves: int) -> str:
+    """Play the game on ``table`` to its end with advice from ``tracker``'s knowledge; 'won'
+    or 'lost'. A joined tracker may hold a wrong stock/waste split for a while: advised to
+    turn a stock card when the stock is empty, the person turns the waste over instead
+    (and the other way round), as the table allows; the tracker then learns the split."""
+    for _ in range(max_moves):
+        advice = strategy.advise(tracker.state, tracker.history)
+        if advice.status != "move":
+            break
+        move = advice.move
+        if not table.state.is_legal(move) and move.kind in (MoveKind.DRAW, MoveKind.REDEAL):
+            move = Move.redeal() if move.kind is MoveKind.DRAW else Move.draw()
+            if not table.state.is_legal(move):
+                break
+        table.perform(move)
+        report = tracker.update(table.snapshot(), prefer=advice.move)
+        if not report.accepted:
+            raise OutOfSyncError(f"after {move.text} the tracker reported {report.kind}: {report.message}")
+    return "won" if table.state.is_won() else "lost"
+
+
+def play_from_join(deal: Sequence[Card], strategy: str = "baseline", rules: Rules = DEFAULT_RULES,
+                   after: int = 30, warmup: str = "baseline", seed: int = 0, label: str = "",
+                   strategy_options: dict | None = None, max_moves: int = 1500,
+                   redeals_known: bool = False) -> JoinPair:
+    """Play ``deal`` for ``after`` moves (``warmup``: the baseline's advice, or ``random``
+    legal moves drawn with ``seed``), then on to the end twice from that same position
+    with ``strategy``: once followed from the deal, once joined from a snapshot with runs
+    and face-down counts (:mod:`solitaire_coach.core.join`). ``redeals_known``: the join
+    is told the redeals used so far (as a person could say); else it assumes none."""
+    import random
+    from dataclasses import replace
+
+    from ..core.join import JoinedTracker, TableView, join_table
+
+    if warmup not in ("baseline", "random"):
+        raise ValueError(f"warmup is 'baseline' or 'random', not {warmup!r}")
+    table = VirtualTable.from_deal(deal, rules)
+    tracker = TableTracker(rules)
+    tracker.update(table.snapshot())
+    rng = random.Random(seed)
+    guide = make_strategy("baseline") if warmup == "baseline" else None
+    played = 0
+    for _ in range(after):
+        if guide is not None:
+            advice = guide.advise(tracker.state, tracker.history)
+            if advice.status != "move":
+                break
+            move = advice.move
+        else:
+            moves = table.state.legal_moves()
+            if not moves:
+                break
+            move = rng.choice(moves)
+        table.perform(move)
+        report = tracker.update(table.snapshot(), prefer=move)
+        if not report.accepted:
+            raise OutOfSyncError(f"warm-up: after {move.text} the tracker reported {report.kind}: {report.message}")
+        played += 1
+    snap = replace(table.snapshot(with_runs=True), down=tuple(len(h) for h in table.state.hidden))
+    # whether the stock holds cards shows on the table (its pile is there or not)
+    view = TableView.of_snapshot(snap, stock=bool(table.state.stock))
+    if redeals_known:
+        view = replace(view, redeals_used=table.state.redeals_used)
+    join = join_table(view, rules)
+    joined_tracker = JoinedTracker.join(join)
+    unseen = (len(tracker.state.unseen_cards()), len(join.position.unseen_cards()))
+    twin = VirtualTable(table.state, list(table.pile_suits), table.fan)
+    redeals_before = table.state.redeals_used
+    followed = _play_on(table, tracker, make_strategy(strategy, **(strategy_options or {})), max_moves)
+    joined = _play_on(twin, joined_tracker, make_strategy(strategy, **(strategy_options or {})), max_moves)
+    return JoinPair(label, played, followed, joined, unseen[0], unseen[1], len(join.positions), redeals_before)
+
+
+def _join_job(job):
+    deal, strategy, rules, options, label, after, warmup, seed, redeals_known = job
+    return play_from_join(deal, strategy, rules, after, warmup, seed, label, options, redeals_known=redeals_known)
+
+
+def run_join_pairs(deals: Iterable[tuple[str, Sequence[Card]]], strategy: str, rules: Rules, after: int,
+                   warmup: str = "baseline", workers: int = 1, strategy_options: dict | None = None,
+                   redeals_known: bool = False):
+    """Yield a JoinPair per labelled deal (in order), over ``workers`` processes."""
+    jobs = [(tuple(deal), strategy, rules, strategy_options or {}, label, after, warmup, n, redeals_known)
+            for n, (label, deal) in enumerate(deals)]
+    if workers <= 1:
+        yield from map(_join_job, jobs)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_join_job, jobs, chunksize=2)

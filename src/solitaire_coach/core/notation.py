@@ -15,6 +15,10 @@ Everything here works on strings; reading and writing files (atomically) is done
     ``stock: pile`` or ``stock: empty``: whether the picture shows cards in the stock's
     place (the 12 slots have no slot for the stock, so without this line an empty stock
     and a pile look the same).
+    ``down: <n1> <n2> ... <n7>`` the number of face-down cards under each column's
+    face-up run (column k is dealt k-1 face-down cards and never gets more), read when a
+    game is joined in progress (:mod:`solitaire_coach.core.join`), as is
+    ``redeals: <n>`` the times the waste has been turned over so far (no picture shows it).
     Other extra lines, blank lines and ``#`` comments are ignored.
 
 Deal line
@@ -39,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .cards import Card, CardParseError, check_permutation, quote
+from .cards import Card, CardParseError, check_permutation, is_whole_number, quote
 from .moves import Move, MoveParseError
 from .rules import MAX_REDEAL_LIMIT, Rules
 from .state import GameState, check_position
@@ -117,6 +121,8 @@ class Snapshot:
     # what the picture shows of the stock: True a pile is there, False its place is empty,
     # None not read (the 12 slots have none for the stock: a ``stock: pile|empty`` line)
     stock: bool | None = None
+    down: tuple[int, ...] | None = None   # face-down cards of each column (a ``down:`` line)
+    redeals: int | None = None   # the waste turned over so far (a ``redeals:`` line)
 
     def __post_init__(self) -> None:
         slots = tuple(self.slots)
@@ -146,6 +152,13 @@ class Snapshot:
                 raise SnapshotParseError(f"waste fan: {problem}")
         if self.stock is not None and not isinstance(self.stock, bool):
             raise SnapshotParseError(f"stock: {self.stock!r} is not True (a pile), False (empty) or None (not read)")
+        if self.down is not None:
+            object.__setattr__(self, "down", tuple(self.down))
+            problem = _down_problem(self.down)
+            if problem:
+                raise SnapshotParseError(f"down: {problem}")
+        if self.redeals is not None and not (is_whole_number(self.redeals) and 0 <= self.redeals <= MAX_REDEAL_LIMIT):
+            raise SnapshotParseError(f"redeals: {self.redeals!r} is not a count of redeals (0 to {MAX_REDEAL_LIMIT})")
 
     @property
     def waste(self) -> SlotValue:
@@ -175,6 +188,10 @@ class Snapshot:
             out += "waste: " + " ".join(c.code for c in self.waste_fan) + "\n"
         if self.stock is not None:
             out += f"stock: {'pile' if self.stock else 'empty'}\n"
+        if self.down is not None:
+            out += "down: " + " ".join(str(n) for n in self.down) + "\n"
+        if self.redeals is not None:
+            out += f"redeals: {self.redeals}\n"
         return out
 
     def __str__(self) -> str:
@@ -198,6 +215,20 @@ def _fan_problem(fan: tuple[Card, ...], top: SlotValue) -> str:
         return f"{slot_name(0)} reads XX (empty) but the fan shows {' '.join(c.code for c in fan)}"
     if isinstance(top, Card) and fan[-1] is not top:
         return f"its last card {fan[-1].code} must be the top card of the waste, but {slot_name(0)} reads {top.code}"
+    return ""
+
+
+def _down_problem(down: tuple) -> str:
+    """Why ``down`` cannot be the face-down counts of the 7 columns ('' if it can): one
+    whole number a column, column k holding 0 to k-1 (what the deal put there)."""
+    if len(down) != 7:
+        return f"one face-down count per column, 7, not {len(down)}"
+    for col, n in enumerate(down):
+        if not is_whole_number(n) or n < 0:
+            return f"{slot_name(5 + col)}: {n!r} is not a count of cards (0 or more)"
+        if n > col:
+            return (f"{slot_name(5 + col)}: {n} face-down card{'s' if n != 1 else ''}, but the deal puts "
+                    f"{col} there and a column never gets more")
     return ""
 
 
@@ -259,11 +290,13 @@ def parse_snapshot(text: str) -> Snapshot:
     runs = None
     fan = None
     stock = None
+    down = None
+    redeals = None
     seen: dict[str, int] = {}  # the line each defined extra line came on
     for n, ln in lines[1:]:
         key, sep, value = ln.partition(":")
         name = key.strip().lower() if sep else ""
-        if name in ("waste", "runs", "stock") and value.strip():   # an empty one is no line (not read)
+        if name in ("waste", "runs", "stock", "down", "redeals") and value.strip():   # an empty one is no line (not read)
             if name in seen:
                 raise SnapshotParseError(f"line {n}: a second {name}: line (the first is line {seen[name]}): "
                                          f"a snapshot shows the table once")
@@ -290,6 +323,28 @@ def parse_snapshot(text: str) -> Snapshot:
                 raise SnapshotParseError(f"line {n}: stock: {quote(value.strip())} is not 'pile' (cards there) or "
                                          f"'empty' (no card there)")
             stock = word == "pile"
+        elif name == "redeals":
+            text = value.strip()
+            if not text:
+                continue  # not read
+            if not (text.isascii() and text.isdigit()) or len(text) > 3 or int(text) > MAX_REDEAL_LIMIT:
+                raise SnapshotParseError(f"line {n}: redeals: {quote(text)} is not a count of the times the waste "
+                                         f"was turned over (0 to {MAX_REDEAL_LIMIT})")
+            redeals = int(text)
+        elif name == "down":
+            codes = value.split()
+            if not codes:
+                continue  # not read
+            counts = []
+            for col, code in enumerate(codes, start=1):
+                if not (code.isascii() and code.isdigit()) or len(code) > 2:
+                    raise SnapshotParseError(f"line {n}: down: the count for column {col}, {quote(code)}, is not a "
+                                             f"number of face-down cards (0 to {col - 1} in column {col})")
+                counts.append(int(code))
+            problem = _down_problem(tuple(counts))
+            if problem:
+                raise SnapshotParseError(f"line {n}: down: {problem}")
+            down = tuple(counts)
         elif name == "runs":
             if not value.strip():
                 continue  # not read, as an empty waste: line
@@ -312,7 +367,7 @@ def parse_snapshot(text: str) -> Snapshot:
     problem = _impossible_table(slots, runs, fan, (n0, seen.get("runs"), seen.get("waste")))
     if problem:
         raise SnapshotParseError(problem)
-    return Snapshot(slots, runs, fan, stock)
+    return Snapshot(slots, runs, fan, stock=stock, down=down, redeals=redeals)
 
 
 def _impossible_table(slots: tuple[SlotValue, ...], runs, fan, lines: tuple[int, int | None, int | None]) -> str:
