@@ -18,8 +18,9 @@ from solitaire_coach.core.state import check_position, deal_for_seed
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
 
 
-def _played(seed: int, rules: Rules = Rules(), most: int = 120) -> VirtualTable:
+def _played(seed: int, rules: Rules | None = None, most: int = 120) -> VirtualTable:
     """The table of deal ``seed`` after a random number of random legal moves."""
+    rules = rules or Rules()
     rng = random.Random(seed)
     table = VirtualTable.from_deal(deal_for_seed(seed), rules)
     for _ in range(rng.randrange(most + 1)):

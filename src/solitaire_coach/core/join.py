@@ -85,7 +85,7 @@ class TableView:
         for i, top in enumerate(snap.columns):
             seen = snap.runs[i] if snap.runs is not None else None
             runs.append(tuple(seen) if seen else ((top,) if top is not EMPTY else ()))
-        return TableView(tuple(waste), foundations, tuple(runs), snap.down, stock,
+        return TableView(tuple(waste), foundations, tuple(runs), snap.down, stock,  # type: ignore[arg-type]
                          snap.redeals, runs_read=snap.runs is not None)
 
 
@@ -118,7 +118,8 @@ def _check_cards(view: TableView) -> None:
         if top.suit in suits:
             j = suits[top.suit]
             raise JoinError(f"{slot_name(1 + j)} and {slot_name(1 + k)} both hold the {SUIT_SYMBOLS[top.suit]} "
-                            f"foundation ({view.foundations[j].symbol} and {top.symbol}): one pile a suit")
+                            f"foundation ({view.foundations[j].symbol} and {top.symbol}): "  # type: ignore[union-attr]
+                            "one pile a suit")
         suits[top.suit] = k
     places: dict[Card, str] = {}
 
@@ -226,7 +227,8 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
     positions = []
     for in_stock in splits:
         state = GameState(hidden, tuple(tuple(run) for run in view.runs), (None,) * in_stock,
-                          (None,) * (rest - in_stock) + tuple(view.waste), tuple(heights), redeals, rules)
+                          (None,) * (rest - in_stock) + tuple(view.waste), tuple(heights),  # type: ignore[arg-type]
+                          redeals, rules)
         check_position(state)   # the checks above cover it: a last guard, never expected to fire
         positions.append(state)
     return Join(tuple(positions), down, "; ".join(assumed))
@@ -273,11 +275,12 @@ class JoinedTracker(TableTracker):
     def from_dict(cls, data: dict) -> JoinedTracker:
         """The tracker ``to_dict`` wrote; ValueError names what is wrong."""
         tracker = super().from_dict(data)
+        assert isinstance(tracker, JoinedTracker)   # TableTracker.from_dict makes a cls
         joined = data.get("joined")
         if not isinstance(joined, dict) or not isinstance(joined.get("note", ""), str):
             raise ValueError("'joined' must be an object with the position joined and a note")
         try:
-            tracker.joined_at = state_from_dict(joined.get("position"), tracker.rules)
+            tracker.joined_at = state_from_dict(joined.get("position") or {}, tracker.rules)
         except ValueError as exc:
             raise ValueError(f"the position joined: {exc}") from None
         tracker.join_note = joined.get("note", "")
