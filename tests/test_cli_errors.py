@@ -200,7 +200,9 @@ def test_play_says_restart_with_new_once_for_a_fresh_deal_read_again_and_again()
     coach.start()
     for frame in _frames(images):
         coach.step(frame)
-    fresh_lines = [s for s in said if "restart with --new" in s]
+    from solitaire_coach.app.live import FRESH_DEAL_WORDS
+
+    fresh_lines = [s for s in said if FRESH_DEAL_WORDS in s]
     assert len(fresh_lines) == 1, said
     assert double.calls > 3
 

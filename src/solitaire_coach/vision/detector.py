@@ -588,7 +588,7 @@ class CardDetector:
 # CardDetector.locate_any_scale) and the card widths, in locator pixels, it reads best:
 # the size of the cards of its training scenes (about 640 / 12)
 LOCATOR_WIDTHS = (160, 320, 640, 1280)
-LOCATOR_CARD_W = (26.0, 64.0)
+LOCATOR_CARD_W = (26.0, 88.0)
 # wider frames are reduced to this by area averaging before reading
 MAX_READ_WIDTH = 1920
 _ROTATE_CODES = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
