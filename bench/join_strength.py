@@ -35,7 +35,7 @@ def sign_test(gained: int, lost: int) -> float:
     if n == 0:
         return 1.0
     k = min(gained, lost)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
@@ -55,17 +55,28 @@ def main(argv=None) -> int:
     p.add_argument("--node-limit", type=int, default=None)
     p.add_argument("--seed", type=int, default=0, help="strategy random seed")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--redeals-known", action="store_true",
-                   help="tell the join the redeals used before it (else it assumes none)")
+    p.add_argument(
+        "--redeals-known", action="store_true", help="tell the join the redeals used before it (else it assumes none)"
+    )
     args = p.parse_args(argv)
     seeds = parse_seeds(args.seeds) if args.seeds else list(range(args.first, args.first + args.count))
     rules = rules_of(args)
     options = strategy_options(args)
     start = time.perf_counter()
     pairs = []
-    for n, pair in enumerate(run_join_pairs(((str(s), deal_for_seed(s)) for s in seeds), args.strategy, rules,
-                                            args.after, args.warmup, args.workers, options,
-                                            args.redeals_known), start=1):
+    for n, pair in enumerate(
+        run_join_pairs(
+            ((str(s), deal_for_seed(s)) for s in seeds),
+            args.strategy,
+            rules,
+            args.after,
+            args.warmup,
+            args.workers,
+            options,
+            args.redeals_known,
+        ),
+        start=1,
+    ):
         pairs.append(pair)
         if n % 20 == 0:
             print(f"  {n}/{len(seeds)} deals, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
@@ -79,20 +90,26 @@ def main(argv=None) -> int:
         lo, hi = wilson_interval(wins, n)
         return f"{wins} ({wins / n:.1%}, 95% {lo:.1%}-{hi:.1%})"
 
-    print(f"join_strength: {args.strategy} {options or ''}, {rules.describe()}, {n} deals (seeds "
-          f"{seeds[0]}..{seeds[-1]}), joined after {args.after} {args.warmup} moves "
-          f"(median {statistics.median(p.warmup_moves for p in pairs):g} played), redeals used before it "
-          f"{'told' if args.redeals_known else 'not told (none assumed)'}")
+    print(
+        f"join_strength: {args.strategy} {options or ''}, {rules.describe()}, {n} deals (seeds "
+        f"{seeds[0]}..{seeds[-1]}), joined after {args.after} {args.warmup} moves "
+        f"(median {statistics.median(p.warmup_moves for p in pairs):g} played), redeals used before it "
+        f"{'told' if args.redeals_known else 'not told (none assumed)'}"
+    )
     lost_redealt = sum(p.followed == "won" and p.joined != "won" and p.redeals_used > 0 for p in pairs)
     print(f"  followed from the deal: {rate(followed)}")
     print(f"  joined there:           {rate(joined)}")
-    print(f"  paired: joined won {gained} the followed lost, lost {lost} it won (sign test p = "
-          f"{sign_test(gained, lost):.3g}); a join costs {followed - joined} wins in {n} "
-          f"({(followed - joined) / n:.1%} of the deals); of the {lost} lost, {lost_redealt} after redeals made "
-          f"before the join (deals with any: {sum(p.redeals_used > 0 for p in pairs)})")
-    print(f"  cards unknown at the join: followed median {statistics.median(p.unseen_followed for p in pairs):g}, "
-          f"joined median {statistics.median(p.unseen_joined for p in pairs):g}; stock/waste splits kept open: "
-          f"median {statistics.median(p.splits for p in pairs):g}")
+    print(
+        f"  paired: joined won {gained} the followed lost, lost {lost} it won (sign test p = "
+        f"{sign_test(gained, lost):.3g}); a join costs {followed - joined} wins in {n} "
+        f"({(followed - joined) / n:.1%} of the deals); of the {lost} lost, {lost_redealt} after redeals made "
+        f"before the join (deals with any: {sum(p.redeals_used > 0 for p in pairs)})"
+    )
+    print(
+        f"  cards unknown at the join: followed median {statistics.median(p.unseen_followed for p in pairs):g}, "
+        f"joined median {statistics.median(p.unseen_joined for p in pairs):g}; stock/waste splits kept open: "
+        f"median {statistics.median(p.splits for p in pairs):g}"
+    )
     print(f"  {time.perf_counter() - start:.0f} s")
     return 0
 

@@ -44,10 +44,12 @@ def main(argv=None) -> int:
     views = [(f"view{i}", render_board_view(board, 60, 60, 25.0, rays, r, t, size)) for i, (r, t) in enumerate(poses)]
     lens = calibrate_lens(views)
     fx, fy = lens.focal_px
-    print(f"lens: {len(lens.views)} of {args.views} views used; focal {fx:.2f} x {fy:.2f} px (true 950: "
-          f"{100 * abs(fx - 950) / 950:.2f}% / {100 * abs(fy - 950) / 950:.2f}% off), centre "
-          f"({lens.camera_matrix[0, 2]:.1f}, {lens.camera_matrix[1, 2]:.1f}) (true 645, 355), k1 "
-          f"{lens.dist_coeffs.ravel()[0]:.3f} (true -0.150), reprojection error {lens.rms_px:.3f} px")
+    print(
+        f"lens: {len(lens.views)} of {args.views} views used; focal {fx:.2f} x {fy:.2f} px (true 950: "
+        f"{100 * abs(fx - 950) / 950:.2f}% / {100 * abs(fy - 950) / 950:.2f}% off), centre "
+        f"({lens.camera_matrix[0, 2]:.1f}, {lens.camera_matrix[1, 2]:.1f}) (true 645, 355), k1 "
+        f"{lens.dist_coeffs.ravel()[0]:.3f} (true -0.150), reprojection error {lens.rms_px:.3f} px"
+    )
     table = None
     try:
         from solitaire_coach.app.live_setup import _try_detector
@@ -69,15 +71,23 @@ def main(argv=None) -> int:
             table = table or t
             errs = {s: float(np.linalg.norm(np.array(t.slots[s]) - p)) for s, p in first.items()}
             worst.append(max(errs.values()) / t.card_size_px[0])
-            print(f"table, scene {seed}: 12 slots, worst of the 9 dealt piles {max(errs.values()):.1f} px "
-                  f"({max(errs, key=errs.get)}), card {t.card_size_px[0]:.0f} x {t.card_size_px[1]:.0f} px")
+            print(
+                f"table, scene {seed}: 12 slots, worst of the 9 dealt piles {max(errs.values()):.1f} px "
+                f"({max(errs, key=errs.get)}), card {t.card_size_px[0]:.0f} x {t.card_size_px[1]:.0f} px"
+            )
         print(f"table: {len(worst)} of 5 scenes calibrated")
     except ImportError as exc:
         print(f"table: skipped ({exc})")
     if args.write:
-        path = save_calibration(Calibration("example", lens, table, {"note": "made by bench/live_calibration_check.py "
-                                                                     "from a rendered camera; an example of the format"}),
-                                "calibration/example.json")
+        path = save_calibration(
+            Calibration(
+                "example",
+                lens,
+                table,
+                {"note": "made by bench/live_calibration_check.py from a rendered camera; an example of the format"},
+            ),
+            "calibration/example.json",
+        )
         print(f"wrote {path}")
     return 0
 

@@ -42,9 +42,14 @@ def main(argv=None) -> int:
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=720)
     ap.add_argument("--threads", type=int, default=2, help="OpenCV threads (default 2)")
-    ap.add_argument("--no-object-check", action="store_true",
-                    help="the gate without its colour-free object check (the skin-colour hand check only), to compare")
-    ap.add_argument("--hand-frames", type=int, default=6, help="frames of a still hand before each still table (default 6)")
+    ap.add_argument(
+        "--no-object-check",
+        action="store_true",
+        help="the gate without its colour-free object check (the skin-colour hand check only), to compare",
+    )
+    ap.add_argument(
+        "--hand-frames", type=int, default=6, help="frames of a still hand before each still table (default 6)"
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(args.threads)
 
@@ -67,6 +72,7 @@ def main(argv=None) -> int:
     tracker.update(table.snapshot())
     strategy = make_strategy("baseline")
     from make_game_fixtures import GLOVES, SKIN, paint_hand  # (bench/ is the script's folder)
+
     HAND_COLOURS = [("skin", tone) for tone in SKIN] + list(zip(("blue glove", "olive", "grey sleeve"), GLOVES[:3]))
     hand_rng = random.Random(7)
     scenes = []
@@ -92,7 +98,7 @@ def main(argv=None) -> int:
     coach.start()
     period = 1.0 / args.fps
     latencies, detect_ms, after_ms, missed, hand_accepted = [], [], [], 0, 0
-    hand_kinds: dict[str, list[int]] = {}   # kind of hand -> [positions, reads accepted on it]
+    hand_kinds: dict[str, list[int]] = {}  # kind of hand -> [positions, reads accepted on it]
     index = 0
     for k, (hand, still, kind) in enumerate(scenes):
         # the hand leaves: a few frames of hand, then the still table, in real time (the
@@ -121,7 +127,7 @@ def main(argv=None) -> int:
             if "detect" in result.timings_ms:
                 detect_ms.append(result.timings_ms["detect"])
             if result.accepted and i < n_hand:
-                hand_accepted += 1   # a read taken with the hand in the picture: a failure
+                hand_accepted += 1  # a read taken with the hand in the picture: a failure
                 hand_kinds[kind][1] += 1
                 continue
             if result.accepted:
@@ -137,16 +143,25 @@ def main(argv=None) -> int:
         if k > 0:  # the first is the deal (game start), not a move
             latencies.append((done - arrival_still) * 1000)
     history = len(session.tracker.history)
-    print(f"positions {len(scenes)} (the deal and {len(scenes) - 1} moves), moves followed {history} of {len(scenes) - 1}, not accepted within 2 s: {missed}, "
-          f"reads accepted on a hand frame: {hand_accepted} ("
-          + ", ".join(f"{name} hands: {n[1]} of {n[0]} positions" for name, n in sorted(hand_kinds.items())) + ")")
-    print(f"cores {os.cpu_count()}, affinity {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}, "
-          f"{args.width}x{args.height}, camera {args.fps:g} fps")
+    print(
+        f"positions {len(scenes)} (the deal and {len(scenes) - 1} moves), moves followed {history} of {len(scenes) - 1}, not accepted within 2 s: {missed}, "
+        f"reads accepted on a hand frame: {hand_accepted} ("
+        + ", ".join(f"{name} hands: {n[1]} of {n[0]} positions" for name, n in sorted(hand_kinds.items()))
+        + ")"
+    )
+    print(
+        f"cores {os.cpu_count()}, affinity {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}, "
+        f"{args.width}x{args.height}, camera {args.fps:g} fps"
+    )
     if latencies:
-        print(f"still table -> advice on screen: median {statistics.median(latencies):.0f} ms, "
-              f"p90 {percentile(latencies, 90):.0f} ms, max {max(latencies):.0f} ms (n={len(latencies)})")
+        print(
+            f"still table -> advice on screen: median {statistics.median(latencies):.0f} ms, "
+            f"p90 {percentile(latencies, 90):.0f} ms, max {max(latencies):.0f} ms (n={len(latencies)})"
+        )
     if detect_ms:
-        print(f"one detector call: median {statistics.median(detect_ms):.0f} ms, p90 {percentile(detect_ms, 90):.0f} ms")
+        print(
+            f"one detector call: median {statistics.median(detect_ms):.0f} ms, p90 {percentile(detect_ms, 90):.0f} ms"
+        )
     if after_ms:
         print(f"track + advise + draw: median {statistics.median(after_ms):.1f} ms")
     return 0

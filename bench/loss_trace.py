@@ -77,8 +77,13 @@ def trace(job) -> dict:
     at = last_won_index(record.states, status_of) if row["deal"] == "won" else None
     if at is not None:
         advice = record.advice[at]
-        row.update(at=at, move=advice.move.text, reason=advice.reason, kind=mistake_kind(advice.reason),
-                   hidden=sum(len(h) for h in record.states[at].hidden))
+        row.update(
+            at=at,
+            move=advice.move.text,
+            reason=advice.reason,
+            kind=mistake_kind(advice.reason),
+            hidden=sum(len(h) for h in record.states[at].hidden),
+        )
         if alternatives:
             row["alternatives"] = weigh_alternatives(record.states[at], record.stats[at].get("scores", {}), nodes)
     return row
@@ -90,8 +95,11 @@ def weigh_alternatives(truth, scores: dict, nodes: int) -> list:
     best value first. Shows whether another move would have kept the game won, and how
     far the sampling put it behind."""
     legal = {m.text: m for m in truth.legal_moves()}
-    rows = [[text, round(value, 3), solve(truth.play(legal[text]), node_limit=nodes).status]
-            for text, value in scores.items() if text in legal]
+    rows = [
+        [text, round(value, 3), solve(truth.play(legal[text]), node_limit=nodes).status]
+        for text, value in scores.items()
+        if text in legal
+    ]
     return sorted(rows, key=lambda r: -r[1])
 
 
@@ -105,8 +113,11 @@ def main(argv=None) -> int:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--nodes", type=int, default=3_000_000, help="solver positions a solve (default 3 M)")
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--alternatives", action="store_true",
-                   help="also solve the true position after each move weighed at the mistake, and print them")
+    p.add_argument(
+        "--alternatives",
+        action="store_true",
+        help="also solve the true position after each move weighed at the mistake, and print them",
+    )
     p.add_argument("--json", help="write the rows here")
     args = p.parse_args(argv)
     if args.from_json:
@@ -131,17 +142,24 @@ def main(argv=None) -> int:
             rows.append(row)
             print(f"[{n}/{len(jobs)}] {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
             if row["result"] != "won":
-                where = (f"won until move {row['at'] + 1}: {row['move']} ({row['reason']}), {row['hidden']} face down"
-                         if "at" in row else "")
+                where = (
+                    f"won until move {row['at'] + 1}: {row['move']} ({row['reason']}), {row['hidden']} face down"
+                    if "at" in row
+                    else ""
+                )
                 print(f"seed {row['seed']}: lost after {row['moves']} moves; deal {row['deal']}; {where}".rstrip("; "))
                 for text, value, status in row.get("alternatives", ()):
                     print(f"    {text:8} sampled {value:.3f}  true position after it: {status}")
     lost = [r for r in rows if r["result"] != "won"]
     traced = [r for r in lost if "at" in r]
-    print(f"{len(rows)} games, {len(lost)} lost; deals: " + ", ".join(
-        f"{k} {v}" for k, v in collections.Counter(r["deal"] for r in lost).most_common()))
-    print(f"mistakes on won deals ({len(traced)}): " + ", ".join(
-        f"{k} {v}" for k, v in collections.Counter(r["kind"] for r in traced).most_common()))
+    print(
+        f"{len(rows)} games, {len(lost)} lost; deals: "
+        + ", ".join(f"{k} {v}" for k, v in collections.Counter(r["deal"] for r in lost).most_common())
+    )
+    print(
+        f"mistakes on won deals ({len(traced)}): "
+        + ", ".join(f"{k} {v}" for k, v in collections.Counter(r["kind"] for r in traced).most_common())
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"args": vars(args), "rows": rows}, f)

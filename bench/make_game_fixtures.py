@@ -83,13 +83,25 @@ def paint_hand(image: np.ndarray, rng: random.Random, colour: tuple[float, float
     mask = np.zeros((h, w), np.float32)
     side = rng.choice(["bottom", "left", "right"])
     tip = np.array([rng.uniform(0.25, 0.75) * w, rng.uniform(0.35, 0.75) * h])
-    base = {"bottom": (tip[0] + rng.uniform(-0.15, 0.15) * w, h * 1.2), "left": (-0.2 * w, tip[1] + rng.uniform(-0.1, 0.2) * h),
-            "right": (1.2 * w, tip[1] + rng.uniform(-0.1, 0.2) * h)}[side]
+    base = {
+        "bottom": (tip[0] + rng.uniform(-0.15, 0.15) * w, h * 1.2),
+        "left": (-0.2 * w, tip[1] + rng.uniform(-0.1, 0.2) * h),
+        "right": (1.2 * w, tip[1] + rng.uniform(-0.1, 0.2) * h),
+    }[side]
     arm_w = int(w * rng.uniform(0.07, 0.1))
     cv2.line(mask, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), 1.0, arm_w)
     ang = np.arctan2(tip[1] - base[1], tip[0] - base[0])
     palm = tip + 0.04 * w * np.array([np.cos(ang), np.sin(ang)])
-    cv2.ellipse(mask, (int(palm[0]), int(palm[1])), (int(arm_w * 0.75), int(arm_w * 0.6)), float(np.degrees(ang)), 0, 360, 1.0, -1)
+    cv2.ellipse(
+        mask,
+        (int(palm[0]), int(palm[1])),
+        (int(arm_w * 0.75), int(arm_w * 0.6)),
+        float(np.degrees(ang)),
+        0,
+        360,
+        1.0,
+        -1,
+    )
     for k in range(4):  # fingers
         off = (k - 1.5) * arm_w * 0.28
         d = np.array([np.cos(ang), np.sin(ang)])
@@ -98,7 +110,11 @@ def paint_hand(image: np.ndarray, rng: random.Random, colour: tuple[float, float
         b = a + d * arm_w * rng.uniform(0.6, 0.85)
         cv2.line(mask, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 1.0, max(3, int(arm_w * 0.2)))
     mask = cv2.GaussianBlur(mask, (0, 0), 1.5)
-    skin = np.array(colour, np.float32) if colour is not None else np.array(rng.choice(SKIN), np.float32) * rng.uniform(0.9, 1.1)
+    skin = (
+        np.array(colour, np.float32)
+        if colour is not None
+        else np.array(rng.choice(SKIN), np.float32) * rng.uniform(0.9, 1.1)
+    )
     shade = cv2.GaussianBlur(mask, (0, 0), arm_w * 0.3)[..., None]
     out = image.astype(np.float32) * (1 - mask[..., None]) + skin * (0.75 + 0.25 * shade) * mask[..., None]
     return np.clip(out, 0, 255).astype(np.uint8)
@@ -134,11 +150,20 @@ def illegal_layout(state: GameState, rng: random.Random):
 
 
 class GameWriter:
-    def __init__(self, folder: Path, render_seed: int, deck: str, difficulty: float, size, quality: int,
-                 steady: bool = False, rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        render_seed: int,
+        deck: str,
+        difficulty: float,
+        size,
+        quality: int,
+        steady: bool = False,
+        rng: random.Random | None = None,
+    ) -> None:
         self.steady = steady
         self.rng = rng
-        self.cards: list[dict] = []   # the cards of the last picture rendered, as the truth gives them
+        self.cards: list[dict] = []  # the cards of the last picture rendered, as the truth gives them
         self.folder = folder
         self.render_seed = render_seed
         self.deck = deck
@@ -153,16 +178,37 @@ class GameWriter:
         self.cloth_colour: np.ndarray | None = None
         self.edge_colour: list[float] | None = None
 
-    def picture(self, layout: TableLayout, *, hand: bool = False, variant: int = 0, what: str,
-                image: np.ndarray | None = None, painted_hand: bool = False) -> tuple[str, np.ndarray]:
+    def picture(
+        self,
+        layout: TableLayout,
+        *,
+        hand: bool = False,
+        variant: int = 0,
+        what: str,
+        image: np.ndarray | None = None,
+        painted_hand: bool = False,
+    ) -> tuple[str, np.ndarray]:
         if image is None:
             w, h = self.size
             inner = (w - 2 * MARGIN[0], h - MARGIN[1])
-            image, truth = render_layout(layout, self.render_seed, inner[0], inner[1], deck=self.deck,
-                                         hand=hand, difficulty=self.difficulty, steady=self.steady)
-            self.cards = [{"slot": tc.slot, "card": tc.card.code if tc.card is not None else None,
-                           "quad": [[round(float(x) + MARGIN[0], 1), round(float(y) + MARGIN[1], 1)]
-                                    for x, y in tc.full_quad]} for tc in truth.cards]
+            image, truth = render_layout(
+                layout,
+                self.render_seed,
+                inner[0],
+                inner[1],
+                deck=self.deck,
+                hand=hand,
+                difficulty=self.difficulty,
+                steady=self.steady,
+            )
+            self.cards = [
+                {
+                    "slot": tc.slot,
+                    "card": tc.card.code if tc.card is not None else None,
+                    "quad": [[round(float(x) + MARGIN[0], 1), round(float(y) + MARGIN[1], 1)] for x, y in tc.full_quad],
+                }
+                for tc in truth.cards
+            ]
             if not self.steady:
                 image = self.steady_light(image, truth)
             image = self.frame_margin(image)
@@ -175,7 +221,7 @@ class GameWriter:
         (self.folder / name).write_bytes(data)
         self.bytes += len(data)
         entry = {"file": name, "hand": hand or painted_hand, "what": what, "snapshot": layout.snapshot().line()}
-        if self.steady:   # where each card lies (under any hand): for a reader that sees through hands
+        if self.steady:  # where each card lies (under any hand): for a reader that sees through hands
             entry["cards"] = self.cards
         self.truth.append(entry)
         return name, image
@@ -204,7 +250,9 @@ class GameWriter:
         needs the cards whole). Put the rendered table on a darker band: the table's edge."""
         if self.edge_colour is None:
             self.edge_colour = [float(c) * 0.7 for c in np.median(image[-12:].reshape(-1, 3), axis=0)]
-        return cv2.copyMakeBorder(image, MARGIN[1], 0, MARGIN[0], MARGIN[0], cv2.BORDER_CONSTANT, value=self.edge_colour)
+        return cv2.copyMakeBorder(
+            image, MARGIN[1], 0, MARGIN[0], MARGIN[0], cv2.BORDER_CONSTANT, value=self.edge_colour
+        )
 
     def show(self, name: str, times: int = 1) -> None:
         for _ in range(times):
@@ -216,8 +264,17 @@ class GameWriter:
         (self.folder / "truth.jsonl").write_text("".join(json.dumps(t) + "\n" for t in self.truth))
 
 
-def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_actions: int = 400,
-              p_deviate: float = 0.12, p_illegal: float = 0.05, p_hand: float = 0.25, p_rest: float = 0.5) -> dict:
+def make_game(
+    name: str,
+    out: Path,
+    size=(960, 540),
+    quality: int = 65,
+    max_actions: int = 400,
+    p_deviate: float = 0.12,
+    p_illegal: float = 0.05,
+    p_hand: float = 0.25,
+    p_rest: float = 0.5,
+) -> dict:
     deal_seed, render_seed, deck, difficulty, person_seed = {**GAMES, **STEADY, **HELD_OUT}[name]
     steady = name in STEADY
     folder = out / name
@@ -229,8 +286,9 @@ def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_acti
     table = VirtualTable.from_deal(deal)
     tracker = TableTracker()
     strategy = make_strategy("baseline")
-    writer = GameWriter(folder, render_seed, deck, difficulty, size, quality, steady=steady,
-                        rng=random.Random(person_seed * 7919))
+    writer = GameWriter(
+        folder, render_seed, deck, difficulty, size, quality, steady=steady, rng=random.Random(person_seed * 7919)
+    )
     stats = {"actions": 0, "deviations": 0, "illegal": 0, "hand_frames": 0, "resting_hands": 0}
 
     def still(what: str, layout: TableLayout | None = None, times: int = 3) -> np.ndarray:
@@ -301,23 +359,34 @@ def make_game(name: str, out: Path, size=(960, 540), quality: int = 65, max_acti
         result = "won"
     writer.close()
     (folder / "moves.log").write_text(format_log(deal, moves, cards, result))
-    stats.update({"result": result, "pictures": writer.count, "frames": len(writer.frames),
-                  "megabytes": round(writer.bytes / 1e6, 2)})
+    stats.update(
+        {
+            "result": result,
+            "pictures": writer.count,
+            "frames": len(writer.frames),
+            "megabytes": round(writer.bytes / 1e6, 2),
+        }
+    )
     (folder / "README.md").write_text(
         f"# {name}\n\nDeal seed {deal_seed}, rendered with seed {render_seed}{' (steady camera)' if steady else ''}, "
         f"deck {deck}, difficulty {difficulty}, "
         f"{size[0]}x{size[1]} JPEG q{quality}.\nMade by `bench/make_game_fixtures.py`; do not edit by hand.\n\n"
-        f"```\n{json.dumps(stats, indent=1)}\n```\n")
+        f"```\n{json.dumps(stats, indent=1)}\n```\n"
+    )
     return stats
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=None,
-                    help="folder (default fixtures/games, or out/held_out_games with --held-out)")
+    ap.add_argument(
+        "--out", type=Path, default=None, help="folder (default fixtures/games, or out/held_out_games with --held-out)"
+    )
     ap.add_argument("--only", action="append", help="make only this game (repeatable)")
-    ap.add_argument("--held-out", action="store_true",
-                    help="make the held-out games (never tuned on) instead of the committed fixtures")
+    ap.add_argument(
+        "--held-out",
+        action="store_true",
+        help="make the held-out games (never tuned on) instead of the committed fixtures",
+    )
     args = ap.parse_args(argv)
     if args.out is None:
         args.out = Path("out/held_out_games" if args.held_out else "fixtures/games")

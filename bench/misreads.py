@@ -25,10 +25,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=300, help="misreads to try (default 300)")
     ap.add_argument("--seed", type=int, default=1, help="random seed of the games, moments and misreads")
-    ap.add_argument("--no-keep-misread", action="store_true",
-                    help="the tracker without its misread alternative (TableTracker(keep_misread=False))")
-    ap.add_argument("--no-undo", action="store_true",
-                    help="the tracker without its memory of recent positions for undos (undo_depth=0)")
+    ap.add_argument(
+        "--no-keep-misread",
+        action="store_true",
+        help="the tracker without its misread alternative (TableTracker(keep_misread=False))",
+    )
+    ap.add_argument(
+        "--no-undo",
+        action="store_true",
+        help="the tracker without its memory of recent positions for undos (undo_depth=0)",
+    )
     args = ap.parse_args(argv)
     from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Snapshot, deal_for_seed
     from solitaire_coach.core.advisor import make_strategy
@@ -93,15 +99,19 @@ def main(argv=None) -> int:
         ended[outcome] += 1
         if tried % 50 == 0:
             print(f"  {tried}/{args.count} misreads, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
-    print(f"misreads: {tried} (seed {args.seed}; misread alternative {'off' if args.no_keep_misread else 'on'}, "
-          f"undo memory {'off' if args.no_undo else 'on'})")
+    print(
+        f"misreads: {tried} (seed {args.seed}; misread alternative {'off' if args.no_keep_misread else 'on'}, "
+        f"undo memory {'off' if args.no_undo else 'on'})"
+    )
     print("the misread was: " + ", ".join(f"{k} {v}" for k, v in first.most_common()))
     for (kind, next_kind), v in then.most_common():
         print(f"  taken as {kind}, then the true table: {next_kind} ({v})")
     print("after 40 more moves: " + ", ".join(f"{k} {v}" for k, v in ended.most_common()))
     update_ms.sort()
-    print(f"tracker updates: {len(update_ms)}, median {statistics.median(update_ms):.2f} ms, "
-          f"p99 {update_ms[int(len(update_ms) * 0.99)]:.1f} ms, max {update_ms[-1]:.1f} ms; {time.time() - t0:.0f} s in all")
+    print(
+        f"tracker updates: {len(update_ms)}, median {statistics.median(update_ms):.2f} ms, "
+        f"p99 {update_ms[int(len(update_ms) * 0.99)]:.1f} ms, max {update_ms[-1]:.1f} ms; {time.time() - t0:.0f} s in all"
+    )
     return 0
 
 

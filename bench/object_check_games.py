@@ -26,15 +26,18 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     missing = [str(f) for f in args.games if not (f / "truth.jsonl").is_file()]
     if missing:
-        print(f"object_check_games: no truth.jsonl in {', '.join(map(repr, missing))} (a recorded game folder; "
-              f"held-out games are made by python bench/make_game_fixtures.py --held-out)", file=sys.stderr)
+        print(
+            f"object_check_games: no truth.jsonl in {', '.join(map(repr, missing))} (a recorded game folder; "
+            f"held-out games are made by python bench/make_game_fixtures.py --held-out)",
+            file=sys.stderr,
+        )
         return 2
     from solitaire_coach.app.live_setup import make_detector
     from solitaire_coach.capture.gate import MOTION_SIZE, ObjectCheck, shrink
 
     detector = make_detector(None, None)
     check = ObjectCheck()
-    totals = [0, 0, 0, 0, 0, 0]   # no-hand pictures, false alarms, hand pictures, found, resting, found resting
+    totals = [0, 0, 0, 0, 0, 0]  # no-hand pictures, false alarms, hand pictures, found, resting, found resting
     for folder in args.games:
         truth = [json.loads(line) for line in (folder / "truth.jsonl").read_text().splitlines()]
         reference = None
@@ -61,10 +64,15 @@ def main(argv=None) -> int:
             if not entry["hand"]:
                 reference = (small, cards)
         totals = [t + c for t, c in zip(totals, counts)]
-        print(f"{folder.name}: false alarms {counts[1]} of {counts[0]} pictures without a hand{' ' + str(alarms) if alarms else ''}; "
-              f"hands found {counts[3]} of {counts[2]}, resting still {counts[5]} of {counts[4]}", flush=True)
-    print(f"all: false alarms {totals[1]} of {totals[0]}; hands found {totals[3]} of {totals[2]}, "
-          f"resting still {totals[5]} of {totals[4]}")
+        print(
+            f"{folder.name}: false alarms {counts[1]} of {counts[0]} pictures without a hand{' ' + str(alarms) if alarms else ''}; "
+            f"hands found {counts[3]} of {counts[2]}, resting still {counts[5]} of {counts[4]}",
+            flush=True,
+        )
+    print(
+        f"all: false alarms {totals[1]} of {totals[0]}; hands found {totals[3]} of {totals[2]}, "
+        f"resting still {totals[5]} of {totals[4]}"
+    )
     return 0
 
 

@@ -58,14 +58,24 @@ GROUPS = {
     "suit_1": f"{SUITES}/source/suit_1",
     "suit_2": f"{SUITES}/source/suit_2",
 }
-FANNED_HANDS = {f"WIN_20200612_{t}_Pro" for t in ("11_02_09", "11_03_03", "11_04_08", "11_21_25", "11_22_33",
-                                                    "11_23_53")}
+FANNED_HANDS = {
+    f"WIN_20200612_{t}_Pro" for t in ("11_02_09", "11_03_03", "11_04_08", "11_21_25", "11_22_33", "11_23_53")
+}
 # the README's known label errors: frame (stem ends with) -> cards truly on the table but
 # missing from (or mislabelled in) its labels; reading them is not a wrong read
 LABEL_FIXES = {
-    "10_50_54": {"5S"}, "11_12_32": {"JC"}, "11_15_01": {"4C"}, "11_50_53": {"KH"}, "11_51_55": {"KS"},
-    "11_52_46": {"KC"}, "12_08_09": {"4C"}, "12_11_22": {"9H"}, "11_49_43": {"JD"}, "12_07_22": {"8D"},
-    "11_03_03": {"JC"}, "12_54_05_Pro.mp4frame50": {"AH"},
+    "10_50_54": {"5S"},
+    "11_12_32": {"JC"},
+    "11_15_01": {"4C"},
+    "11_50_53": {"KH"},
+    "11_51_55": {"KS"},
+    "11_52_46": {"KC"},
+    "12_08_09": {"4C"},
+    "12_11_22": {"9H"},
+    "11_49_43": {"JD"},
+    "12_07_22": {"8D"},
+    "11_03_03": {"JC"},
+    "12_54_05_Pro.mp4frame50": {"AH"},
     # found here, checked by eye: a 6♦ labelled 6h
     "12_05_24": {"6D"},
 }
@@ -158,13 +168,15 @@ def score_frame(cards: dict, extra: set, dets, size: tuple[int, int], thresh=Non
     widths = [float(np.ptp(d[4][:, 0])) for d in dets]
     reach = 0.45 * float(np.median(widths)) if widths else 0.0
     if thresh is not None:
-        dets = [(d[0] if d[0] == "back" else (d[3] if d[1] >= thresh[1 if d[2] else 0] else None),) + tuple(d[1:])
-                for d in dets]
+        dets = [
+            (d[0] if d[0] == "back" else (d[3] if d[1] >= thresh[1 if d[2] else 0] else None),) + tuple(d[1:])
+            for d in dets
+        ]
     outcomes = []
     for code, pts in cards.items():
         px = [(x * w, y * h) for x, y in pts]
         over = [d for d in dets if any(covers(d[4], p, reach=reach) for p in px)]
-        if not pts:   # hand-read labels without places: found anywhere
+        if not pts:  # hand-read labels without places: found anywhere
             over = [d for d in dets if d[0] == code]
         # a detection whose own corner is another labelled card's is that card's, not this one's
         own = [d for d in over if d[0] in (code, None, "back") or d[0] not in present]
@@ -185,8 +197,7 @@ def score_frame(cards: dict, extra: set, dets, size: tuple[int, int], thresh=Non
     return outcomes, phantoms
 
 
-def run(root: Path, groups: list[str], model, rotate: int, width: int | None, limit: int | None,
-        curve: bool) -> dict:
+def run(root: Path, groups: list[str], model, rotate: int, width: int | None, limit: int | None, curve: bool) -> dict:
     """Read every frame of ``groups``; the figures per group (and the raw rows for ``--curve``)."""
     det = D.CardDetector(model)
     if curve:
@@ -196,7 +207,7 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
     for group in groups:
         c = Counter()
         lat = []
-        rows = []   # (outcome dets, size, cards, extra) for the curve
+        rows = []  # (outcome dets, size, cards, extra) for the curve
         for i, (_stem, path, cards, extra) in enumerate(load_frames(root, group, names)):
             if limit and i >= limit:
                 break
@@ -237,10 +248,12 @@ def print_report(report: dict, curve: bool) -> None:
             continue
         wrong = c["wrong"] + c["phantom"]
         pct = lambda k, n=n: 100.0 * k / n  # noqa: E731
-        print(f"{group}: {c['frames']} frames, {n} face-up cards: read {pct(c['read']):.1f}%, UU {pct(c['UU']):.1f}%, "
-              f"wrong {pct(wrong):.2f}% ({c['wrong']} misread + {c['phantom']} phantom), back {pct(c['back']):.1f}%, "
-              f"not found {pct(c['missing']):.1f}%; backs found {c['backs']}; "
-              f"latency median {np.median(lat):.0f} ms, p90 {np.percentile(lat, 90):.0f} ms")
+        print(
+            f"{group}: {c['frames']} frames, {n} face-up cards: read {pct(c['read']):.1f}%, UU {pct(c['UU']):.1f}%, "
+            f"wrong {pct(wrong):.2f}% ({c['wrong']} misread + {c['phantom']} phantom), back {pct(c['back']):.1f}%, "
+            f"not found {pct(c['missing']):.1f}%; backs found {c['backs']}; "
+            f"latency median {np.median(lat):.0f} ms, p90 {np.percentile(lat, 90):.0f} ms"
+        )
         if curve:
             print_curve(r["rows"])
 
@@ -256,8 +269,10 @@ def print_curve(rows) -> None:
                     c[o] += 1
                 c["phantom"] += len(phantoms)
             n = sum(c[k] for k in ("read", "UU", "wrong", "back", "missing"))
-            print(f"   thresh {t:.2f}/{ts:.2f}: read {100 * c['read'] / n:.1f}%, UU {100 * c['UU'] / n:.1f}%, "
-                  f"wrong {c['wrong']} + {c['phantom']} phantom ({100 * (c['wrong'] + c['phantom']) / n:.2f}%)")
+            print(
+                f"   thresh {t:.2f}/{ts:.2f}: read {100 * c['read'] / n:.1f}%, UU {100 * c['UU'] / n:.1f}%, "
+                f"wrong {c['wrong']} + {c['phantom']} phantom ({100 * (c['wrong'] + c['phantom']) / n:.2f}%)"
+            )
 
 
 def main(argv=None) -> int:
@@ -282,12 +297,17 @@ def main(argv=None) -> int:
         return 2
     t0 = time.time()
     report = run(root, groups, args.model, args.rotate, args.width, args.limit, args.curve)
-    print(f"model {args.model or 'shipped'}, rotate {args.rotate}, width {args.width or 'as shot'}, "
-          f"{time.time() - t0:.0f} s")
+    print(
+        f"model {args.model or 'shipped'}, rotate {args.rotate}, width {args.width or 'as shot'}, "
+        f"{time.time() - t0:.0f} s"
+    )
     print_report(report, args.curve)
     if args.json:
-        Path(args.json).write_text(json.dumps({g: {"counts": dict(r["counts"]), "latency_ms": r["latency"]}
-                                               for g, r in report.items()}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {g: {"counts": dict(r["counts"]), "latency_ms": r["latency"]} for g, r in report.items()}, indent=1
+            )
+        )
     return 0
 
 

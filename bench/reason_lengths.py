@@ -31,6 +31,7 @@ def picture_lines(text: str) -> int:
     """Lines ``text`` takes as the reason in the live picture at 1280x720 (uncut)."""
     from solitaire_coach.capture.serial_trigger import ascii_line
     from solitaire_coach.vision.overlay import _wrap
+
     return len(_wrap(ascii_line(text, 1000), 0.95, 2, 1240))
 
 
@@ -62,8 +63,10 @@ def report(label: str, said: list, top: int) -> None:
     lengths = sorted(len(r) for r in reasons)
     lines = {r: picture_lines(r) for r in set(reasons)}
     over = sum(lines[r] > 2 for r in reasons)
-    print(f"{label}: {len(said)} advices, {len(reasons)} reasons; length median {statistics.median(lengths)}, "
-          f"p90 {percentile(lengths, 0.9):.0f}, max {lengths[-1]}; over 2 lines at 1280x720: {over}")
+    print(
+        f"{label}: {len(said)} advices, {len(reasons)} reasons; length median {statistics.median(lengths)}, "
+        f"p90 {percentile(lengths, 0.9):.0f}, max {lengths[-1]}; over 2 lines at 1280x720: {over}"
+    )
     longest: dict[str, int] = {}
     counts = Counter(template(r) for r in reasons)
     for r in reasons:

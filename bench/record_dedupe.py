@@ -5,6 +5,7 @@ keeping, so any it merges into the one before is lost.
 
 Usage: python bench/record_dedupe.py [GAME ...]      (default: every built-in game)
 """
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,7 @@ def main() -> None:
     print("game   pictures  kept-old-rule  kept-now")
     for game in games:
         folder = builtin_game_dir(game)
-        n, old = kept(folder, fine_pixels=1 << 40)   # the old rule: the thumbnail's mean alone
+        n, old = kept(folder, fine_pixels=1 << 40)  # the old rule: the thumbnail's mean alone
         _, now = kept(folder, fine_pixels=8)
         print(f"{game:6} {n:8}  {old:13}  {now:8}")
 

@@ -39,6 +39,7 @@ def _load_ext(ext_dir: str | None) -> None:
     import os
 
     from solitaire_coach.core import solver
+
     paths = glob.glob(os.path.join(ext_dir, "_csolver*.so"))
     if not paths:
         raise SystemExit(f"--ext {ext_dir}: no _csolver*.so there")
@@ -58,10 +59,15 @@ def _job(job):
     _load_ext(ext_dir)
     from solitaire_coach.core import GameState, Rules, deal_for_seed
     from solitaire_coach.core.solver import solve
+
     rules = Rules(draw_count=draw, redeal_limit=redeals)
     cpu = time.process_time()
-    result = solve(GameState.from_deal(deal_for_seed(seed), rules), time_limit=time_limit, node_limit=node_limit,
-                   memory_mb=memory_mb)
+    result = solve(
+        GameState.from_deal(deal_for_seed(seed), rules),
+        time_limit=time_limit,
+        node_limit=node_limit,
+        memory_mb=memory_mb,
+    )
     cpu = time.process_time() - cpu
     return seed, result.status, result.nodes, result.seconds, len(result.moves), _peak_mb(), cpu
 
@@ -103,8 +109,11 @@ def main(argv=None) -> int:
             rows.append(row)
             seed, status, nodes, secs, nmoves, peak, cpu = row
             if args.verbose or status == "unknown":
-                print(f"seed {seed}: {status} {nodes} nodes {secs:.2f} s (cpu {cpu:.2f} s) {nmoves} moves {peak:.0f} MB",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"seed {seed}: {status} {nodes} nodes {secs:.2f} s (cpu {cpu:.2f} s) {nmoves} moves {peak:.0f} MB",
+                    file=sys.stderr,
+                    flush=True,
+                )
     wall = time.perf_counter() - start
     counts = {k: sum(r[1] == k for r in rows) for k in ("won", "lost", "unknown")}
     secs = [r[3] for r in rows]
@@ -112,22 +121,32 @@ def main(argv=None) -> int:
     limit = f"{args.time:g} s" if args.time else "no time limit"
     if args.nodes:
         limit += f", {args.nodes:,} positions"
-    print(f"draw {args.draw}, redeals {args.redeals}, {len(rows)} deals, {limit} a deal, "
-          f"{args.workers} workers, {wall:.0f} s wall")
-    print(f"decided {decided}/{len(rows)} ({decided / len(rows):.1%}): won {counts['won']}, "
-          f"lost {counts['lost']}, unknown {counts['unknown']}")
+    print(
+        f"draw {args.draw}, redeals {args.redeals}, {len(rows)} deals, {limit} a deal, "
+        f"{args.workers} workers, {wall:.0f} s wall"
+    )
+    print(
+        f"decided {decided}/{len(rows)} ({decided / len(rows):.1%}): won {counts['won']}, "
+        f"lost {counts['lost']}, unknown {counts['unknown']}"
+    )
     cpu = [r[6] for r in rows]
-    print(f"seconds: median {statistics.median(secs):.3f}, p90 {percentile(secs, 0.9):.2f}, p99 {percentile(secs, 0.99):.2f}, "
-          f"max {max(secs):.2f}; peak memory {max(r[5] for r in rows):.0f} MB per process")
-    print(f"CPU seconds (not slowed by other work on the machine): median {statistics.median(cpu):.3f}, "
-          f"total {sum(cpu):.1f}; positions: total {sum(r[2] for r in rows):,}")
+    print(
+        f"seconds: median {statistics.median(secs):.3f}, p90 {percentile(secs, 0.9):.2f}, p99 {percentile(secs, 0.99):.2f}, "
+        f"max {max(secs):.2f}; peak memory {max(r[5] for r in rows):.0f} MB per process"
+    )
+    print(
+        f"CPU seconds (not slowed by other work on the machine): median {statistics.median(cpu):.3f}, "
+        f"total {sum(cpu):.1f}; positions: total {sum(r[2] for r in rows):,}"
+    )
     undecided = [r[0] for r in rows if r[1] == "unknown"]
     if undecided:
         print("undecided seeds:", " ".join(map(str, undecided)))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump([dict(zip(("seed", "status", "nodes", "seconds", "moves", "peak_mb", "cpu_seconds"), r))
-                       for r in rows], f)
+            json.dump(
+                [dict(zip(("seed", "status", "nodes", "seconds", "moves", "peak_mb", "cpu_seconds"), r)) for r in rows],
+                f,
+            )
     return 0
 
 

@@ -64,6 +64,7 @@ def peek_view(what: str):
     (``stock``), of the face-down tableau (``tableau``) or both (``all``), or only the next
     face-down card of each column, the one its next flip shows (``next``), filled in from
     the true table. Never used by the product."""
+
     def view(known: GameState, truth: GameState) -> GameState:
         if what in ("stock", "all"):
             known = replace(known, stock=truth.stock, waste=truth.waste)
@@ -72,17 +73,27 @@ def peek_view(what: str):
         if what == "next":
             known = replace(known, hidden=tuple(h[:-1] + t[-1:] for h, t in zip(known.hidden, truth.hidden)))
         return known
+
     return view
 
 
 def _game(job):
     seed, strategy, rules, options, peek = job
     from solitaire_coach.app.simulate import play_game
-    record = play_game(deal_for_seed(seed), strategy, rules, strategy_options=options,
-                       view=peek_view(peek) if peek else None)
+
+    record = play_game(
+        deal_for_seed(seed), strategy, rules, strategy_options=options, view=peek_view(peek) if peek else None
+    )
     redeals = sum(m.kind is MoveKind.REDEAL for m in record.moves)
-    return (seed, record.result, len(record.moves), record.think_ms, _peak_mb(), getattr(record, "proven_at", None),
-            redeals)
+    return (
+        seed,
+        record.result,
+        len(record.moves),
+        record.think_ms,
+        _peak_mb(),
+        getattr(record, "proven_at", None),
+        redeals,
+    )
 
 
 def _ceiling(job):
@@ -99,8 +110,16 @@ def rules_of(args) -> Rules:
 def best_run(draw: int, redeals: str, think_time: float, option: list[str]) -> argparse.Namespace:
     """The ``args`` of a ``best`` run with these rules, think time and ``--option`` items
     and every other setting at its default (for scripts that play games as this one does)."""
-    return argparse.Namespace(strategy="best", draw=draw, redeals=redeals, think_time=think_time, seed=0,
-                              samples=None, node_limit=None, option=option)
+    return argparse.Namespace(
+        strategy="best",
+        draw=draw,
+        redeals=redeals,
+        think_time=think_time,
+        seed=0,
+        samples=None,
+        node_limit=None,
+        option=option,
+    )
 
 
 def strategy_options(args) -> dict:
@@ -119,8 +138,9 @@ def strategy_options(args) -> dict:
         try:
             options[name] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
-            raise ValueError(f"--option {item}: wants NAME=VALUE with a Python literal for VALUE, "
-                             f"e.g. ease=1.0 or graded=True") from None
+            raise ValueError(
+                f"--option {item}: wants NAME=VALUE with a Python literal for VALUE, e.g. ease=1.0 or graded=True"
+            ) from None
     return options
 
 
@@ -130,8 +150,11 @@ def main(argv=None) -> int:
     p.add_argument("--ceiling", action="store_true", help="run the full-information solver instead of a strategy")
     p.add_argument("--first", type=int, default=0, help="first deal seed (default 0)")
     p.add_argument("--count", type=int, default=1000, help="number of deals (default 1000)")
-    p.add_argument("--seeds", help="the deals' seeds instead of --first/--count, e.g. 0-99,120 (say, the "
-                                   "winnable deals a run lost, to screen a change on them first)")
+    p.add_argument(
+        "--seeds",
+        help="the deals' seeds instead of --first/--count, e.g. 0-99,120 (say, the "
+        "winnable deals a run lost, to screen a change on them first)",
+    )
     p.add_argument("--draw", type=int, default=1, choices=(1, 3))
     p.add_argument("--redeals", default="3", help="redeal limit, or 'unlimited'")
     p.add_argument("--workers", type=int, default=2)
@@ -141,13 +164,22 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0, help="strategy random seed")
     p.add_argument("--solver-time", type=float, default=10.0, help="ceiling: seconds per deal (default 10)")
     p.add_argument("--solver-memory", type=float, default=1024, help="ceiling: table megabytes (default 1024)")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="extra strategy option (a Python literal), e.g. --option ease=1.0")
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra strategy option (a Python literal), e.g. --option ease=1.0",
+    )
     p.add_argument("--json", help="write per-deal results here")
-    p.add_argument("--peek", choices=("stock", "tableau", "all", "next"), default=None,
-                   help="diagnostic: show the strategy the true unseen cards of the stock, the face-down tableau, "
-                        "or both, or the next face-down card of each column (what not seeing them costs; "
-                        "never the product)")
+    p.add_argument(
+        "--peek",
+        choices=("stock", "tableau", "all", "next"),
+        default=None,
+        help="diagnostic: show the strategy the true unseen cards of the stock, the face-down tableau, "
+        "or both, or the next face-down card of each column (what not seeing them costs; "
+        "never the product)",
+    )
     args = p.parse_args(argv)
     rules = rules_of(args)
     try:
@@ -174,8 +206,11 @@ def main(argv=None) -> int:
             rows.append(row)
             if n % 10 == 0 or n == len(jobs):
                 good = sum(r[1] == "won" for r in rows)
-                print(f"[{n}/{len(jobs)}] won {good} ({100 * good / n:.1f}%), {time.perf_counter() - start:.0f} s",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"[{n}/{len(jobs)}] won {good} ({100 * good / n:.1f}%), {time.perf_counter() - start:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 if args.json:  # what is done so far survives an interrupted run
                     _write_json(args.json, args, rows)
     n = len(rows)
@@ -187,16 +222,22 @@ def main(argv=None) -> int:
         lost = sum(r[1] == "lost" for r in rows)
         unknown = n - wins - lost
         secs = [r[3] for r in rows]
-        print(f"solver: won {wins} ({100 * wins / n:.1f}%, 95% CI {100 * lo:.1f}-{100 * hi:.1f}%), "
-              f"proven lost {lost}, undecided {unknown} at {args.solver_time:g} s "
-              f"-> decided {100 * (n - unknown) / n:.1f}%")
-        print(f"solve time: median {statistics.median(secs):.3f} s, p90 {percentile(secs, 0.9):.2f} s, "
-              f"p99 {percentile(secs, 0.99):.2f} s, max {max(secs):.2f} s; peak memory {peak:.0f} MB per process")
+        print(
+            f"solver: won {wins} ({100 * wins / n:.1f}%, 95% CI {100 * lo:.1f}-{100 * hi:.1f}%), "
+            f"proven lost {lost}, undecided {unknown} at {args.solver_time:g} s "
+            f"-> decided {100 * (n - unknown) / n:.1f}%"
+        )
+        print(
+            f"solve time: median {statistics.median(secs):.3f} s, p90 {percentile(secs, 0.9):.2f} s, "
+            f"p99 {percentile(secs, 0.99):.2f} s, max {max(secs):.2f} s; peak memory {peak:.0f} MB per process"
+        )
     else:
         think = [t for r in rows for t in r[3]]
         print(f"{args.strategy}: won {wins} of {n} = {100 * wins / n:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
-        print(f"think time per move: median {statistics.median(think):.1f} ms, p99 {percentile(think, 0.99):.0f} ms, "
-              f"max {max(think):.0f} ms over {len(think)} decisions; peak memory {peak:.0f} MB per process")
+        print(
+            f"think time per move: median {statistics.median(think):.1f} ms, p99 {percentile(think, 0.99):.0f} ms, "
+            f"max {max(think):.0f} ms over {len(think)} decisions; peak memory {peak:.0f} MB per process"
+        )
         print(certainty_line(rows))
         print(redeals_line(rows))
     print(f"wall time {time.perf_counter() - start:.0f} s with {args.workers} workers")
@@ -222,9 +263,11 @@ def redeals_line(rows) -> str:
     if not used:
         return "redeals used by won games: not kept in this run"
     counts = [sum(u == k for u in used) for k in range(4)] + [sum(u > 3 for u in used)]
-    return (f"redeals used by won games: median {statistics.median(used):g}, max {used[-1]}; "
-            f"0: {counts[0]}, 1: {counts[1]}, 2: {counts[2]}, 3: {counts[3]}, more than 3: {counts[4]} "
-            f"(of {len(used)})")
+    return (
+        f"redeals used by won games: median {statistics.median(used):g}, max {used[-1]}; "
+        f"0: {counts[0]}, 1: {counts[1]}, 2: {counts[2]}, 3: {counts[3]}, more than 3: {counts[4]} "
+        f"(of {len(used)})"
+    )
 
 
 def _write_json(path, args, rows) -> None:

@@ -26,8 +26,19 @@ from solitaire_coach.app.simulate import wilson_interval
 
 # The settings that make two runs' games comparable (``first``, ``count``, ``workers`` and
 # ``json`` may differ between the parts of one run).
-SAME_IN_EVERY_PART = ("strategy", "ceiling", "draw", "redeals", "think_time", "samples", "node_limit", "seed",
-                      "solver_time", "solver_memory", "option")
+SAME_IN_EVERY_PART = (
+    "strategy",
+    "ceiling",
+    "draw",
+    "redeals",
+    "think_time",
+    "samples",
+    "node_limit",
+    "seed",
+    "solver_time",
+    "solver_memory",
+    "option",
+)
 # The rules a strategy run and its ceiling must share (strength.py's defaults where an old file lacks them).
 RULES = {"draw": 1, "redeals": "3"}
 
@@ -45,8 +56,10 @@ def load(path: str):
         else:
             for key in SAME_IN_EVERY_PART:
                 if args.get(key) != first_args.get(key):
-                    raise SystemExit(f"{part}: {key} is {args.get(key)!r}, but {parts[0]} has "
-                                     f"{first_args.get(key)!r}: not parts of one run")
+                    raise SystemExit(
+                        f"{part}: {key} is {args.get(key)!r}, but {parts[0]} has "
+                        f"{first_args.get(key)!r}: not parts of one run"
+                    )
         for row in data["rows"]:
             seed = row[0]
             if seed in rows and rows[seed][1] != row[1]:
@@ -57,8 +70,9 @@ def load(path: str):
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--games", action="append", default=[],
-                   help="a strategy run's JSON, or its parts joined by + (repeatable)")
+    p.add_argument(
+        "--games", action="append", default=[], help="a strategy run's JSON, or its parts joined by + (repeatable)"
+    )
     p.add_argument("--ceiling", help="the solver run's JSON")
     p.add_argument("--paired", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two runs deal by deal")
     args = p.parse_args()
@@ -84,18 +98,28 @@ def main() -> int:
         lo, hi = wilson_interval(wins, n)
         think = sorted(t for s in seeds for t in rows[s][3])
         p99 = _p99(think)
-        print(f"{run_args['strategy']}: {n} deals (seeds {seeds[0]}..{seeds[-1]}), won {wins} = {100 * wins / n:.1f}% "
-              f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
-        print(f"  solver on the same deals: won {len(c_won)}, proven lost {c_lost}, undecided {c_unknown}; "
-              f"ceiling {100 * len(c_won) / n:.1f}%..{100 * (len(c_won) + c_unknown) / n:.1f}%")
-        print(f"  ratio to ceiling: {100 * wins / max(1, len(c_won)):.1f}% (wins / solver wins); "
-              f"won {won_of_winnable} of the {len(c_won)} deals the solver won ({100 * won_of_winnable / max(1, len(c_won)):.1f}%)")
-        print(f"  think time per decision: median {statistics.median(think):.1f} ms, p99 {p99:.0f} ms, "
-              f"max {think[-1]:.0f} ms ({len(think)} decisions); peak memory {max(rows[s][4] for s in seeds):.0f} MB")
+        print(
+            f"{run_args['strategy']}: {n} deals (seeds {seeds[0]}..{seeds[-1]}), won {wins} = {100 * wins / n:.1f}% "
+            f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}%)"
+        )
+        print(
+            f"  solver on the same deals: won {len(c_won)}, proven lost {c_lost}, undecided {c_unknown}; "
+            f"ceiling {100 * len(c_won) / n:.1f}%..{100 * (len(c_won) + c_unknown) / n:.1f}%"
+        )
+        print(
+            f"  ratio to ceiling: {100 * wins / max(1, len(c_won)):.1f}% (wins / solver wins); "
+            f"won {won_of_winnable} of the {len(c_won)} deals the solver won ({100 * won_of_winnable / max(1, len(c_won)):.1f}%)"
+        )
+        print(
+            f"  think time per decision: median {statistics.median(think):.1f} ms, p99 {p99:.0f} ms, "
+            f"max {think[-1]:.0f} ms ({len(think)} decisions); peak memory {max(rows[s][4] for s in seeds):.0f} MB"
+        )
         searched = [t for t in think if t >= 1.0]
         if searched:
-            print(f"  decisions that searched (>= 1 ms, {len(searched)}): median {statistics.median(searched):.0f} ms, "
-                  f"p99 {_p99(searched):.0f} ms")
+            print(
+                f"  decisions that searched (>= 1 ms, {len(searched)}): median {statistics.median(searched):.0f} ms, "
+                f"p99 {_p99(searched):.0f} ms"
+            )
     return 0
 
 
@@ -119,15 +143,17 @@ def sign_test(gained: int, lost: int) -> float:
     if n == 0:
         return 1.0
     k = min(gained, lost)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
 def _think(rows, seeds) -> str:
     think = sorted(t for s in seeds for t in rows[s][3])
     p99 = _p99(think)
-    return (f"think time median {statistics.median(think):.1f} ms, p99 {p99:.0f} ms, max {think[-1]:.0f} ms "
-            f"({len(think)} decisions)")
+    return (
+        f"think time median {statistics.median(think):.1f} ms, p99 {p99:.0f} ms, max {think[-1]:.0f} ms "
+        f"({len(think)} decisions)"
+    )
 
 
 def paired(before_path: str, after_path: str) -> int:

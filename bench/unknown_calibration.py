@@ -69,8 +69,11 @@ def main(argv=None) -> int:
     with ProcessPoolExecutor(args.workers) as pool:
         for n, part in enumerate(pool.map(collect, jobs, chunksize=1), 1):
             rows.extend(part)
-            print(f"[{n}/{len(jobs)}] {len(rows)} layouts, {time.perf_counter() - start:.0f} s", file=sys.stderr,
-                  flush=True)
+            print(
+                f"[{n}/{len(jobs)}] {len(rows)} layouts, {time.perf_counter() - start:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     bands: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
     for closest, status in rows:
         bands[closest // args.band * args.band][status] += 1
@@ -80,8 +83,10 @@ def main(argv=None) -> int:
         c = bands[lo]
         decided = c["won"] + c["lost"]
         share = f"{c['won'] / decided:.2f}" if decided else "-"
-        print(f"{lo:3d}-{lo + args.band - 1:<3d}  {sum(c.values()):8d}  {c['won']:4d}  {c['lost']:4d}  {c['unknown']:7d}"
-              f"   {share}")
+        print(
+            f"{lo:3d}-{lo + args.band - 1:<3d}  {sum(c.values()):8d}  {c['won']:4d}  {c['lost']:4d}  {c['unknown']:7d}"
+            f"   {share}"
+        )
     return 0
 
 

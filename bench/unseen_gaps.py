@@ -51,11 +51,19 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="random seed of the gaps and restarts (default 1)")
     ap.add_argument("--strategy", default="baseline", help="the advisor: baseline or best (default baseline)")
     ap.add_argument("--gap-rate", type=float, default=0.08, help="chance a read follows 1-6 unseen moves (0.08)")
-    ap.add_argument("--restart-rate", type=float, default=0.03,
-                    help="chance a read comes after a restart from a journal 1-6 moves behind (0.03)")
+    ap.add_argument(
+        "--restart-rate",
+        type=float,
+        default=0.03,
+        help="chance a read comes after a restart from a journal 1-6 moves behind (0.03)",
+    )
     ap.add_argument("--max-moves", type=int, default=300, help="moves per game at most (default 300)")
-    ap.add_argument("--stock", action=argparse.BooleanOptionalAction, default=True,
-                    help="snapshots say whether a stock pile is there (stock: pile|empty; default on)")
+    ap.add_argument(
+        "--stock",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="snapshots say whether a stock pile is there (stock: pile|empty; default on)",
+    )
     ap.add_argument("--verbose", action="store_true", help="print each silently wrong read and illegal advice")
     args = ap.parse_args(argv)
 
@@ -77,8 +85,9 @@ def main(argv=None) -> int:
         totals.update(result["counts"])
         totals["games"] += 1
         totals["games in sync at the end"] += result["in sync"]
-        same = (result["won"] == ref_table.state.is_won()
-                and sum(result["foundations"]) == sum(ref_table.state.foundations))
+        same = result["won"] == ref_table.state.is_won() and sum(result["foundations"]) == sum(
+            ref_table.state.foundations
+        )
         totals["games ending as with every move seen"] += same
         totals["games won"] += result["won"]
         totals["games won with every move seen"] += ref_table.state.is_won()
@@ -103,8 +112,8 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
     strategy = make_strategy(args.strategy)
     session = CoachSession(DEFAULT_RULES, strategy, None, say=said.append)
     reference = CoachSession(DEFAULT_RULES, make_strategy(args.strategy), None, say=lambda _: None)
-    saved: list[dict] = []   # the coach's tracker after each read, newest last: the journals
-    shown: list = [None]     # the advice the coach printed after the last read (None: none)
+    saved: list[dict] = []  # the coach's tracker after each read, newest last: the journals
+    shown: list = [None]  # the advice the coach printed after the last read (None: none)
 
     def resumed(tracker: dict):
         """A coach started on a journal that holds ``tracker``, as a restart finds it."""
@@ -112,7 +121,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             path = Path(folder) / "journal.json"
             path.write_text(json.dumps({"version": 1, "tracker": tracker}))
             coach = CoachSession(DEFAULT_RULES, make_strategy(args.strategy), Journal(path), say=said.append)
-        coach.journal = None   # (saving each read is not what is measured)
+        coach.journal = None  # (saving each read is not what is measured)
         if coach.tracker.state is None:
             counts["journals refused"] += 1
             print(f"journal refused: {said}", file=sys.stderr)
@@ -157,7 +166,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             return turns[0]
         advice = shown[0]
         if not unseen and advice is not None and advice.status == "check":
-            for move in advice.moves:   # the person looks, as asked, and does what the table allows
+            for move in advice.moves:  # the person looks, as asked, and does what the table allows
                 if table.state.is_legal(move):
                     return move
         if not unseen and advice is not None and advice.status == "move" and table.state.is_legal(advice.move):
@@ -202,14 +211,13 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         if stop:
             break
     in_sync = session.tracker.state is not None and fits(session.tracker.state, table.state)
-    return {"counts": counts, "in sync": in_sync, "won": table.state.is_won(),
-            "foundations": table.state.foundations}
+    return {"counts": counts, "in sync": in_sync, "won": table.state.is_won(), "foundations": table.state.foundations}
 
 
 def open_positions(tracker) -> list:
     """Every position the tracker still holds possible (its likeliest first)."""
     positions = getattr(tracker, "explanations", None)
-    if positions is None:   # (the tracker before it said so: its hypotheses)
+    if positions is None:  # (the tracker before it said so: its hypotheses)
         positions = [h.state for h in tracker._hypotheses if not h.misread]
     return list(positions)
 
@@ -217,6 +225,7 @@ def open_positions(tracker) -> list:
 def fits(known, truth) -> bool:
     """Whether every card ``known`` claims is where ``truth`` has it."""
     from solitaire_coach.core.virtual_table import check_in_sync
+
     try:
         check_in_sync(known, truth)
     except AssertionError:
@@ -226,20 +235,30 @@ def fits(known, truth) -> bool:
 
 def report(t: collections.Counter, args, seconds: float) -> None:
     games = t["games"] or 1
-    print(f"unseen gaps: {t['games']} games (deals 0..{t['games'] - 1}, {args.strategy}, seed {args.seed}, "
-          f"gap rate {args.gap_rate}, restart rate {args.restart_rate}, at most {args.max_moves} moves, "
-          f"stock {'read' if args.stock else 'not read'})")
+    print(
+        f"unseen gaps: {t['games']} games (deals 0..{t['games'] - 1}, {args.strategy}, seed {args.seed}, "
+        f"gap rate {args.gap_rate}, restart rate {args.restart_rate}, at most {args.max_moves} moves, "
+        f"stock {'read' if args.stock else 'not read'})"
+    )
     print(f"  reads {t['reads']}, gaps {t['gaps']} ({t['moves unseen']} moves unseen), restarts {t['restarts']}")
     print(f"  advice illegal on the real table: {t['illegal advice']} (in {t['games with illegal advice']} games)")
-    print(f"  positions silently wrong (the real one in no open explanation, advice given as if sure): "
-          f"{t['silently wrong']} (in {t['games with silently wrong']} games)")
-    print(f"  the likeliest explanation differs from the table (the real one still open): "
-          f"{t['likeliest differs'] - t['silently wrong']}")
+    print(
+        f"  positions silently wrong (the real one in no open explanation, advice given as if sure): "
+        f"{t['silently wrong']} (in {t['games with silently wrong']} games)"
+    )
+    print(
+        f"  the likeliest explanation differs from the table (the real one still open): "
+        f"{t['likeliest differs'] - t['silently wrong']}"
+    )
     print(f"  unsure and said: {t['unsure and said']}; journals refused on a restart: {t['journals refused']}")
-    print(f"  games in sync at the end: {t['games in sync at the end']} ({100 * t['games in sync at the end'] / games:.1f}%)")
-    print(f"  games ending as with every move seen: {t['games ending as with every move seen']} "
-          f"({100 * t['games ending as with every move seen'] / games:.1f}%); won {t['games won']} "
-          f"(every move seen: {t['games won with every move seen']})")
+    print(
+        f"  games in sync at the end: {t['games in sync at the end']} ({100 * t['games in sync at the end'] / games:.1f}%)"
+    )
+    print(
+        f"  games ending as with every move seen: {t['games ending as with every move seen']} "
+        f"({100 * t['games ending as with every move seen'] / games:.1f}%); won {t['games won']} "
+        f"(every move seen: {t['games won with every move seen']})"
+    )
     print(f"  {seconds:.0f} s")
 
 

@@ -63,6 +63,7 @@ def bench_games(root: str, model) -> None:
     import cv2
 
     from solitaire_coach.core.notation import parse_snapshot
+
     det = D.CardDetector(model)
     total = Counter()
     conf_pairs = Counter()
@@ -115,10 +116,12 @@ def _print_games(name: str, g: Counter) -> None:
     parts = []
     for hand in ("still", "hand"):
         n = max(1, g[f"cards {hand}"])
-        parts.append(f"{hand}: {g[f'pictures {hand}']} pictures, top cards {g[f'cards {hand}']}: right "
-                     f"{g[f'right {hand}'] / n:.2%} UU {g[f'UU {hand}'] / n:.2%} wrong {g[f'wrong {hand}'] / n:.2%} "
-                     f"missed {g[f'missed {hand}'] / n:.2%}, snapshots exact "
-                     f"{g[f'exact {hand}'] / max(1, g[f'pictures {hand}']):.1%}")
+        parts.append(
+            f"{hand}: {g[f'pictures {hand}']} pictures, top cards {g[f'cards {hand}']}: right "
+            f"{g[f'right {hand}'] / n:.2%} UU {g[f'UU {hand}'] / n:.2%} wrong {g[f'wrong {hand}'] / n:.2%} "
+            f"missed {g[f'missed {hand}'] / n:.2%}, snapshots exact "
+            f"{g[f'exact {hand}'] / max(1, g[f'pictures {hand}']):.1%}"
+        )
     print(f"{name}: " + " | ".join(parts) + f" | empty slots right {g['empty right']}/{g['empty']}", flush=True)
 
 
@@ -126,6 +129,7 @@ def calibrate(c: np.ndarray, limit: float, split: bool = False) -> tuple[float, 
     """The read threshold (rows of ``c``: confidence, right, strip) that reads the most cards
     with at most ``limit`` wrong reads in all (never below 0.3); with ``split`` one for whole
     cards and one for strips, picked together."""
+
     def curve(rows):
         """Cut points of the confidence-sorted reads: threshold, cards read, wrong reads (a
         threshold reads every card of its confidence, so ties are never split)."""
@@ -155,8 +159,10 @@ def calibrate(c: np.ndarray, limit: float, split: bool = False) -> tuple[float, 
 
 
 def main():
-    ap = argparse.ArgumentParser(description="Benchmark the card detector on rendered scenes of held-out deck "
-                                 "designs, or on the recorded games (--games).")
+    ap = argparse.ArgumentParser(
+        description="Benchmark the card detector on rendered scenes of held-out deck "
+        "designs, or on the recorded games (--games)."
+    )
     ap.add_argument("--decks", default="test", help="test, val, or deck names separated by commas (default test)")
     ap.add_argument("--scenes", type=int, default=200, help="scenes to render (default 200)")
     ap.add_argument("--seed", type=int, default=500000, help="seed of the first scene (default 500000)")
@@ -164,8 +170,11 @@ def main():
     ap.add_argument("--calibrate", action="store_true", help="pick the read thresholds on these scenes and print them")
     ap.add_argument("--write", action="store_true", help="with --calibrate: write them into the model's vision.json")
     ap.add_argument("--max-wrong", type=float, default=0.0005, help="wrong-read share allowed when calibrating")
-    ap.add_argument("--split-thresh", action="store_true",
-                    help="calibrate: one threshold for whole cards, another for strips (default: one for both)")
+    ap.add_argument(
+        "--split-thresh",
+        action="store_true",
+        help="calibrate: one threshold for whole cards, another for strips (default: one for both)",
+    )
     ap.add_argument("--learn", action="store_true", help="learn each deck from a rendered grid photo first")
     ap.add_argument("--hand", type=float, default=0.0, help="share of scenes with a hand over the table")
     ap.add_argument("--size", default="1280x720")
@@ -184,6 +193,7 @@ def main():
         import tempfile
 
         from solitaire_coach.vision.learn import learn_deck
+
         os.environ["SOLITAIRE_DECK_REFS"] = tempfile.mkdtemp(prefix="bench-decks-")  # not calibration/
         for i, dk in enumerate(decks):
             img, _ = render_grid(args.seed + 10_000 + i, dk)
@@ -192,9 +202,12 @@ def main():
             except ValueError as exc:
                 print(f"learn-deck failed on {dk}: {exc}")
                 continue
-            print(f"learnt {dk}: shipped model alone read {info['model_read_right_before']}/52; thresholds "
-                  f"{info.get('read_thresh')} whole, {info.get('read_thresh_strip')} strips "
-                  f"(varied cuts read right {info.get('cuts_read_right')})", flush=True)
+            print(
+                f"learnt {dk}: shipped model alone read {info['model_read_right_before']}/52; thresholds "
+                f"{info.get('read_thresh')} whole, {info.get('read_thresh_strip')} strips "
+                f"(varied cuts read right {info.get('cuts_read_right')})",
+                flush=True,
+            )
             det = D.CardDetector(args.model, deck=f"bench-{dk}")
             if args.calibrate:
                 det.read_thresh = det.strip_thresh = 0.0
@@ -256,13 +269,22 @@ def main():
             print(f"{n + 1}/{args.scenes} scenes  {time.time() - t0:.0f}s", flush=True)
     fc = max(1, stats["face cards"])
     print(f"decks: {', '.join(decks)}  scenes: {args.scenes} at {W}x{H}  (hand share {args.hand})")
-    print(f"face-up cards: {stats['face cards']}  read right {stats['right'] / fc:.4%}  UU {stats['UU'] / fc:.4%}  "
-          f"wrong {stats['wrong'] / fc:.4%}  missed {stats['missed'] / fc:.4%}  read as back {stats['read as back'] / fc:.4%}")
+    print(
+        f"face-up cards: {stats['face cards']}  read right {stats['right'] / fc:.4%}  UU {stats['UU'] / fc:.4%}  "
+        f"wrong {stats['wrong'] / fc:.4%}  missed {stats['missed'] / fc:.4%}  read as back {stats['read as back'] / fc:.4%}"
+    )
     print(f"backs found {stats['backs found']}/{stats['backs']}  extra marks {stats['extra marks']}")
-    print(f"slots right {stats['slots right'] / max(1, stats['slots']):.4%}  snapshots exact "
-          f"{stats['snapshots exact'] / max(1, stats['snapshots']):.4%}")
-    print("per deck (read right / wrong):", ", ".join(
-        f"{k} {v['right'] / max(1, v['face']):.1%}/{v['wrong'] / max(1, v['face']):.1%}" for k, v in sorted(per_deck.items())))
+    print(
+        f"slots right {stats['slots right'] / max(1, stats['slots']):.4%}  snapshots exact "
+        f"{stats['snapshots exact'] / max(1, stats['snapshots']):.4%}"
+    )
+    print(
+        "per deck (read right / wrong):",
+        ", ".join(
+            f"{k} {v['right'] / max(1, v['face']):.1%}/{v['wrong'] / max(1, v['face']):.1%}"
+            for k, v in sorted(per_deck.items())
+        ),
+    )
     print("hard pairs (wrong reads either way):", ", ".join(f"{x}/{y} {conf_pairs[f'{x}/{y}']}" for x, y in PAIRS))
     print("confusions:", dict(conf_pairs.most_common(20)))
     print(f"latency ms: median {np.median(times):.1f}  p90 {np.percentile(times, 90):.1f}")
@@ -270,12 +292,15 @@ def main():
         rows = np.array(confs, np.float64)
         for t in (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9):
             sel = rows[:, 0] >= t
-            print(f"   at {t:.2f}: read {np.sum(sel & (rows[:, 1] == 1)) / fc:.2%}, "
-                  f"wrong {np.sum(sel & (rows[:, 1] == 0)) / fc:.2%}")
-        thr, thr_strip, n_read, n_wrong = calibrate(np.array(confs, np.float64), args.max_wrong * fc,
-                                                    args.split_thresh)
-        print(f"calibrated read thresholds: whole cards {thr:.4f}, strips {thr_strip:.4f}: would read "
-              f"{n_read / fc:.4%}, wrong {n_wrong / fc:.4%}")
+            print(
+                f"   at {t:.2f}: read {np.sum(sel & (rows[:, 1] == 1)) / fc:.2%}, "
+                f"wrong {np.sum(sel & (rows[:, 1] == 0)) / fc:.2%}"
+            )
+        thr, thr_strip, n_read, n_wrong = calibrate(np.array(confs, np.float64), args.max_wrong * fc, args.split_thresh)
+        print(
+            f"calibrated read thresholds: whole cards {thr:.4f}, strips {thr_strip:.4f}: would read "
+            f"{n_read / fc:.4%}, wrong {n_wrong / fc:.4%}"
+        )
         path = os.path.join(args.model or str(D.default_model_dir()), "vision.json")
         suffix = "_learnt" if args.learn else ""
         if not args.write:
@@ -286,6 +311,7 @@ def main():
             print(f"{key}: {cfg.get(key)} -> {round(value, 4)}")
             cfg[key] = round(value, 4)
         from solitaire_coach.storage import write_json_atomic
+
         write_json_atomic(path, cfg)
         print("wrote", path)
 

@@ -70,9 +70,11 @@ def test_swapping_two_unseen_cards_changes_no_advice():
     assert advices2 == advices
 
 
-@pytest.mark.parametrize("options", [dict(graded=True), dict(reveal_bonus=0.05),
-                                     dict(samples=6, uct=4, uct_depth=3, uct_moves=2)],
-                         ids=["graded", "reveal_bonus", "uct"])
+@pytest.mark.parametrize(
+    "options",
+    [dict(graded=True), dict(reveal_bonus=0.05), dict(samples=6, uct=4, uct_depth=3, uct_moves=2)],
+    ids=["graded", "reveal_bonus", "uct"],
+)
 def test_options_stay_honest(options):
     """With the options that change how moves are valued, the advice still depends on
     nothing unseen."""
@@ -86,11 +88,31 @@ def test_options_stay_honest(options):
     assert play(swapped, BestStrategy(**chosen), max_moves=60)[2] == advices
 
 
-@pytest.mark.parametrize("name", ["look", "tree", "tree_blend", "scout", "draw_margin", "known_draw_margin",
-                                  "known_turn_charge", "tight_passes", "uct_stock", "relax", "look_moves",
-                                  "uct_paths", "uct_unseen_charge", "uct_backup", "reveal_depth",
-                                  "same_layouts", "stock_plays", "flip_bonus", "twin",
-                                  "waste_charge"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "look",
+        "tree",
+        "tree_blend",
+        "scout",
+        "draw_margin",
+        "known_draw_margin",
+        "known_turn_charge",
+        "tight_passes",
+        "uct_stock",
+        "relax",
+        "look_moves",
+        "uct_paths",
+        "uct_unseen_charge",
+        "uct_backup",
+        "reveal_depth",
+        "same_layouts",
+        "stock_plays",
+        "flip_bonus",
+        "twin",
+        "waste_charge",
+    ],
+)
 def test_options_that_measured_no_better_are_gone(name):
     """The options removed after measuring no better are refused by name, so a run copied
     from bench/RESULTS.md does not silently play the defaults."""
@@ -106,7 +128,9 @@ def test_wins_an_easy_deal_and_says_so():
     assert proven, "the advisor should say the game is won once it is sure"
     # with 5 cards unseen every arrangement of them is searched, before they are all visible
     assert "this line wins however the 5 unseen cards lie" in proven[0][3]
-    assert any(re.search(r"this line wins in \d+ moves", a[3]) for a in proven), "once every card is known it counts the moves"
+    assert any(re.search(r"this line wins in \d+ moves", a[3]) for a in proven), (
+        "once every card is known it counts the moves"
+    )
     first = advices.index(proven[0])
     assert all("this line wins" in a[3] for a in advices[first:-1]), "once won it stays won"
 
@@ -118,8 +142,12 @@ def test_samples_keep_what_is_seen():
     assert sample.is_complete_knowledge()
     assert sample.faceup == view.faceup and sample.waste[-1] == view.waste[-1]
     assert sorted(c.index for h in sample.hidden for c in h) + sorted(c.index for c in sample.stock[:0]) != []
-    cards = [c for h in sample.hidden for c in h] + list(sample.stock) + list(sample.waste) + [
-        c for run in sample.faceup for c in run]
+    cards = (
+        [c for h in sample.hidden for c in h]
+        + list(sample.stock)
+        + list(sample.waste)
+        + [c for run in sample.faceup for c in run]
+    )
     assert len(set(cards)) == 52
 
 
@@ -138,7 +166,9 @@ def test_a_draw_of_an_unseen_card_is_explained_by_what_else_could_move():
     assert len(state.legal_moves()) > 1
     assert explain(state, Move.draw()) == "see what the stock holds before committing a card"
     tops = [Card.parse(code) for code in ("9S", "9C", "9H", "9D", "5S", "5C", "5H")]
-    blocked = replace(state, hidden=((None,),) * 7, faceup=tuple((card,) for card in tops), stock=(None,) * 38, waste=())
+    blocked = replace(
+        state, hidden=((None,),) * 7, faceup=tuple((card,) for card in tops), stock=(None,) * 38, waste=()
+    )
     assert [m.text for m in blocked.legal_moves()] == ["draw"]
     assert explain(blocked, Move.draw()) == "nothing on the table can move: see what the stock holds"
 
@@ -167,9 +197,16 @@ def test_goes_round_the_stock_again_once_before_giving_up():
             break
         state = state.play(advice.move)
         history.append(advice.move)
-    assert said == [("move", "draw", False), ("move", "draw", False), ("move", "redeal", False),
-                    ("move", "draw", True), ("move", "draw", True), ("move", "draw", True), ("move", "redeal", True),
-                    ("lost", "", False)]
+    assert said == [
+        ("move", "draw", False),
+        ("move", "draw", False),
+        ("move", "redeal", False),
+        ("move", "draw", True),
+        ("move", "draw", True),
+        ("move", "draw", True),
+        ("move", "redeal", True),
+        ("lost", "", False),
+    ]
 
 
 def test_every_solve_goes_without_the_relaxation(monkeypatch):
@@ -194,13 +231,26 @@ def _seed_310_position(hide: bool) -> GameState:
     """Seed 310, draw 3, unlimited redeals, after 70 moves of a real game: the 2♥ on the
     waste's top is a safe card, yet taking it loses (it shifts the talon's draws of three)."""
     c = Card.parse
-    cols = [("", "KH QS JD 0S"), ("", "9H"), ("", "KS QD JC 0H 9S 8H 7S 6H 5S"), ("", ""),
-            ("6C KD 8C 4H", "7C 6D 5C 4D 3C"), ("2C", "JH"), ("0C AS 4C", "9D 8S 7H 6S 5D 4S 3H 2S")]
+    cols = [
+        ("", "KH QS JD 0S"),
+        ("", "9H"),
+        ("", "KS QD JC 0H 9S 8H 7S 6H 5S"),
+        ("", ""),
+        ("6C KD 8C 4H", "7C 6D 5C 4D 3C"),
+        ("2C", "JH"),
+        ("0C AS 4C", "9D 8S 7H 6S 5D 4S 3H 2S"),
+    ]
     hidden = tuple(tuple(None if hide else c(x) for x in h.split()) for h, _ in cols)
     faceup = tuple(tuple(c(x) for x in f.split()) for _, f in cols)
-    return GameState(hidden, faceup, tuple(c(x) for x in "5H 8D 0D QH KC".split()),
-                     tuple(c(x) for x in "QC 3S 9C 7D JS 2H".split()), foundations=(1, 3, 1, 0),
-                     redeals_used=5, rules=Rules(draw_count=3, redeal_limit=None))
+    return GameState(
+        hidden,
+        faceup,
+        tuple(c(x) for x in "5H 8D 0D QH KC".split()),
+        tuple(c(x) for x in "QC 3S 9C 7D JS 2H".split()),
+        foundations=(1, 3, 1, 0),
+        redeals_used=5,
+        rules=Rules(draw_count=3, redeal_limit=None),
+    )
 
 
 def test_draw_3_waste_card_is_never_taken_blind_as_safe():
@@ -267,6 +317,7 @@ def test_draw_count_defaults_are_taken_from_each_advice_unless_given():
         DEFAULT_REVEAL_BONUS,
         DEFAULT_UCT,
     )
+
     assert DEFAULT_EASE == {1: 1.0, 3: 2.0} and DEFAULT_REVEAL_BONUS == {1: 0.03, 3: 0.0}
     assert DEFAULT_UCT == {1: 0, 3: 48}
     assert DEFAULT_GRADED == {1: True, 3: False} and DEFAULT_MIN_SAMPLES == {1: 12, 3: 4}
@@ -277,8 +328,11 @@ def test_draw_count_defaults_are_taken_from_each_advice_unless_given():
         view = state.masked({c for run in state.faceup for c in run})
         for strategy in (default, fixed):
             strategy.advise(view, [])
-        assert (default.ease, default.reveal_bonus, default.uct) == (DEFAULT_EASE[draw],
-                                                                     DEFAULT_REVEAL_BONUS[draw], DEFAULT_UCT[draw])
+        assert (default.ease, default.reveal_bonus, default.uct) == (
+            DEFAULT_EASE[draw],
+            DEFAULT_REVEAL_BONUS[draw],
+            DEFAULT_UCT[draw],
+        )
         assert (default.graded, default.min_samples) == (DEFAULT_GRADED[draw], DEFAULT_MIN_SAMPLES[draw])
         assert (fixed.ease, fixed.reveal_bonus, fixed.uct, fixed.graded, fixed.min_samples) == (0.5, 0.5, 5, False, 7)
     with pytest.raises(ValueError, match="ease"):
@@ -417,7 +471,7 @@ def test_a_take_back_gives_the_advice_given_there_before_and_so_does_playing_on_
         assert [a for _, _, a in _followed(strategy, _stuck_position())] == [a for _, _, a in asked]
         state, history, advice = asked[k]
         assert strategy.advise(state, history) == advice, k  # taken back to move k
-        for state, history, advice in asked[k + 1:]:
+        for state, history, advice in asked[k + 1 :]:
             assert strategy.advise(state, history) == advice, (k, len(history))  # and played on again
 
 
@@ -445,8 +499,13 @@ def test_a_memory_that_is_not_one_it_wrote_is_refused_and_changes_nothing():
     strategy = BestStrategy(**FAST)
     asked = _followed(strategy, _stuck_position())
     memory = strategy.memory()
-    for bad in (None, [], {"moves": "draw"}, {"moves": ["draw"], "asked": [{"at": 5, "view": "x"}]},
-                {**memory, "plan": {"state": {}, "moves": []}}):
+    for bad in (
+        None,
+        [],
+        {"moves": "draw"},
+        {"moves": ["draw"], "asked": [{"at": 5, "view": "x"}]},
+        {**memory, "plan": {"state": {}, "moves": []}},
+    ):
         with pytest.raises(ValueError):
             strategy.restore(bad, Rules(draw_count=1, redeal_limit=None))
     assert strategy.memory() == memory
@@ -461,15 +520,19 @@ def test_a_card_the_safe_move_puts_straight_back_is_not_brought_back_from_its_fo
     three whose children are not up may still come back."""
     from solitaire_coach.app.simulate import play_game
     from solitaire_coach.core.best import BestStrategy, is_pointless_return
+
     rules = Rules(draw_count=1, redeal_limit=None, foundation_return=True)
     fast = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
     for seed in (7, 9):
         record = play_game(deal_for_seed(seed), BestStrategy(**fast), rules, max_moves=300, keep_states=True)
-        undone = [(i, m.text) for i, m in enumerate(record.moves[:-1]) if m.kind is MoveKind.FOUNDATION_TO_COLUMN
-                  and record.moves[i + 1] == Move.column_to_foundation(m.target)]
+        undone = [
+            (i, m.text)
+            for i, m in enumerate(record.moves[:-1])
+            if m.kind is MoveKind.FOUNDATION_TO_COLUMN and record.moves[i + 1] == Move.column_to_foundation(m.target)
+        ]
         assert not undone, (seed, undone)
     state = GameState.from_deal(deal_for_seed(9), rules)
-    back = Move.foundation_to_column(0, 0)   # the club on top of its foundation
+    back = Move.foundation_to_column(0, 0)  # the club on top of its foundation
     for clubs, reds, pointless in ((1, 0, True), (2, 0, True), (3, 0, False), (3, 1, False), (3, 2, True)):
         assert is_pointless_return(replace(state, foundations=(clubs, reds, reds, 0)), back) is pointless
     assert not is_pointless_return(state, Move.draw())

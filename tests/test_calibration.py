@@ -36,8 +36,10 @@ def board_views():
     board = make_board_image(square_px=SQUARE_PX)
     rays = camera_rays(K_TRUE, DIST_TRUE, SIZE, supersample=2)
     poses = random_board_poses(10, np.random.default_rng(1), distance_mm=420)
-    return [(f"view{i}.png", render_board_view(board, SQUARE_PX, SQUARE_PX, 25.0, rays, r, t, SIZE))
-            for i, (r, t) in enumerate(poses)]
+    return [
+        (f"view{i}.png", render_board_view(board, SQUARE_PX, SQUARE_PX, 25.0, rays, r, t, SIZE))
+        for i, (r, t) in enumerate(poses)
+    ]
 
 
 def test_recovers_known_camera(board_views):
@@ -120,7 +122,7 @@ def test_calibration_file_round_trip(tmp_path, board_views):
     assert set(d["slots"]) == set(SLOT_KEYS) and len(d["card_size_px"]) == 2
     assert d["camera"]["reprojection_error_px"] < 0.5
     assert "plane_rvec" in d["table"]
-    json.loads(path.read_text())              # readable JSON, nothing pickled
+    json.loads(path.read_text())  # readable JSON, nothing pickled
 
 
 def test_bad_calibration_files(tmp_path):
@@ -152,8 +154,9 @@ def test_a_shipped_calibration_name_is_found_from_any_folder_and_the_persons_own
     (home / "calibrations").mkdir(parents=True)
     (home / "calibrations" / "example.json").write_text(json.dumps(mine))
     assert load_calibration("example")["slots"]["waste"] == [5.0, 6.0]
-    with pytest.raises(CalibrationError, match="no file '.*/home/calibrations/nothing.json' nor "
-                                               "'.*/calibration/nothing.json'"):
+    with pytest.raises(
+        CalibrationError, match="no file '.*/home/calibrations/nothing.json' nor '.*/calibration/nothing.json'"
+    ):
         load_calibration("nothing")  # both places a name is looked for are named
 
 
@@ -161,10 +164,12 @@ def test_table_calibration_on_rendered_deals_with_the_card_detector():
     try:
         from solitaire_coach.vision.detector import CardDetector
         from solitaire_coach.vision.render import TableLayout, render_layout
+
         detector = CardDetector()
     except Exception as exc:  # the model is not shipped with the sources
         pytest.skip(f"card detector not available: {exc}")
     from solitaire_coach.core.state import GameState, deal_for_seed
+
     done = 0
     for seed in range(3):
         layout = TableLayout.from_state(GameState.from_deal(deal_for_seed(200 + seed)))
@@ -189,15 +194,29 @@ def test_calibration_files_that_are_not_calibrations(tmp_path):
     (tmp_path / "nothing.json").write_text("{}")
     with pytest.raises(CalibrationError, match="neither 'slots'"):
         load_calibration("nothing", tmp_path)
-    (tmp_path / "lens.json").write_text(json.dumps({"camera": {"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
-                                                               "dist_coeffs": [0] * 5, "image_size": [640, 480]}}))
-    assert "camera" in load_calibration("lens", tmp_path)     # a lens alone is a calibration
+    (tmp_path / "lens.json").write_text(
+        json.dumps(
+            {
+                "camera": {
+                    "camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                    "dist_coeffs": [0] * 5,
+                    "image_size": [640, 480],
+                }
+            }
+        )
+    )
+    assert "camera" in load_calibration("lens", tmp_path)  # a lens alone is a calibration
 
 
 def _table_file(tmp_path, **changes):
     """A table calibration as calibrate writes one (1280x720 picture), with ``changes``."""
-    d = {"version": 1, "name": "desk", "image_size": [1280, 720], "card_size_px": [120.0, 170.0],
-         "slots": {key: [100.0 + 80 * i, 120.0 if i < 6 else 310.0] for i, key in enumerate(SLOT_KEYS)}}
+    d = {
+        "version": 1,
+        "name": "desk",
+        "image_size": [1280, 720],
+        "card_size_px": [120.0, 170.0],
+        "slots": {key: [100.0 + 80 * i, 120.0 if i < 6 else 310.0] for i, key in enumerate(SLOT_KEYS)},
+    }
     for key, value in changes.items():
         if key in SLOT_KEYS:
             d["slots"][key] = value
@@ -209,19 +228,32 @@ def _table_file(tmp_path, **changes):
     return tmp_path / "desk.json"
 
 
-@pytest.mark.parametrize("changes, why", [
-    ({"column 1": [1e9, -1e9]}, "slots: 'column 1' at [1000000000.0, -1000000000.0] lies outside the 1280x720 "
-                                "picture the calibration was made on (image_size)"),
-    ({"column 1": [float("nan"), 300]}, "slots: 'column 1' must be [x, y] in pixels, not [NaN, 300]"),
-    ({"stock": [float("inf"), 300]}, "slots: 'stock' must be [x, y] in pixels, not [Infinity, 300]"),
-    ({"waste": [True, 300]}, "slots: 'waste' must be [x, y] in pixels, not [true, 300]"),
-    ({"column 7": [1400.0, 300]}, "slots: 'column 7' at [1400.0, 300] lies outside the 1280x720 picture "
-                                  "the calibration was made on (image_size)"),
-    ({"image_size": None, "column 2": [-5, 300]}, "slots: 'column 2' at [-5, 300]: a slot centre is in pixels from "
-                                                  "the picture's top-left corner, never negative"),
-    ({"image_size": [1280, float("nan")]}, "image_size must be [width, height] in pixels, not [1280, NaN]"),
-    ({"card_size_px": [120, float("inf")]}, "card_size_px must be [width, height] in pixels, not [120, Infinity]"),
-], ids=["far", "nan", "inf", "bool", "right-of-picture", "negative-no-size", "bad-size", "inf-card"])
+@pytest.mark.parametrize(
+    "changes, why",
+    [
+        (
+            {"column 1": [1e9, -1e9]},
+            "slots: 'column 1' at [1000000000.0, -1000000000.0] lies outside the 1280x720 "
+            "picture the calibration was made on (image_size)",
+        ),
+        ({"column 1": [float("nan"), 300]}, "slots: 'column 1' must be [x, y] in pixels, not [NaN, 300]"),
+        ({"stock": [float("inf"), 300]}, "slots: 'stock' must be [x, y] in pixels, not [Infinity, 300]"),
+        ({"waste": [True, 300]}, "slots: 'waste' must be [x, y] in pixels, not [true, 300]"),
+        (
+            {"column 7": [1400.0, 300]},
+            "slots: 'column 7' at [1400.0, 300] lies outside the 1280x720 picture "
+            "the calibration was made on (image_size)",
+        ),
+        (
+            {"image_size": None, "column 2": [-5, 300]},
+            "slots: 'column 2' at [-5, 300]: a slot centre is in pixels from "
+            "the picture's top-left corner, never negative",
+        ),
+        ({"image_size": [1280, float("nan")]}, "image_size must be [width, height] in pixels, not [1280, NaN]"),
+        ({"card_size_px": [120, float("inf")]}, "card_size_px must be [width, height] in pixels, not [120, Infinity]"),
+    ],
+    ids=["far", "nan", "inf", "bool", "right-of-picture", "negative-no-size", "bad-size", "inf-card"],
+)
 def test_slot_positions_that_cannot_be_in_the_picture_are_refused(tmp_path, capsys, changes, why):
     from solitaire_coach.app.cli import main
 
@@ -238,20 +270,33 @@ def test_slot_positions_in_or_just_off_the_picture_are_taken(tmp_path):
     assert load_calibration(str(_table_file(tmp_path, **{"foundation 4": [1330.0, -80.0]})))["slots"]
     assert load_calibration(str(_table_file(tmp_path, image_size=None, **{"column 7": [5000.0, 9000.0]})))
     (tmp_path / "bom.json").write_text("\ufeff" + (tmp_path / "desk.json").read_text(), encoding="utf-8")
-    assert load_calibration(str(tmp_path / "bom.json"))["name"] == "desk"     # Windows Notepad's byte-order mark
+    assert load_calibration(str(tmp_path / "bom.json"))["name"] == "desk"  # Windows Notepad's byte-order mark
 
 
-@pytest.mark.parametrize("camera, why", [
-    ({"camera_matrix": [[1, 2], [3]], "dist_coeffs": [0] * 5, "image_size": [640, 480]},
-     "camera_matrix must be 3x3 numbers, not [[1, 2], [3]]"),
-    ({"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "dist_coeffs": "x", "image_size": [640, 480]},
-     'dist_coeffs must be 4, 5, 8, 12 or 14 numbers, not "x"'),
-    ({"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "dist_coeffs": [0] * 5, "image_size": "x"},
-     'image_size must be [width, height] in whole pixels, not "x"'),
-    ({"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "dist_coeffs, image_size missing (a lens has "),
-    ("x", 'must be an object with camera_matrix (3x3 numbers), dist_coeffs (4, 5, 8, 12 or 14 numbers) and '
-          'image_size ([width, height]), not "x"'),
-], ids=["matrix", "dist", "size", "missing", "string"])
+@pytest.mark.parametrize(
+    "camera, why",
+    [
+        (
+            {"camera_matrix": [[1, 2], [3]], "dist_coeffs": [0] * 5, "image_size": [640, 480]},
+            "camera_matrix must be 3x3 numbers, not [[1, 2], [3]]",
+        ),
+        (
+            {"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "dist_coeffs": "x", "image_size": [640, 480]},
+            'dist_coeffs must be 4, 5, 8, 12 or 14 numbers, not "x"',
+        ),
+        (
+            {"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "dist_coeffs": [0] * 5, "image_size": "x"},
+            'image_size must be [width, height] in whole pixels, not "x"',
+        ),
+        ({"camera_matrix": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "dist_coeffs, image_size missing (a lens has "),
+        (
+            "x",
+            "must be an object with camera_matrix (3x3 numbers), dist_coeffs (4, 5, 8, 12 or 14 numbers) and "
+            'image_size ([width, height]), not "x"',
+        ),
+    ],
+    ids=["matrix", "dist", "size", "missing", "string"],
+)
 def test_a_lens_that_is_not_one_is_named_without_python_text(tmp_path, camera, why):
     (tmp_path / "lens.json").write_text(json.dumps({"camera": camera}))
     with pytest.raises(CalibrationError) as exc:

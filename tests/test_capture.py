@@ -93,8 +93,7 @@ def test_camera_unplugged_and_back_never_raises():
     rig = {"plugged": True}
     now = [0.0]
     warnings = []
-    cam = CameraSource(0, opener=lambda dev: FakeCapture(rig), clock=lambda: now[0], warn=warnings.append,
-                       retry_s=0.5)
+    cam = CameraSource(0, opener=lambda dev: FakeCapture(rig), clock=lambda: now[0], warn=warnings.append, retry_s=0.5)
     assert cam.read() is not None
     rig["plugged"] = False
     for _ in range(5):
@@ -144,8 +143,17 @@ def test_a_camera_that_switches_to_grey_bgra_or_16_bit_pictures_mid_game_is_read
     skipped with a warning, and the camera stays open."""
     colour = _table(0)
     grey = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
-    pictures = [colour, grey, grey, grey[:, :, None], grey.astype(np.uint16) * 257,
-                cv2.cvtColor(colour, cv2.COLOR_BGR2BGRA), colour.astype(np.float32), colour[:, :, :2], colour]
+    pictures = [
+        colour,
+        grey,
+        grey,
+        grey[:, :, None],
+        grey.astype(np.uint16) * 257,
+        cv2.cvtColor(colour, cv2.COLOR_BGR2BGRA),
+        colour.astype(np.float32),
+        colour[:, :, :2],
+        colour,
+    ]
 
     class Switching(FakeCapture):
         def read(self):
@@ -163,14 +171,13 @@ def test_a_camera_that_switches_to_grey_bgra_or_16_bit_pictures_mid_game_is_read
             got.append(frame.image)
     assert len(got) == 7 and cam.connected and cam.reconnects == 0
     assert np.array_equal(got[1], cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)) and np.array_equal(got[3], got[1])
-    assert warnings == ["camera 0: gives grey pictures of uint8 pixels, converted to colour (BGR) for reading",
-                        "camera 0: gives grey pictures of uint16 pixels, converted to colour (BGR) for reading",
-                        "camera 0: gives colour with alpha (BGRA) pictures of uint8 pixels, converted to colour (BGR) "
-                        "for reading",
-                        "camera 0: gives colour pictures of float32 pixels, which cannot be read; skipped (the game "
-                        "is kept)",
-                        "camera 0: gives 2-channel pictures of uint8 pixels, which cannot be read; skipped (the game "
-                        "is kept)"]
+    assert warnings == [
+        "camera 0: gives grey pictures of uint8 pixels, converted to colour (BGR) for reading",
+        "camera 0: gives grey pictures of uint16 pixels, converted to colour (BGR) for reading",
+        "camera 0: gives colour with alpha (BGRA) pictures of uint8 pixels, converted to colour (BGR) for reading",
+        "camera 0: gives colour pictures of float32 pixels, which cannot be read; skipped (the game is kept)",
+        "camera 0: gives 2-channel pictures of uint8 pixels, which cannot be read; skipped (the game is kept)",
+    ]
 
 
 def test_camera_that_cannot_open_is_a_clear_error():
@@ -202,14 +209,14 @@ def test_serial_loop_trigger_partial_lines_and_garbage():
     port = trig._port
     port.write(b"SNAP\r\n")
     assert trig.poll() == 1
-    port.write(b"sn")                          # a line cut in two
+    port.write(b"sn")  # a line cut in two
     assert trig.poll() == 0 and trig.pending == b"sn"
     port.write(b"ap\n")
     assert trig.poll() == 1
     port.write(b"\xff\xfe\x80\nHELLO\n\n")
     assert trig.poll() == 0
     assert len(warnings) == 2 and "garbled" in warnings[0] and "HELLO" in warnings[1]
-    port.write(b"x" * 400)                     # never ends: dropped, with a warning
+    port.write(b"x" * 400)  # never ends: dropped, with a warning
     assert trig.poll() == 0 and trig.pending == b""
     assert "without an end of line" in warnings[-1]
 
@@ -224,7 +231,7 @@ def test_serial_noise_is_said_a_few_times_then_once_with_a_baud_hint_and_a_trigg
     assert "3 lines in a row were not a clean SNAP or PING" in warnings[3] and "--baud 9600" in warnings[3]
     port.write(b"\xff\xfe\x80" * 30 + b"SNAP\n")  # noise ran into the trigger: it still counts
     assert trig.poll() == 1 and len(warnings) == 4  # (said no more: the run of noise goes on)
-    port.write(b"SNAP\nHELLO\nNOSNAP\n")     # a clean trigger ends the run; a word ending in SNAP is no trigger
+    port.write(b"SNAP\nHELLO\nNOSNAP\n")  # a clean trigger ends the run; a word ending in SNAP is no trigger
     assert trig.poll() == 1 and "HELLO" in warnings[-2] and "NOSNAP" in warnings[-1] and len(warnings) == 6
 
 
@@ -235,7 +242,7 @@ def test_serial_noise_with_no_end_of_line_is_said_once_not_at_every_poll():
     warnings = []
     trig = SerialTrigger("loop://", warn=warnings.append)
     port = trig._port
-    for i in range(20):                         # 9600 baud of noise polled every quarter second, 5 s
+    for i in range(20):  # 9600 baud of noise polled every quarter second, 5 s
         port.write(bytes(0x80 | (i + j) % 128 for j in range(240)))
         assert trig.poll() == 0
     assert len(warnings) == 1 and "bytes without an end of line, dropped" in warnings[0]
@@ -289,7 +296,7 @@ def test_serial_pty_pair_both_ways_and_port_disappearing():
         os.close(master)
     os.close(slave)
     time.sleep(0.05)
-    for _ in range(5):                        # the port is gone: warnings, no exception
+    for _ in range(5):  # the port is gone: warnings, no exception
         assert trig.poll() == 0
         assert trig.send("still here?") in (True, False)
         time.sleep(0.06)
@@ -335,14 +342,16 @@ def test_serial_port_reopens_after_it_comes_back():
     assert trig.connected and trig.reconnects == 1
     trig._port.inner.write(b"SNAP\n")
     assert trig.poll() == 1
-    assert sum("retrying" in w for w in warnings) == 1     # one warning per outage, not one per try
+    assert sum("retrying" in w for w in warnings) == 1  # one warning per outage, not one per try
 
 
 def test_serial_missing_port_is_a_clear_error():
     with pytest.raises(serial.SerialException) as caught:
         SerialTrigger("/dev/does-not-exist")
-    assert str(caught.value) == ("serial port '/dev/does-not-exist' could not be opened: no such port (is the rig "
-                                 "plugged in? on Linux, ls /dev/ttyUSB* /dev/ttyACM*)")
+    assert str(caught.value) == (
+        "serial port '/dev/does-not-exist' could not be opened: no such port (is the rig "
+        "plugged in? on Linux, ls /dev/ttyUSB* /dev/ttyACM*)"
+    )
 
 
 # ----------------------------------------------------------------------------- gate
@@ -363,7 +372,7 @@ def test_motion_meter_sees_moves_not_noise():
 
 def _hand(img):
     out = img.copy()
-    cv2.ellipse(out, (160, 150), (45, 70), 20, 0, 360, (120, 150, 215), -1)   # skin tone (BGR)
+    cv2.ellipse(out, (160, 150), (45, 70), 20, 0, 360, (120, 150, 215), -1)  # skin tone (BGR)
     for k in range(4):
         cv2.ellipse(out, (130 + 18 * k, 75), (7, 25), 0, 0, 360, (120, 150, 215), -1)
     return out
@@ -371,7 +380,7 @@ def _hand(img):
 
 def test_hand_check_finds_a_hand_not_red_cards():
     table = _table(2)
-    for k in range(6):                         # red pips on cards are not a hand
+    for k in range(6):  # red pips on cards are not a hand
         cv2.circle(table, (30 + 40 * k, 30), 5, (30, 30, 220), -1)
     check = HandCheck()
     assert not check(table)
@@ -383,25 +392,25 @@ def test_gate_reads_only_still_frames_and_needs_two_agreeing_reads():
     gate = ReadGate(hand_check=HandCheck())
     a, b = _table(4), _table(5)
     views = [gate.observe(_noisy(a, rng))]
-    assert not views[0].read                   # first frame: nothing to compare with
+    assert not views[0].read  # first frame: nothing to compare with
     v = gate.observe(_noisy(a, rng))
     assert v.read and v.still
-    assert not gate.offer("snapshot A")        # one read is not enough
+    assert not gate.offer("snapshot A")  # one read is not enough
     v = gate.observe(_noisy(a, rng))
     assert v.read and gate.offer("snapshot A")
-    v = gate.observe(_noisy(a, rng))           # resting: same still table is not read again
+    v = gate.observe(_noisy(a, rng))  # resting: same still table is not read again
     assert not v.read and "resting" in v.reason
-    v = gate.observe(_noisy(b, rng))           # something moved
+    v = gate.observe(_noisy(b, rng))  # something moved
     assert not v.read and v.reason == "moving"
     v = gate.observe(_noisy(_hand(b), rng))
     assert not v.read
-    v = gate.observe(_noisy(_hand(b), rng))    # a still hand: never read
+    v = gate.observe(_noisy(_hand(b), rng))  # a still hand: never read
     assert not v.read and v.hand
     gate.observe(_noisy(b, rng))
     v = gate.observe(_noisy(b, rng))
     assert v.read and not gate.offer("B")
     v = gate.observe(_noisy(b, rng))
-    assert v.read and not gate.offer("B'")     # disagreement starts over
+    assert v.read and not gate.offer("B'")  # disagreement starts over
     v = gate.observe(_noisy(b, rng))
     assert v.read and gate.offer("B'")
 
@@ -422,7 +431,7 @@ def test_gate_forced_read_after_rest():
 def test_gate_on_a_skin_coloured_table():
     """A beige / wooden table is skin-coloured: it must not stop every read as a 'hand'."""
     rng = np.random.default_rng(7)
-    table = np.full((180, 320, 3), (150, 185, 225), np.uint8)        # beige, skin-like (BGR)
+    table = np.full((180, 320, 3), (150, 185, 225), np.uint8)  # beige, skin-like (BGR)
     for x in (20, 90, 160, 230):
         cv2.rectangle(table, (x, 40), (x + 40, 100), (245, 245, 245), -1)
     gate = ReadGate()
@@ -439,10 +448,10 @@ def _blotched_table() -> np.ndarray:
     and cards on it: a fifth of the picture is skin-coloured."""
     img = np.full((180, 320, 3), (30, 100, 25), np.uint8)
     blotches = np.zeros((180, 320), np.uint8)
-    for (x, y, a, b) in ((60, 150, 55, 40), (250, 40, 50, 35), (170, 95, 40, 30), (300, 170, 45, 30), (20, 30, 35, 45)):
+    for x, y, a, b in ((60, 150, 55, 40), (250, 40, 50, 35), (170, 95, 40, 30), (300, 170, 45, 30), (20, 30, 35, 45)):
         cv2.ellipse(blotches, (x, y), (a, b), 0, 0, 360, 255, -1)
     soft = cv2.GaussianBlur(blotches, (0, 0), 4).astype(np.float32)[..., None] / 255
-    img = (img * (1 - soft) + np.float32((90, 95, 160)) * soft).astype(np.uint8)   # pink (BGR)
+    img = (img * (1 - soft) + np.float32((90, 95, 160)) * soft).astype(np.uint8)  # pink (BGR)
     for x in (20, 90, 160, 230):
         cv2.rectangle(img, (x, 60), (x + 40, 120), (240, 240, 240), -1)
     return img
@@ -455,8 +464,8 @@ def test_gate_on_a_blotched_skin_toned_cloth_still_sees_hands():
     rng = np.random.default_rng(8)
     table = _blotched_table()
     check = HandCheck()
-    assert check(table)                       # with nothing to compare with, the blotches look like a hand
-    assert not check(table, table)            # ... but they were there in the reference picture
+    assert check(table)  # with nothing to compare with, the blotches look like a hand
+    assert not check(table, table)  # ... but they were there in the reference picture
     gate = ReadGate()
     gate.observe(_noisy(table, rng))
     v = gate.observe(_noisy(table, rng))
@@ -464,11 +473,11 @@ def test_gate_on_a_blotched_skin_toned_cloth_still_sees_hands():
     gate.offer("A")
     assert gate.observe(_noisy(table, rng)).read and gate.offer("A")
 
-    hand = table.copy()                       # a dark arm from the bottom edge over a blotch onto a card
+    hand = table.copy()  # a dark arm from the bottom edge over a blotch onto a card
     cv2.line(hand, (70, 200), (105, 95), (50, 65, 100), 26)
     cv2.ellipse(hand, (108, 88), (16, 13), -60, 0, 360, (50, 65, 100), -1)
     assert check(hand, table)
-    gate.observe(_noisy(hand, rng))           # moving
+    gate.observe(_noisy(hand, rng))  # moving
     for _ in range(3):
         v = gate.observe(_noisy(hand, rng))
         assert not v.read and v.hand
@@ -476,9 +485,11 @@ def test_gate_on_a_blotched_skin_toned_cloth_still_sees_hands():
     # a warm light fading in over the right half (cards and cloth turn pinker): not a hand
     yy, xx = np.mgrid[0:180, 0:320]
     glow = np.clip(1 - np.hypot(xx - 260, yy - 90) / 140, 0, 1)[..., None]
-    warm = np.clip(table * (1 + glow * np.float32((-0.15, 0.0, 0.35))) + glow * np.float32((0, 10, 50)), 0, 255).astype(np.uint8)
+    warm = np.clip(table * (1 + glow * np.float32((-0.15, 0.0, 0.35))) + glow * np.float32((0, 10, 50)), 0, 255).astype(
+        np.uint8
+    )
     assert HandCheck().largest_fraction(warm, table) < 0.02
-    gate.observe(_noisy(warm, rng))           # moving
+    gate.observe(_noisy(warm, rng))  # moving
     v = gate.observe(_noisy(warm, rng))
     assert v.read and not v.hand
 
@@ -501,8 +512,11 @@ def _det(code, slot, x, y, conf=0.97, face_up=True, h=H):
 def _layout(x0=100.0, columns=7, label_shift=0):
     """Cards of a layout: stock, waste, one foundation, and ``columns`` columns from
     column 1 (a back, then a face-up card), labelled ``label_shift`` places to the right."""
-    cards = [_det(None, "stock", x0, 20, face_up=False), _det("4D", "waste", x0 + PITCH, 20),
-             _det("AC", "foundation 1", x0 + 3 * PITCH, 20)]
+    cards = [
+        _det(None, "stock", x0, 20, face_up=False),
+        _det("4D", "waste", x0 + PITCH, 20),
+        _det("AC", "foundation 1", x0 + 3 * PITCH, 20),
+    ]
     faces = ["KS", "QH", "JC", "0D", "9S", "8H", "7C"]
     for k in range(columns):
         label = f"column {min(7, k + 1 + label_shift)}"
@@ -513,15 +527,15 @@ def _layout(x0=100.0, columns=7, label_shift=0):
 
 def test_reading_keeps_unsure_faces_as_guesses():
     cards = _layout()
-    cards[-1] = _det("7C", "column 7", 100 + 6 * PITCH, 142, conf=0.6)         # unsure top
-    cards.append(_det("6H", "column 1", 100, 162, conf=0.95))                   # a run of two in column 1
-    cards.append(_det("2D", "foundation 2", 100 + 4 * PITCH, 20, conf=0.5))    # unsure foundation
+    cards[-1] = _det("7C", "column 7", 100 + 6 * PITCH, 142, conf=0.6)  # unsure top
+    cards.append(_det("6H", "column 1", 100, 162, conf=0.95))  # a run of two in column 1
+    cards.append(_det("2D", "foundation 2", 100 + 4 * PITCH, 20, conf=0.5))  # unsure foundation
     res = type("R", (), {"cards": cards, "snapshot": None})()
     r = reading_of(res, 0.9)
     assert r.snapshot.line() == "4D,AC,UU,XX,XX,6H,QH,JC,0D,9S,8H,UU"
     assert {i: g.card.code for i, g in r.guesses.items()} == {2: "2D", 11: "7C"}
     assert r.snapshot.runs[0] == (Card.parse("KS"), Card.parse("6H"))
-    assert r.snapshot.runs[6] is None                       # an unsure card: no run claimed
+    assert r.snapshot.runs[6] is None  # an unsure card: no run claimed
     assert r.filled().line() == "4D,AC,2D,XX,XX,6H,QH,JC,0D,9S,8H,7C"
     assert r.filled({11}).slots[2] is UNKNOWN and r.filled({11}).slots[11] == Card.parse("7C")
     # a guess of a card read surely elsewhere is not put in
@@ -541,13 +555,15 @@ def test_reading_of_a_reader_that_does_not_guess_is_its_snapshot():
 
 def test_slot_grid_learns_the_pitch_and_fixes_a_shifted_row():
     grid = SlotGrid()
-    assert grid.place(_layout(), None) is None            # nothing learnt yet
-    assert not grid.learn(_layout(columns=5))            # five columns do not show the pitch
+    assert grid.place(_layout(), None) is None  # nothing learnt yet
+    assert not grid.learn(_layout(columns=5))  # five columns do not show the pitch
     assert grid.learn(_layout())
     assert abs(grid.pitch_ratio - PITCH / W) < 1e-6
     # the detector put every column one place right, and the picture moved and grew
-    shifted = [CardDetection(c.card, c.quad * 1.1 + np.float32([30, 5]), c.confidence, c.slot, c.face_up)
-               for c in _layout(columns=7, label_shift=1)]
+    shifted = [
+        CardDetection(c.card, c.quad * 1.1 + np.float32([30, 5]), c.confidence, c.slot, c.face_up)
+        for c in _layout(columns=7, label_shift=1)
+    ]
     placed = grid.place(shifted, [True] * 7)
     cols = sorted({c.slot for c in placed if c.slot.startswith("column")})
     assert cols == [f"column {i}" for i in range(1, 8)]
@@ -557,8 +573,10 @@ def test_slot_grid_learns_the_pitch_and_fixes_a_shifted_row():
     assert [c.slot for c in placed if c.card is None and not c.face_up][0] == "stock"
     # only three columns left (1, 4, 7): the stock and the game's occupied columns place them
     few = [c for c in _layout() if c.slot not in ("column 2", "column 3", "column 5", "column 6")]
-    few = [CardDetection(c.card, c.quad, c.confidence, "column 2" if c.slot == "column 4" else c.slot, c.face_up)
-           for c in few]
+    few = [
+        CardDetection(c.card, c.quad, c.confidence, "column 2" if c.slot == "column 4" else c.slot, c.face_up)
+        for c in few
+    ]
     placed = grid.place(few, [True, False, False, True, False, False, True])
     assert {c.card.code: c.slot for c in placed if c.card is not None}["0D"] == "column 4"
 
@@ -570,21 +588,24 @@ def test_slot_grid_leaves_out_a_stray_pile_beside_the_layout():
     assert grid.learn(_layout())
     cards = [c for c in _layout() if c.slot != "column 1"]
     stray_x = 100 + 6 * PITCH + 0.7 * PITCH
-    cards += [_det(None, "column 7", stray_x, 150, conf=0.7, face_up=False, h=12),
-              _det(None, "column 7", stray_x, 165, conf=0.6, face_up=False, h=12)]
+    cards += [
+        _det(None, "column 7", stray_x, 150, conf=0.7, face_up=False, h=12),
+        _det(None, "column 7", stray_x, 165, conf=0.6, face_up=False, h=12),
+    ]
     placed = grid.place(cards, [False] + [True] * 6)
     by_card = {c.card.code: c.slot for c in placed if c.card is not None}
     assert by_card["QH"] == "column 2" and by_card["7C"] == "column 7"
     assert by_card["4D"] == "waste" and by_card["AC"] == "foundation 1"
-    assert len(placed) == len(cards) - 2                 # the stray pile is gone
+    assert len(placed) == len(cards) - 2  # the stray pile is gone
 
 
 # ----------------------------------------------------------------------------- objects of any colour
 _CARD_W, _CARD_H = 60, 84
 
 
-def _dealt(places: dict, shift: tuple[int, int] = (0, 0), tint: tuple[float, float, float] = (1, 1, 1),
-           checked: bool = True):
+def _dealt(
+    places: dict, shift: tuple[int, int] = (0, 0), tint: tuple[float, float, float] = (1, 1, 1), checked: bool = True
+):
     """A 640x360 picture of a checked cloth with cards (drawn at ``places``: card name ->
     top-left corner, moved by ``shift`` as a camera nudged would; ``tint`` a colour cast of
     the light on the white cards, per BGR channel; the dark cloth hardly shows it), and the cards as the detector gives them: (quad, card)
@@ -617,18 +638,25 @@ def _check(picture, reference, now, before, **options):
     return ObjectCheck(**options).largest_fraction(small(picture), small(reference), now, before, (0.5, 0.5))
 
 
-TABLE = {"back": (40, 30), "7H": (130, 30), "KS": (60, 150), "9C": (200, 150), "4D": (340, 150), "QH": (480, 150),
-         "5S": (560, 290)}  # (the 5S reaches the picture's bottom edge)
+TABLE = {
+    "back": (40, 30),
+    "7H": (130, 30),
+    "KS": (60, 150),
+    "9C": (200, 150),
+    "4D": (340, 150),
+    "QH": (480, 150),
+    "5S": (560, 290),
+}  # (the 5S reaches the picture's bottom edge)
 
 
 def test_object_check_sees_a_sleeve_of_any_colour_not_moves():
     before, cards_before = _dealt(TABLE)
-    assert not HandCheck()(_sleeve(before), before)          # not skin-coloured: the hand check misses it
+    assert not HandCheck()(_sleeve(before), before)  # not skin-coloured: the hand check misses it
     assert _check(_sleeve(before), before, cards_before, cards_before) >= 0.012
     # the same sleeve while a card was also moved (7H onto the table's right), over the 9C
     moved = dict(TABLE, **{"7H": (560, 250)})
     after, cards_after = _dealt(moved)
-    assert _check(after, before, cards_after, cards_before) == 0.0            # a move alone: nothing
+    assert _check(after, before, cards_after, cards_before) == 0.0  # a move alone: nothing
     assert _check(_sleeve(after), before, cards_after, cards_before) >= 0.012
     # a card turned up on the stock's place and one put down that the detector missed
     turned = dict(TABLE, **{"8S": (40, 30), "2C": (340, 250)})
@@ -646,16 +674,16 @@ def test_object_check_leaves_a_moved_camera_or_changed_light_alone():
     change the picture at the edge where no card moved, so the check does not look then
     (without its two guards it would take them for objects)."""
     before, cards_before = _dealt(TABLE)
-    nudged, cards_nudged = _dealt(TABLE, shift=(12, 0))      # the whole picture moved 12 px
+    nudged, cards_nudged = _dealt(TABLE, shift=(12, 0))  # the whole picture moved 12 px
     assert ObjectCheck.camera_shift(cards_nudged, cards_before) == pytest.approx(12)
-    assert _check(nudged, before, cards_nudged, cards_before, shift=1e9) >= 0.012   # unguarded: a false object
+    assert _check(nudged, before, cards_nudged, cards_before, shift=1e9) >= 0.012  # unguarded: a false object
     assert _check(nudged, before, cards_nudged, cards_before) == 0.0
-    assert _check(_sleeve(nudged), before, cards_nudged, cards_before) == 0.0   # cannot tell: not looked at
+    assert _check(_sleeve(nudged), before, cards_nudged, cards_before) == 0.0  # cannot tell: not looked at
     pink, cards_pink = _dealt(TABLE, tint=(0.85, 0.8, 1.1))  # a warmer lamp
     assert _check(pink, before, cards_pink, cards_before, light=1e9) >= 0.012
     assert _check(pink, before, cards_pink, cards_before) == 0.0
     assert _check(before, before, cards_before, cards_before) == 0.0
-    assert _check(before, before, [], []) == 0.0               # no card read at all: nothing to go on
+    assert _check(before, before, [], []) == 0.0  # no card read at all: nothing to go on
 
 
 def test_object_check_a_sleeve_the_colour_of_the_cloth_and_a_hand_that_left():
@@ -665,9 +693,9 @@ def test_object_check_a_sleeve_the_colour_of_the_cloth_and_a_hand_that_left():
     counted as an object when the reference was checked (it cannot be there), and not
     when the reference may hold one (``clean=False``: the change must add an edge)."""
     table, cards = _dealt(TABLE, checked=False)
-    cloth = tuple(int(v) + 12 for v in table[5, 5])                      # just off the cloth's colour
+    cloth = tuple(int(v) + 12 for v in table[5, 5])  # just off the cloth's colour
     sleeve = _sleeve(table, cloth)
-    assert _check(sleeve, table, cards, cards, weak=None) == 0.0        # strong change only: pieces inside
+    assert _check(sleeve, table, cards, cards, weak=None) == 0.0  # strong change only: pieces inside
     assert _check(sleeve, table, cards, cards) >= 0.012
     left, _ = _dealt(TABLE)
     gone = _sleeve(left)
@@ -698,9 +726,9 @@ def test_gate_is_not_stuck_behind_a_hand_it_took_for_table():
 
     gate.observe(_noisy(sleeve, rng))
     gate.force()
-    assert read(sleeve) == "accepted"          # the person said the table is clear
-    assert read(table) == "accepted"           # the sleeve left: not an object
-    assert read(sleeve) == "object"            # ... and coming back, it is
+    assert read(sleeve) == "accepted"  # the person said the table is clear
+    assert read(table) == "accepted"  # the sleeve left: not an object
+    assert read(sleeve) == "object"  # ... and coming back, it is
 
 
 def test_camera_warnings_name_what_is_kept():
@@ -709,8 +737,14 @@ def test_camera_warnings_name_what_is_kept():
     rig = {"plugged": True}
     now = [0.0]
     warnings = []
-    cam = CameraSource(0, opener=lambda dev: FakeCapture(rig), clock=lambda: now[0], warn=warnings.append,
-                       retry_s=0.5, purpose="the recording")
+    cam = CameraSource(
+        0,
+        opener=lambda dev: FakeCapture(rig),
+        clock=lambda: now[0],
+        warn=warnings.append,
+        retry_s=0.5,
+        purpose="the recording",
+    )
     assert cam.read() is not None
     rig["plugged"] = False
     for _ in range(MISSES_BEFORE_DOWN):  # an outage, not a dropped picture
@@ -738,7 +772,7 @@ def test_a_video_file_as_the_camera_plays_once_at_its_frame_rate(tmp_path):
     assert all(f is not None for f in frames) and time.monotonic() - start >= 5 / 20 * 0.9
     assert not cam.ended
     deadline = time.monotonic() + 0.6
-    while time.monotonic() < deadline:          # long past the retry time: never opened again
+    while time.monotonic() < deadline:  # long past the retry time: never opened again
         assert cam.read() is None
         time.sleep(0.02)
     assert cam.ended
@@ -749,7 +783,9 @@ def test_folder_source_binary_manifest_and_missing_frame_are_named(tmp_path, cap
     (tmp_path / "frames.jsonl").write_bytes(b"\x00\xff\xfe\x89PNG garbage\x80")
     with pytest.raises(SourceError, match="frames.jsonl: not a frames list"):
         FolderSource(tmp_path)
-    (tmp_path / "frames.jsonl").write_text('{"file": "frame_000001.jpg", "t": 0}\n{"file": "frame_000002.jpg", "t": 1}\n')
+    (tmp_path / "frames.jsonl").write_text(
+        '{"file": "frame_000001.jpg", "t": 0}\n{"file": "frame_000002.jpg", "t": 1}\n'
+    )
     warnings = []
     src = FolderSource(tmp_path, warn=warnings.append)
     assert [f.name for f in iter_frames(src)] == ["frame_000001.jpg"]
@@ -759,16 +795,28 @@ def test_folder_source_binary_manifest_and_missing_frame_are_named(tmp_path, cap
 
 def test_frames_list_lines_that_are_not_frame_entries_say_what_a_line_must_be(tmp_path, capsys):
     cv2.imwrite(str(tmp_path / "frame_000001.jpg"), _table(1))
-    lines = ['{"file": "frame_000001.jpg", "t": 0}', '{"t": 0.4}', '[1, 2]', '{"file": "frame_000001.jpg", "t": ',
-             '{"file": 7}', '{"file": "frame_000001.jpg", "t": "x"}', '{"file": "frame_000001.jpg", "t": NaN}',
-             '"frame_000001.jpg"', '{"file": "../x.jpg"}', '{"file": "frame_0', '{"file": "frame_000001.jpg", "t": 0.2}']
+    lines = [
+        '{"file": "frame_000001.jpg", "t": 0}',
+        '{"t": 0.4}',
+        "[1, 2]",
+        '{"file": "frame_000001.jpg", "t": ',
+        '{"file": 7}',
+        '{"file": "frame_000001.jpg", "t": "x"}',
+        '{"file": "frame_000001.jpg", "t": NaN}',
+        '"frame_000001.jpg"',
+        '{"file": "../x.jpg"}',
+        '{"file": "frame_0',
+        '{"file": "frame_000001.jpg", "t": 0.2}',
+    ]
     (tmp_path / "frames.jsonl").write_text("\ufeff" + "\n".join(lines) + "\n", encoding="utf-8")
     warnings = []
     src = FolderSource(tmp_path, warn=warnings.append)
-    assert [e["t"] for e in src.entries] == [0.0, 0.2]       # a byte-order mark does not spoil line 1
+    assert [e["t"] for e in src.entries] == [0.0, 0.2]  # a byte-order mark does not spoil line 1
     manifest = tmp_path / "frames.jsonl"
-    form = ('a JSON object like {"file": "frame_000001.jpg", "t": 0.2}: "file" a picture in the folder, '
-            '"t" its time in seconds')
+    form = (
+        'a JSON object like {"file": "frame_000001.jpg", "t": 0.2}: "file" a picture in the folder, '
+        '"t" its time in seconds'
+    )
     assert warnings == [
         f'{manifest}: line 2 skipped: no "file"; each line is {form}',
         f"{manifest}: line 3 skipped: it is a list, but each line is {form}",
@@ -794,8 +842,9 @@ def test_frames_list_lines_that_are_not_frame_entries_say_what_a_line_must_be(tm
 
 def test_a_frame_missing_from_a_still_listed_many_times_is_said_once(tmp_path):
     cv2.imwrite(str(tmp_path / "frame_000001.jpg"), _table(1))
-    (tmp_path / "frames.jsonl").write_text("".join(f'{{"file": "frame_00000{1 + (i > 0)}.jpg", "t": {i}}}\n'
-                                                   for i in range(4)))
+    (tmp_path / "frames.jsonl").write_text(
+        "".join(f'{{"file": "frame_00000{1 + (i > 0)}.jpg", "t": {i}}}\n' for i in range(4))
+    )
     warnings = []
     assert [f.name for f in iter_frames(FolderSource(tmp_path, warn=warnings.append))] == ["frame_000001.jpg"]
     assert warnings == [f"{tmp_path / 'frame_000002.jpg'}: no such file, skipped (all 3 times it is listed)"]
@@ -805,22 +854,28 @@ def test_a_recorded_frame_cut_short_is_skipped_by_name_not_read_half_grey(tmp_pa
     ok, data = cv2.imencode(".jpg", _table(1))
     whole = data.tobytes()
     (tmp_path / "frame_000001.jpg").write_bytes(whole)
-    (tmp_path / "frame_000002.jpg").write_bytes(whole[:len(whole) // 2])   # a copy cut short
-    (tmp_path / "frames.jsonl").write_text("".join(f'{{"file": "frame_00000{n}.jpg", "t": {t}}}\n'
-                                                   for t, n in enumerate((1, 2, 2, 1))))
+    (tmp_path / "frame_000002.jpg").write_bytes(whole[: len(whole) // 2])  # a copy cut short
+    (tmp_path / "frames.jsonl").write_text(
+        "".join(f'{{"file": "frame_00000{n}.jpg", "t": {t}}}\n' for t, n in enumerate((1, 2, 2, 1)))
+    )
     warnings = []
     frames = [f.name for f in iter_frames(FolderSource(tmp_path, warn=warnings.append))]
     assert frames == ["frame_000001.jpg", "frame_000001.jpg"]
-    assert warnings == [f"{tmp_path / 'frame_000002.jpg'}: a JPEG cut short (no end marker): only part of the "
-                        f"picture is there, skipped (all 2 times it is listed)"]
+    assert warnings == [
+        f"{tmp_path / 'frame_000002.jpg'}: a JPEG cut short (no end marker): only part of the "
+        f"picture is there, skipped (all 2 times it is listed)"
+    ]
     assert "Premature end" not in capfd.readouterr().err
     assert not jpeg_cut_short(whole) and jpeg_cut_short(whole[:-2]) and not jpeg_cut_short(whole + b"\0\0")
 
 
-@pytest.mark.parametrize("content, words", [
-    (bytes(range(256)) * 20, "could not be opened"),                    # no video: "moov atom not found"
-    (b"\xff\xd8\xff\xe0 a JPEG cut short" * 3, "holds no frame"),       # opens, no frame: "No JPEG data found"
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (bytes(range(256)) * 20, "could not be opened"),  # no video: "moov atom not found"
+        (b"\xff\xd8\xff\xe0 a JPEG cut short" * 3, "holds no frame"),  # opens, no frame: "No JPEG data found"
+    ],
+)
 def test_a_file_that_is_no_video_gives_our_error_and_none_of_ffmpegs_lines(tmp_path, content, words):
     """FFmpeg prints its own log on standard error past OpenCV's log level: the open is
     silenced, so the project's error is the only line (checked in a child process, whose
@@ -830,8 +885,10 @@ def test_a_file_that_is_no_video_gives_our_error_and_none_of_ffmpegs_lines(tmp_p
 
     fake = tmp_path / "game.mp4"
     fake.write_bytes(content)
-    code = ("import sys\nfrom solitaire_coach.capture.sources import SourceError, open_source\n"
-            "try:\n    open_source(frames=sys.argv[1])\nexcept SourceError as exc:\n    print(exc, file=sys.stderr)\n")
+    code = (
+        "import sys\nfrom solitaire_coach.capture.sources import SourceError, open_source\n"
+        "try:\n    open_source(frames=sys.argv[1])\nexcept SourceError as exc:\n    print(exc, file=sys.stderr)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(fake)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout == ""
     assert out.stderr.splitlines() == [next(line for line in out.stderr.splitlines() if words in line)], out.stderr

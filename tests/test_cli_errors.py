@@ -1,6 +1,7 @@
 """One error style and exit status for every command (``solitaire-coach CMD: error: ...``
 on stderr, 2 for bad input), and the bad inputs that once ended in a traceback, a hang,
 silence or lost pictures."""
+
 from __future__ import annotations
 
 import os
@@ -45,8 +46,10 @@ def _bad_inputs(tmp: Path) -> dict[str, list[list[str]]]:
         "record": [[str(tmp / "rec"), "--camera", missing + ".mp4", "--no-window"], [str(tmp / "rec"), "--fps", "0"]],
         "replay": [[missing], [missing, "--fps", "0"]],
         "demo": [["--expect", missing + ".log"], ["--game", "no-such-game"]],
-        "calibrate": [["--table", missing + ".png", "--name", "x", "--folder", str(tmp / "cal")],
-                      ["--board", "3x3", "--name", "x"]],
+        "calibrate": [
+            ["--table", missing + ".png", "--name", "x", "--folder", str(tmp / "cal")],
+            ["--board", "3x3", "--name", "x"],
+        ],
     }
 
 
@@ -74,10 +77,16 @@ def test_check_log_with_a_missing_file_is_bad_input_not_a_bad_log(tmp_path, caps
 # ----------------------------------------------------------------------------- pictures
 def _png_header(width: int, height: int) -> bytes:
     """A PNG whose header claims ``width`` x ``height`` (its data is not that big)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b""))
+
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+        + chunk(b"IEND", b"")
+    )
 
 
 def test_a_picture_over_opencvs_pixel_limit_is_named_in_every_command(tmp_path, capsys, monkeypatch):
@@ -87,14 +96,21 @@ def test_a_picture_over_opencvs_pixel_limit_is_named_in_every_command(tmp_path, 
     frames = tmp_path / "frames"
     frames.mkdir()
     (frames / "frame_000001.png").write_bytes(big.read_bytes())
-    for argv in (["detect", str(big)], ["learn-deck", str(big), "--name", "big"],
-                 ["calibrate", "--table", str(big), "--name", "x", "--folder", str(tmp_path / "cal")]):
+    for argv in (
+        ["detect", str(big)],
+        ["learn-deck", str(big), "--name", "big"],
+        ["calibrate", "--table", str(big), "--name", "x", "--folder", str(tmp_path / "cal")],
+    ):
         code, err = _run(argv, capsys)
         assert code == 2, (argv, err)
-        assert f"solitaire-coach {argv[0]}: error: " in err and f"{str(big)!r}: the picture is 33000x33000 pixels" in err, err
+        assert (
+            f"solitaire-coach {argv[0]}: error: " in err and f"{str(big)!r}: the picture is 33000x33000 pixels" in err
+        ), err
         assert "OpenCV reads at most" in err
-    for argv in (["replay", str(frames)],
-                 ["play", "--frames", str(frames), "--no-window", "--journal", str(tmp_path / "j.json")]):
+    for argv in (
+        ["replay", str(frames)],
+        ["play", "--frames", str(frames), "--no-window", "--journal", str(tmp_path / "j.json")],
+    ):
         code = main(argv)
         out = capsys.readouterr()
         said = out.out + out.err
@@ -107,8 +123,9 @@ def test_detect_refuses_a_named_pipe_as_solve_does(tmp_path):
     fifo = tmp_path / "pipe.jpg"
     os.mkfifo(fifo)
     for argv in (["detect", str(fifo)], ["solve", str(fifo)]):
-        done = subprocess.run([sys.executable, "-m", "solitaire_coach.app.cli", *argv], capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "solitaire_coach.app.cli", *argv], capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 2, done.stderr
         assert "named pipe" in done.stderr and f"solitaire-coach {argv[0]}: error: " in done.stderr
 
@@ -163,8 +180,13 @@ def test_record_says_a_file_that_is_no_video_is_no_video(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------- coach
 def _coach(*argv, stdin=""):
-    return subprocess.run([sys.executable, "-m", "solitaire_coach.app.cli", "coach", "--strategy", "baseline", *argv],
-                          input=stdin, capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        [sys.executable, "-m", "solitaire_coach.app.cli", "coach", "--strategy", "baseline", *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
 def test_coach_ends_at_the_end_of_its_input(tmp_path):
@@ -193,7 +215,7 @@ def test_play_says_restart_with_new_once_for_a_fresh_deal_read_again_and_again()
     table.perform(table.state.legal_moves()[0])
     images += [double.picture(table.snapshot())] * 3
     fresh = VirtualTable.from_deal(deal_for_seed(5)).snapshot()
-    for k in range(4):   # a hand over the fresh deal, then still again: read each time
+    for k in range(4):  # a hand over the fresh deal, then still again: read each time
         images += [double.picture(fresh, hand=True, shift=k)] * 2 + [double.picture(fresh)] * 4
     said: list[str] = []
     coach = LiveCoach(_session(), double, ReadGate(hand_check=None), say=said.append)
@@ -226,12 +248,13 @@ def test_the_recorder_keeps_a_draw_that_changes_the_picture_little():
     rng = np.random.default_rng(1)
     noisy = np.clip(after.astype(np.int16) + rng.normal(0, 2, after.shape), 0, 255).astype(np.uint8)
     import tempfile
+
     with tempfile.TemporaryDirectory() as d:
         rec = FrameRecorder(d)
         names = [rec.add(Frame(img, i, i * 0.2, f"f{i}")) for i, img in enumerate([before, before, after, noisy])]
         rec.close()
-    assert names[0] == names[1] and names[1] != names[2], names   # the same picture listed again; the draw kept
-    assert names[3] == names[2], names   # sensor noise is no new picture
+    assert names[0] == names[1] and names[1] != names[2], names  # the same picture listed again; the draw kept
+    assert names[3] == names[2], names  # sensor noise is no new picture
     assert rec.written == 2
 
 
@@ -255,8 +278,12 @@ def test_every_help_has_examples_and_states_defaults(capsys):
         assert "examples:" in text and f"solitaire-coach {command}" in text.split("examples:")[1], command
         assert "exit status: 0 done" in text, command
         for action in p._actions:
-            if action.option_strings and action.default not in (None, False) and action.help != "==SUPPRESS==" \
-                    and action.dest != "help":
+            if (
+                action.option_strings
+                and action.default not in (None, False)
+                and action.help != "==SUPPRESS=="
+                and action.dest != "help"
+            ):
                 assert "default" in p._get_formatter()._get_help_string(action), (command, action.option_strings)
 
 
@@ -276,7 +303,7 @@ def test_solve_seed_solves_the_seeded_deal(capsys):
     assert main(["solve", "--seed", "3", "--quiet"]) == 0
     by_seed = capsys.readouterr().out
     assert main(["solve", format_deal(deal_for_seed(3)), "--quiet"]) == 0
-    assert by_seed.split(":", 1)[1] .split("(")[0] == capsys.readouterr().out.split(":", 1)[1].split("(")[0]
+    assert by_seed.split(":", 1)[1].split("(")[0] == capsys.readouterr().out.split(":", 1)[1].split("(")[0]
     code, err = _run(["solve"], capsys)
     assert code == 2 and "solitaire-coach solve: error: give a deal line" in err
 
@@ -296,7 +323,7 @@ def test_progress_says_how_far_and_how_long_is_left():
     progress.close()
     lines = out.getvalue().splitlines()
     assert lines[0] == "simulate: 1/10 deals, 0 won, 2.00 s each, about 18 s left"
-    assert lines[-1] == "simulate: 9/10 deals, 4 won, 2.00 s each, about 2 s left"   # none once done
+    assert lines[-1] == "simulate: 9/10 deals, 4 won, 2.00 s each, about 2 s left"  # none once done
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -353,8 +380,12 @@ def test_coach_says_again_what_it_waits_for_and_ends_when_its_input_closes(tmp_p
     rfd, wfd = os.pipe()
     stdin = os.fdopen(rfd, "r")
     result: list = []
-    thread = threading.Thread(target=lambda: result.append(
-        run_file_loop(session, tmp_path / "snap.txt", stdin=stdin, poll_s=0.02, remind_s=0.1)), daemon=True)
+    thread = threading.Thread(
+        target=lambda: result.append(
+            run_file_loop(session, tmp_path / "snap.txt", stdin=stdin, poll_s=0.02, remind_s=0.1)
+        ),
+        daemon=True,
+    )
     thread.start()
     time.sleep(0.5)
     os.close(wfd)

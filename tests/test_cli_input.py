@@ -31,16 +31,34 @@ def test_think_time_must_be_a_number_above_0(capsys, command, value):
     assert "--think-time" in err and (repr(value) in err or f"{value} is not allowed" in err)
 
 
-@pytest.mark.parametrize("option,value", [("--count", "-3"), ("--count", "0"), ("--workers", "0"),
-                                          ("--workers", "-1"), ("--solver-time", "-1"), ("--solver-time", "0")])
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("--count", "-3"),
+        ("--count", "0"),
+        ("--workers", "0"),
+        ("--workers", "-1"),
+        ("--solver-time", "-1"),
+        ("--solver-time", "0"),
+    ],
+)
 def test_simulate_counts_and_times_must_be_positive(capsys, option, value):
     err = usage_error(capsys, "simulate", "--count", "1", "--strategy", "baseline", "--ceiling", option, value)
     assert option in err and value in err
 
 
-@pytest.mark.parametrize("option,value", [("--time-limit", "-1"), ("--time-limit", "nan"), ("--node-limit", "0"),
-                                          ("--node-limit", "-1"), ("--memory-mb", "-5"), ("--memory-mb", "0"),
-                                          ("--samples", "-1")])
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("--time-limit", "-1"),
+        ("--time-limit", "nan"),
+        ("--node-limit", "0"),
+        ("--node-limit", "-1"),
+        ("--memory-mb", "-5"),
+        ("--memory-mb", "0"),
+        ("--samples", "-1"),
+    ],
+)
 def test_solve_limits_are_checked(capsys, option, value):
     from solitaire_coach.core import deal_for_seed, format_deal
 
@@ -56,15 +74,17 @@ def test_solve_time_limit_0_means_none(capsys):
 
 
 @pytest.mark.parametrize("value", ["-2", "-1", "inf", "none", "3.5", "lots"])
-@pytest.mark.parametrize("command", [["simulate", "--count", "1", "--strategy", "baseline"], ["check-log", "x.log"],
-                                     ["solve", "x.txt"]])
+@pytest.mark.parametrize(
+    "command", [["simulate", "--count", "1", "--strategy", "baseline"], ["check-log", "x.log"], ["solve", "x.txt"]]
+)
 def test_redeals_is_a_whole_number_or_unlimited(capsys, command, value):
     err = usage_error(capsys, *command, "--redeals", value)
     assert "--redeals" in err and value in err and "'unlimited'" in err
 
 
-@pytest.mark.parametrize("value,limit", [("0", 0), ("5", 5), (" 2 ", 2), ("unlimited", None), ("Unlimited", None),
-                                         ("UNLIMITED", None)])
+@pytest.mark.parametrize(
+    "value,limit", [("0", 0), ("5", 5), (" 2 ", 2), ("unlimited", None), ("Unlimited", None), ("UNLIMITED", None)]
+)
 def test_redeals_values_taken(value, limit):
     from solitaire_coach.app.cli import build_parser
     from solitaire_coach.app.cmd_core import rules_from_args
@@ -100,7 +120,7 @@ def test_check_log_reports_a_file_not_text_and_goes_on(tmp_path, capsys):
     zeros = tmp_path / "zeros.bin"
     zeros.write_bytes(b"\0" * 100)
     good = good_log(tmp_path)
-    assert main(["check-log", str(bad), str(zeros), str(good)]) == 2   # files that are no text: bad input
+    assert main(["check-log", str(bad), str(zeros), str(good)]) == 2  # files that are no text: bad input
     captured = capsys.readouterr()
     err = captured.err.splitlines()
     assert err[0].startswith(f"solitaire-coach check-log: error: {bad}: not a text file (UTF-8)")
@@ -165,7 +185,9 @@ def test_solve_several_files(tmp_path, capsys):
     deals = tmp_path / "deals.txt"
     deals.write_text(format_deal(deal_for_seed(3)) + "\n" + format_deal(deal_for_seed(4)) + "\n")
     log = good_log(tmp_path, "game.log")
-    assert main(["solve", str(deals), str(log), format_deal(deal_for_seed(3)), "--quiet", "--node-limit", "200000"]) in (0, 3)
+    assert main(
+        ["solve", str(deals), str(log), format_deal(deal_for_seed(3)), "--quiet", "--node-limit", "200000"]
+    ) in (0, 3)
     out = capsys.readouterr().out
     assert "deals.txt deal 1: won" in out and "deals.txt deal 2: won" in out
     assert "game.log after " in out and "deal (argument 3): won" in out
@@ -193,9 +215,14 @@ def test_solve_names_the_file_of_a_bad_log(tmp_path, capsys):
     assert f"{log}: line 4: " in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("sources,named", [(["deals.txt", "missing.txt"], "'missing.txt' is neither a file"),
-                                           (["a.txt", "b.txt"], "'a.txt' is neither a file nor a card code"),
-                                           (["."], "'.' is a folder")])
+@pytest.mark.parametrize(
+    "sources,named",
+    [
+        (["deals.txt", "missing.txt"], "'missing.txt' is neither a file"),
+        (["a.txt", "b.txt"], "'a.txt' is neither a file nor a card code"),
+        (["."], "'.' is a folder"),
+    ],
+)
 def test_solve_sources_that_are_no_file(tmp_path, capsys, monkeypatch, sources, named):
     from solitaire_coach.core import deal_for_seed, format_deal
 
@@ -243,8 +270,9 @@ def test_check_log_names_the_line_of_a_false_lost(tmp_path, capsys):
     log = tmp_path / "game.log"
     log.write_text(format_log(won.deal, won.moves, result="lost"))
     assert main(["check-log", str(log)]) == 1
-    assert capsys.readouterr().out == (f"{log}: line {len(won.moves) + 2}: the log says lost but the game is won "
-                                       f"(every card is on the foundations)\n")
+    assert capsys.readouterr().out == (
+        f"{log}: line {len(won.moves) + 2}: the log says lost but the game is won (every card is on the foundations)\n"
+    )
 
 
 def test_solve_names_the_line_of_an_illegal_move(tmp_path, capsys):
@@ -253,7 +281,7 @@ def test_solve_names_the_line_of_an_illegal_move(tmp_path, capsys):
     lines[1:1] = ["# a comment", "1-f"]
     log.write_text("\n".join(lines) + "\n")
     assert main(["solve", str(log)]) == 2
-    assert f"{log}: line 3, move 1 (1-f): " in capsys.readouterr().err   # (the words check-log uses)
+    assert f"{log}: line 3, move 1 (1-f): " in capsys.readouterr().err  # (the words check-log uses)
 
 
 def test_parse_log_lines_numbers_the_deal_moves_and_result():
@@ -271,8 +299,13 @@ def run_coach(*argv: str):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "solitaire_coach.app.cli", "coach", "--strategy", "baseline", *argv],
-                          input="q\n", capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "solitaire_coach.app.cli", "coach", "--strategy", "baseline", *argv],
+        input="q\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_coach_refuses_the_snapshot_file_as_its_journal(tmp_path):
@@ -308,8 +341,10 @@ def test_a_missing_file_and_a_folder_are_named_in_words(tmp_path, capsys):
     missing = tmp_path / "missing.log"
     assert main(["check-log", str(missing), str(tmp_path)]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"solitaire-coach check-log: error: {missing}: no such file",
-                   f"solitaire-coach check-log: error: {tmp_path}: is a folder, not a file"]
+    assert err == [
+        f"solitaire-coach check-log: error: {missing}: no such file",
+        f"solitaire-coach check-log: error: {tmp_path}: is a folder, not a file",
+    ]
     for deals, words in ((missing, "no such file"), (tmp_path, "is a folder, not a file")):
         assert main(["simulate", "--deals", str(deals), "--strategy", "baseline"]) == 2
         err = capsys.readouterr().err
@@ -340,11 +375,15 @@ def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
 
     fifo = tmp_path / "pipe.log"
     os.mkfifo(fifo)
-    for argv, stream in ((["check-log", str(fifo)], "stderr"), (["solve", str(fifo)], "stderr"),
-                         (["simulate", "--deals", str(fifo), "--strategy", "baseline"], "stderr")):
+    for argv, stream in (
+        (["check-log", str(fifo)], "stderr"),
+        (["solve", str(fifo)], "stderr"),
+        (["simulate", "--deals", str(fifo), "--strategy", "baseline"], "stderr"),
+    ):
         try:
-            out = subprocess.run([sys.executable, "-m", "solitaire_coach.app.cli", *argv],
-                                 capture_output=True, text=True, timeout=30)
+            out = subprocess.run(
+                [sys.executable, "-m", "solitaire_coach.app.cli", *argv], capture_output=True, text=True, timeout=30
+            )
         except subprocess.TimeoutExpired:
             pytest.fail(f"{argv[0]} waited on the named pipe")
         assert out.returncode == 2 and "Traceback" not in out.stderr
@@ -357,7 +396,9 @@ def test_describe_os_error_says_it_in_words():
     from solitaire_coach.storage import describe_os_error
 
     assert describe_os_error(FileNotFoundError(errno.ENOENT, "No such file or directory", "x")) == "no such file"
-    assert describe_os_error(OSError(errno.ELOOP, "Too many levels of symbolic links", "x")).startswith("a symlink loop")
+    assert describe_os_error(OSError(errno.ELOOP, "Too many levels of symbolic links", "x")).startswith(
+        "a symlink loop"
+    )
     assert describe_os_error(RuntimeError("Symlink loop from 'x'")).startswith("a symlink loop")
     assert describe_os_error(OSError(errno.EIO, "Input/output error", "x")) == "input/output error"
 
@@ -369,13 +410,18 @@ def test_solve_a_long_argument_is_quoted_cut(capsys, extra):
     assert "'" + "x" * 60 + "'… (5,000 characters) is neither a file nor a" in err and len(err) < 300
 
 
-@pytest.mark.parametrize("option,value,maximum", [("--memory-mb", "1e300", "1,048,576 MB"),
-                                                  ("--memory-mb", "inf", "1,048,576 MB"),
-                                                  ("--memory-mb", "1048577", "1,048,576 MB"),
-                                                  ("--node-limit", "99999999999999999999999", "1,000,000,000,000,000,000"),
-                                                  ("--node-limit", str(2**63), "1,000,000,000,000,000,000"),
-                                                  ("--time-limit", "1e300", "86,400 seconds"),
-                                                  ("--time-limit", "86401", "86,400 seconds")])
+@pytest.mark.parametrize(
+    "option,value,maximum",
+    [
+        ("--memory-mb", "1e300", "1,048,576 MB"),
+        ("--memory-mb", "inf", "1,048,576 MB"),
+        ("--memory-mb", "1048577", "1,048,576 MB"),
+        ("--node-limit", "99999999999999999999999", "1,000,000,000,000,000,000"),
+        ("--node-limit", str(2**63), "1,000,000,000,000,000,000"),
+        ("--time-limit", "1e300", "86,400 seconds"),
+        ("--time-limit", "86401", "86,400 seconds"),
+    ],
+)
 def test_solve_limits_have_a_maximum(capsys, option, value, maximum):
     """Values the C solver cannot take are usage errors naming the maximum, not an OverflowError."""
     from solitaire_coach.core import deal_for_seed, format_deal
@@ -387,8 +433,22 @@ def test_solve_limits_have_a_maximum(capsys, option, value, maximum):
 def test_solve_limits_at_their_maximum_are_taken(capsys):
     from solitaire_coach.core import deal_for_seed, format_deal
 
-    assert main(["solve", format_deal(deal_for_seed(3)), "--quiet", "--memory-mb", "1048576",
-                 "--node-limit", str(10**18), "--time-limit", "86400"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                format_deal(deal_for_seed(3)),
+                "--quiet",
+                "--memory-mb",
+                "1048576",
+                "--node-limit",
+                str(10**18),
+                "--time-limit",
+                "86400",
+            ]
+        )
+        == 0
+    )
     assert "deal: won" in capsys.readouterr().out
 
 
@@ -500,8 +560,22 @@ def test_output_cut_short_by_the_reader_ends_quietly():
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "solitaire_coach.app.cli", "simulate", "--seed", "1", "--count",
-                             "300", "--strategy", "baseline"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "solitaire_coach.app.cli",
+            "simulate",
+            "--seed",
+            "1",
+            "--count",
+            "300",
+            "--strategy",
+            "baseline",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.readline()
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)

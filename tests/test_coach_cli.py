@@ -26,8 +26,13 @@ class Coach:
     """A `solitaire-coach coach` process whose printed lines we can wait for."""
 
     def __init__(self, snapshot_file: Path, *extra: str) -> None:
-        self.proc = subprocess.Popen(CLI + ["coach", "--snapshot-file", str(snapshot_file), "--strategy", "baseline", *extra],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            CLI + ["coach", "--snapshot-file", str(snapshot_file), "--strategy", "baseline", *extra],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
 
@@ -54,7 +59,6 @@ class Coach:
         return self.proc.wait(timeout=20)
 
 
-
 def test_coach_plays_a_whole_game_from_snapshot_files(tmp_path):
     """The virtual table writes each snapshot; the coach process reads it, and its printed
     advice is what the table then does, until the game ends."""
@@ -73,7 +77,7 @@ def test_coach_plays_a_whole_game_from_snapshot_files(tmp_path):
     moves = 0
     while True:
         advice = advise_open(strategy, mirror.explanations, mirror.history)
-        if advice.status == "check":   # (the stock may be used up: the person looks and does what fits)
+        if advice.status == "check":  # (the stock may be used up: the person looks and does what fits)
             move = next(m for m in advice.moves if table.state.is_legal(m))
         elif advice.status == "move":
             move = advice.move
@@ -142,9 +146,26 @@ def test_session_reports_deviation_and_illegal_move():
 
 
 def test_simulate_writes_logs_that_replay_legally(tmp_path):
-    out = subprocess.run(CLI + ["simulate", "--seed", "1", "--count", "30", "--strategy", "baseline",
-                                "--logs", str(tmp_path), "--json", "--workers", "2"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        CLI
+        + [
+            "simulate",
+            "--seed",
+            "1",
+            "--count",
+            "30",
+            "--strategy",
+            "baseline",
+            "--logs",
+            str(tmp_path),
+            "--json",
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines = [json.loads(ln) for ln in out.stdout.splitlines()]
     summary = lines[-1]["summary"]
     assert summary["games"] == 30 and 0 <= summary["wins"] <= 30
@@ -165,7 +186,9 @@ def test_simulate_writes_logs_that_replay_legally(tmp_path):
 def test_simulate_refuses_a_bad_deal_file(tmp_path):
     deals = tmp_path / "deals.txt"
     deals.write_text("AS 2S 3S\n")
-    out = subprocess.run(CLI + ["simulate", "--deals", str(deals), "--strategy", "baseline"], capture_output=True, text=True)
+    out = subprocess.run(
+        CLI + ["simulate", "--deals", str(deals), "--strategy", "baseline"], capture_output=True, text=True
+    )
     assert out.returncode == 2 and "line 1" in out.stderr
 
 
@@ -247,7 +270,10 @@ def test_coach_keeps_watching_when_the_snapshot_path_breaks(tmp_path):
     folder.unlink()
     folder.mkdir()
     os.symlink("s.txt", snap)  # a link to itself
-    assert loop.wait_for(f"cannot read {snap}: ")[-1] == f"cannot read {snap}: a symlink loop (a symbolic link on its path leads back to itself)"
+    assert (
+        loop.wait_for(f"cannot read {snap}: ")[-1]
+        == f"cannot read {snap}: a symlink loop (a symbolic link on its path leads back to itself)"
+    )
     loop.press("\n")  # Enter says the lasting reason again
     assert "a symlink loop" in loop.wait_for(f"cannot read {snap}: ")[-1]
     snap.unlink()
@@ -261,7 +287,9 @@ def test_coach_snapshot_not_utf8_or_utf16_is_named_and_the_game_goes_on(tmp_path
     snap.write_bytes(b"AD,UU,\xff\xfe")
     loop = LoopInThread(snap)
     said = loop.wait_for(f"cannot read {snap}: ")[-1]
-    assert said.startswith(f"cannot read {snap}: not a text file (UTF-8): byte 0xff at offset 6") and "codec" not in said
+    assert (
+        said.startswith(f"cannot read {snap}: not a text file (UTF-8): byte 0xff at offset 6") and "codec" not in said
+    )
     write_atomic(snap, _snapshot_text().encode("utf-16"))
     assert loop.wait_for(f"cannot read {snap}: ")[-1].startswith(f"cannot read {snap}: UTF-16 text")
     write_atomic(snap, _snapshot_text())
@@ -274,11 +302,12 @@ def test_coach_a_huge_snapshot_file_is_named_not_read_whole_and_the_game_goes_on
     snap.write_text(_snapshot_text())
     loop = LoopInThread(snap)
     loop.wait_for("advice:")
-    huge = _snapshot_text() + "\n" + "# a comment\n" * 200_000   # 2.4 MB: a file given by mistake
+    huge = _snapshot_text() + "\n" + "# a comment\n" * 200_000  # 2.4 MB: a file given by mistake
     write_atomic(snap, huge)
     assert loop.wait_for(f"cannot read {snap}: ")[-1] == (
         f"cannot read {snap}: it is {len(huge):,} bytes, too large to be a snapshot (one line of 12 slots and a few "
-        f"optional lines; at most 1,048,576 bytes are read)")
+        f"optional lines; at most 1,048,576 bytes are read)"
+    )
     write_atomic(snap, _snapshot_text())
     assert loop.wait_for("advice:")
     assert loop.quit() == 0
@@ -289,6 +318,7 @@ def test_coach_refuses_a_named_pipe_as_snapshot_and_q_still_quits(tmp_path):
 
     if not hasattr(os, "mkfifo"):
         import pytest
+
         pytest.skip("no named pipes here")
     snap = tmp_path / "s.txt"
     snap.write_text(_snapshot_text())
@@ -296,7 +326,10 @@ def test_coach_refuses_a_named_pipe_as_snapshot_and_q_still_quits(tmp_path):
     loop.wait_for("advice:")
     snap.unlink()
     os.mkfifo(snap)
-    assert loop.wait_for(f"cannot read {snap}: ")[-1] == f"cannot read {snap}: not a regular file: it is a named pipe (FIFO)"
+    assert (
+        loop.wait_for(f"cannot read {snap}: ")[-1]
+        == f"cannot read {snap}: not a regular file: it is a named pipe (FIFO)"
+    )
     try:
         assert loop.quit() == 0
     finally:
@@ -314,13 +347,18 @@ def test_coach_refuses_a_symlink_loop_or_a_named_pipe_at_start(tmp_path, capsys)
     loop = tmp_path / "s.txt"
     os.symlink("s.txt", loop)
     assert main(["coach", "--snapshot-file", str(loop), "--strategy", "baseline"]) == 2
-    assert capsys.readouterr().err == (f"solitaire-coach coach: error: --snapshot-file {loop}: cannot be read: "
-                                       f"a symlink loop (a symbolic link on its path leads back to itself)\n")
+    assert capsys.readouterr().err == (
+        f"solitaire-coach coach: error: --snapshot-file {loop}: cannot be read: "
+        f"a symlink loop (a symbolic link on its path leads back to itself)\n"
+    )
     if hasattr(os, "mkfifo"):
         fifo = tmp_path / "pipe.txt"
         os.mkfifo(fifo)
         assert main(["coach", "--snapshot-file", str(fifo), "--strategy", "baseline"]) == 2
-        assert capsys.readouterr().err == f"solitaire-coach coach: error: --snapshot-file {fifo}: is not a regular file: it is a named pipe (FIFO)\n"
+        assert (
+            capsys.readouterr().err
+            == f"solitaire-coach coach: error: --snapshot-file {fifo}: is not a regular file: it is a named pipe (FIFO)\n"
+        )
 
 
 def test_coach_says_up_front_when_the_snapshot_file_or_its_folder_is_missing(tmp_path):
@@ -353,10 +391,17 @@ def test_a_fresh_deal_after_a_finished_game_starts_a_new_one_and_keeps_the_old_j
     deal = VirtualTable.from_deal(deal_for_seed(5)).snapshot().text()
     report = session.process_text(deal)
     assert report.kind == "started" and not session.tracker.history
-    assert any("the last game is over (won, 0 moves) and a fresh deal is on the table: a new game starts; "
-               "its journal is kept as game.journal.json.game-1" in s for s in said), said
-    assert json.loads((tmp_path / "game.journal.json.game-1").read_text())["tracker"]["state"]["foundations"] == \
-        [13, 13, 13, 13]
+    assert any(
+        "the last game is over (won, 0 moves) and a fresh deal is on the table: a new game starts; "
+        "its journal is kept as game.journal.json.game-1" in s
+        for s in said
+    ), said
+    assert json.loads((tmp_path / "game.journal.json.game-1").read_text())["tracker"]["state"]["foundations"] == [
+        13,
+        13,
+        13,
+        13,
+    ]
     assert json.loads(journal.path.read_text())["tracker"]["history"] == []
 
 
@@ -370,8 +415,11 @@ def test_a_fresh_deal_during_a_game_is_only_pointed_out(tmp_path):
     said.clear()
     report = session.process_text(VirtualTable.from_deal(deal_for_seed(5)).snapshot().text())
     assert report.kind == "inconsistent" and len(session.tracker.history) == 1
-    assert any("the table looks like a fresh deal: if a new game was dealt, restart with --new (the game in "
-               "hand, 1 move, is kept until then)" in s for s in said), said
+    assert any(
+        "the table looks like a fresh deal: if a new game was dealt, restart with --new (the game in "
+        "hand, 1 move, is kept until then)" in s
+        for s in said
+    ), said
 
 
 def test_a_game_given_up_is_not_over_and_a_card_put_down_wrong_is_no_fresh_deal(tmp_path):
@@ -383,8 +431,9 @@ def test_a_game_given_up_is_not_over_and_a_card_put_down_wrong_is_no_fresh_deal(
     session, journal, said = _session_with(tmp_path, None)
     session.tracker = TableTracker(Rules())
     session.process_text(table.snapshot().text())
-    session.last_advice = Advice("lost", None, "No move this player makes progress with is left: the baseline "
-                                 "player gives up", proven=False)
+    session.last_advice = Advice(
+        "lost", None, "No move this player makes progress with is left: the baseline player gives up", proven=False
+    )
     fresh = VirtualTable.from_deal(deal_for_seed(5)).snapshot().text()
     assert session.process_text(fresh).kind == "inconsistent" and session._game_over() is None
     session.last_advice = Advice("lost", None, "The game cannot be won from here", proven=True)
@@ -424,8 +473,10 @@ def test_coach_says_enter_reads_a_table_again_for_moves_made_unseen(tmp_path):
     write_atomic(snap, table.snapshot().text())
     lines = loop.wait_for("press Enter")
     assert any(line.startswith("that is not a legal continuation") for line in lines), lines
-    assert lines[-1] == ("if the table is right (moves made while the coach was not watching), press Enter to read it "
-                         "again: a longer search then looks for those moves")
+    assert lines[-1] == (
+        "if the table is right (moves made while the coach was not watching), press Enter to read it "
+        "again: a longer search then looks for those moves"
+    )
     loop.press("\n")
     lines = loop.wait_for("advice:")
     assert not any("press Enter" in line for line in lines), lines
@@ -449,19 +500,19 @@ def test_coach_a_snapshot_caught_mid_write_is_read_again_once_whole_and_not_repo
     table = VirtualTable.from_deal(deal_for_seed(1))
     snap = tmp_path / "s.txt"
     write_atomic(snap, table.snapshot().text())
-    loop = LoopInThread(snap, settle_s=1.5)   # far longer than the writer's pauses below
+    loop = LoopInThread(snap, settle_s=1.5)  # far longer than the writer's pauses below
     loop.wait_for("advice:")
     table.perform(table.state.legal_moves()[0])
     whole = table.snapshot().text()
-    with open(snap, "w") as fh:   # truncated: the coach sees it empty
+    with open(snap, "w") as fh:  # truncated: the coach sees it empty
         fh.flush()
         time.sleep(0.2)
-        fh.write(whole[:20])     # half-written: cut in the middle of the slot line
+        fh.write(whole[:20])  # half-written: cut in the middle of the slot line
         fh.flush()
         time.sleep(0.2)
         fh.write(whole[20:])
     lines = loop.wait_for("advice:")
-    assert "" in read and whole[:20] in read, read   # it did catch the file mid-write
+    assert "" in read and whole[:20] in read, read  # it did catch the file mid-write
     assert not any("bad snapshot" in line or "cannot read" in line for line in lines), lines
     assert any(line.startswith("seen: ") for line in lines), lines
     assert loop.quit() == 0
@@ -475,12 +526,15 @@ def test_coach_a_snapshot_that_stays_bad_once_settled_is_reported_once(tmp_path)
     written = time.monotonic()
     snap.write_text("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D\n")
     lines = loop.wait_for("bad snapshot")
-    assert time.monotonic() - written >= 0.3   # said once it had settled
-    assert lines[-1] == (f"bad snapshot in {snap}: line 1: expected 12 comma-separated slots, found 11: "
-                         f"'KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D' (the game is unchanged)")
-    snap.write_text("")   # an empty file that stays empty is said once too
-    assert loop.wait_for("bad snapshot")[-1] == (f"bad snapshot in {snap}: empty snapshot: expected one line of 12 "
-                                                 f"comma-separated slots (the game is unchanged)")
+    assert time.monotonic() - written >= 0.3  # said once it had settled
+    assert lines[-1] == (
+        f"bad snapshot in {snap}: line 1: expected 12 comma-separated slots, found 11: "
+        f"'KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D' (the game is unchanged)"
+    )
+    snap.write_text("")  # an empty file that stays empty is said once too
+    assert loop.wait_for("bad snapshot")[-1] == (
+        f"bad snapshot in {snap}: empty snapshot: expected one line of 12 comma-separated slots (the game is unchanged)"
+    )
     time.sleep(0.8)
     assert loop.said_now() == []
     write_atomic(snap, _snapshot_text())
@@ -492,15 +546,15 @@ def test_coach_enter_reads_an_unsettled_file_at_once_and_q_quits_meanwhile(tmp_p
     snap = tmp_path / "s.txt"
     write_atomic(snap, _snapshot_text())
     loop = LoopInThread(snap, settle_s=60.0)
-    loop.wait_for("advice:")   # a file that parses is read at once, settle time or not
+    loop.wait_for("advice:")  # a file that parses is read at once, settle time or not
     snap.write_text("KS,UU\n")
     time.sleep(0.3)
-    assert loop.said_now() == []   # waiting for it to settle
+    assert loop.said_now() == []  # waiting for it to settle
     pressed = time.monotonic()
     loop.press("\n")
     assert "expected 12 comma-separated slots, found 2" in loop.wait_for("bad snapshot", timeout=5.0)[-1]
     assert time.monotonic() - pressed < 5.0
-    snap.write_text("KS,UU,UU\n")   # unsettled again: q still quits at once
+    snap.write_text("KS,UU,UU\n")  # unsettled again: q still quits at once
     time.sleep(0.1)
     quitting = time.monotonic()
     assert loop.quit() == 0 and time.monotonic() - quitting < 2.0

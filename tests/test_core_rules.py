@@ -18,8 +18,12 @@ def state(columns, hidden=None, stock=(), waste=(), foundations=(0, 0, 0, 0), ru
     return GameState(
         hidden=tuple(tuple(C(c) for c in h) for h in hidden),
         faceup=tuple(tuple(C(c) for c in col) for col in columns),
-        stock=tuple(C(c) for c in stock), waste=tuple(C(c) for c in waste),
-        foundations=tuple(foundations), redeals_used=redeals, rules=rules)
+        stock=tuple(C(c) for c in stock),
+        waste=tuple(C(c) for c in waste),
+        foundations=tuple(foundations),
+        redeals_used=redeals,
+        rules=rules,
+    )
 
 
 EMPTY7 = [[] for _ in range(7)]
@@ -193,9 +197,15 @@ def test_rules_validation():
 def test_every_legal_move_plays_and_illegal_ones_raise():
     """On many random positions, legal_moves and check agree."""
     import random
+
     rng = random.Random(3)
-    every = [Move.parse(t) for t in ["draw", "redeal", "w-f"] + [f"w-{i}" for i in range(1, 8)]
-             + [f"{i}-f" for i in range(1, 8)] + [f"{i}-{j}" for i in range(1, 8) for j in range(1, 8) if i != j]]
+    every = [
+        Move.parse(t)
+        for t in ["draw", "redeal", "w-f"]
+        + [f"w-{i}" for i in range(1, 8)]
+        + [f"{i}-f" for i in range(1, 8)]
+        + [f"{i}-{j}" for i in range(1, 8) for j in range(1, 8) if i != j]
+    ]
     for seed in range(30):
         s = GameState.from_deal(deal_for_seed(seed))
         for _ in range(60):
@@ -219,7 +229,7 @@ def test_first_difference_takes_moves_seen_together_in_either_order():
     start = GameState.from_deal(log.deal, Rules())
     moves = list(log.moves)
     i = next(k for k in range(len(moves) - 1) if [moves[k].text, moves[k + 1].text] == ["6-1", "draw"])
-    swapped = moves[:i] + [moves[i + 1], moves[i]] + moves[i + 2:]
+    swapped = moves[:i] + [moves[i + 1], moves[i]] + moves[i + 2 :]
     assert first_difference(start, moves, moves) is None
     assert first_difference(start, swapped, moves) is None
     assert first_difference(start, moves, swapped) is None
@@ -227,7 +237,7 @@ def test_first_difference_takes_moves_seen_together_in_either_order():
     assert [m.text for m in moves[2:4]] == ["w-7", "draw"]
     assert first_difference(start, moves[:2] + [moves[3], moves[2]] + moves[4:], moves) == 2
     # a different move at the same place, and a game cut short
-    assert first_difference(start, moves[:i] + [Move.draw()] + moves[i + 1:], moves) == i
+    assert first_difference(start, moves[:i] + [Move.draw()] + moves[i + 1 :], moves) == i
     assert first_difference(start, moves[:-1], moves) == len(moves) - 1
     # the same lists from another deal: a difference where the first move cannot be played
     other_start = GameState.from_deal(deal_for_seed(5), Rules())
@@ -258,38 +268,46 @@ def test_moves_are_the_87_there_are_and_a_field_out_of_range_is_named():
     from solitaire_coach.core.moves import MoveKind
 
     assert Move.column_to_column(1, 2) is Move.parse("2-3") and Move.waste_to_column(0) is Move.parse("w-1")
-    for make, words in ((lambda: Move.column_to_column(-1, 0), "source -1 is not a column 0..6"),
-                        (lambda: Move.column_to_column(9, 2), "source 9 is not a column 0..6"),
-                        (lambda: Move.column_to_column(2, 2), "column 3 cannot move onto itself"),
-                        (lambda: Move.foundation_to_column(5, 1), "source 5 is not a suit 0..3"),
-                        (lambda: Move.waste_to_column(7), "target 7 is not a column 0..6"),
-                        (lambda: Move.column_to_foundation(True), "source True is not a column"),
-                        (lambda: Move(MoveKind.DRAW, 5, 5), "draw has no source"),
-                        (lambda: Move("draw"), "'draw' is not a MoveKind")):
+    for make, words in (
+        (lambda: Move.column_to_column(-1, 0), "source -1 is not a column 0..6"),
+        (lambda: Move.column_to_column(9, 2), "source 9 is not a column 0..6"),
+        (lambda: Move.column_to_column(2, 2), "column 3 cannot move onto itself"),
+        (lambda: Move.foundation_to_column(5, 1), "source 5 is not a suit 0..3"),
+        (lambda: Move.waste_to_column(7), "target 7 is not a column 0..6"),
+        (lambda: Move.column_to_foundation(True), "source True is not a column"),
+        (lambda: Move(MoveKind.DRAW, 5, 5), "draw has no source"),
+        (lambda: Move("draw"), "'draw' is not a MoveKind"),
+    ):
         with pytest.raises(ValueError, match=words):
             make()
 
 
-@pytest.mark.parametrize("text, words", [
-    ("fX-1", "'X' is not a suit"),
-    ("3-5 7H", "expected one move with nothing after it"),
-    ("8-1", "'8' is not a column number 1..7"),
-    ("W-9", "'9' is not a column number 1..7"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("fX-1", "'X' is not a suit"),
+        ("3-5 7H", "expected one move with nothing after it"),
+        ("8-1", "'8' is not a column number 1..7"),
+        ("W-9", "'9' is not a column number 1..7"),
+    ],
+)
 def test_move_parse_says_which_part_is_wrong_in_the_users_own_letters(text, words):
     with pytest.raises(MoveParseError, match=words):
         Move.parse(text)
     assert Move.parse("W-F") is Move.waste_to_foundation() and Move.parse("fh-2").text == "fH-2"
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"redeal_limit": 1.5}, "redeal limit must be a whole number 0 to 1000 (or None: unlimited), not 1.5"),
-    ({"redeal_limit": "3"}, "not '3'"),
-    ({"draw_count": True}, "draw count must be 1 or 3, not True"),
-    ({"draw_count": 1.0}, "draw count must be 1 or 3, not 1.0"),
-    ({"draw_count": "1"}, "not '1'"),
-    ({"foundation_return": "no"}, "foundation return must be True or False, not 'no'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"redeal_limit": 1.5}, "redeal limit must be a whole number 0 to 1000 (or None: unlimited), not 1.5"),
+        ({"redeal_limit": "3"}, "not '3'"),
+        ({"draw_count": True}, "draw count must be 1 or 3, not True"),
+        ({"draw_count": 1.0}, "draw count must be 1 or 3, not 1.0"),
+        ({"draw_count": "1"}, "not '1'"),
+        ({"foundation_return": "no"}, "foundation return must be True or False, not 'no'"),
+    ],
+)
 def test_rules_refuse_values_of_the_wrong_kind(kwargs, words):
     with pytest.raises(ValueError, match=re.escape(words)):
         Rules(**kwargs)

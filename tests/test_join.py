@@ -60,11 +60,11 @@ def test_joins_the_positions_of_1000_simulated_games_consistently():
         splits += len(join.positions)
         layout = sample_layout(join.position, random.Random(seed))
         assert layout.is_complete_knowledge() and layout.faceup == truth.faceup
-        check_position(layout)   # 52 different cards: none of a foundation's dealt anywhere else
+        check_position(layout)  # 52 different cards: none of a foundation's dealt anywhere else
         assert all(c is not None for h in layout.hidden for c in h)
         fewest = join_table(TableView.of_snapshot(_seen(table, down=False)))
         assert fewest.assumed.startswith("no face-down counts given") and sum(fewest.down) <= sum(join.down)
-    assert splits > 2000   # most tables leave the stock/waste split open
+    assert splits > 2000  # most tables leave the stock/waste split open
 
 
 @pytest.mark.parametrize("rules, likeliest", [(Rules(), 22), (Rules(draw_count=3), 15)])
@@ -119,17 +119,26 @@ def test_a_legal_table_joins_and_the_unseen_cards_are_counted():
     assert all(len(p.stock) + len(p.waste) == 18 for p in join.positions)
 
 
-@pytest.mark.parametrize("text, words", [
-    (_table_text("9D,3C,AH,XX,XX,KS,QH,JC,9C,8S,7D,2C", None, "0 1 2 3 4 5 6"),
-     "2♣ is in slot 2 (foundation 1) (under 3♣ on the foundation) and in slot 12 (column 7)"),
-    (_table_text("9D,3C,AH,5H,XX,KS,QH,JC,9C,8S,7D,5C", None, "0 1 2 3 4 5 6"),
-     "slot 3 (foundation 2) and slot 4 (foundation 3) both hold the ♥ foundation"),
-    (_table_text(_SLOTS, "KS|QH|JC|0D 9C|8S|7D|6C 5C", None), "slot 12 (column 7): 5♣ lies on 6♣"),
-    (_table_text("9D,4C,6D,5H,7S,KS,QH,JC,9C,8S,7D,5C", _RUNS, "0 1 2 3 4 5 6"),
-     "more than 52 cards: 9 face up in the columns, 1 on the waste, 22 on the foundations and 21 face down make 53"),
-    (_table_text(_SLOTS, _RUNS, "0 0 0 0 0 0 1"), "too few face-down cards (0 0 0 0 0 0 1 in columns 1-7)"),
-    (_table_text("UU,3C,AH,XX,XX,KS,QH,JC,9C,8S,7D,5C", _RUNS, None), "slot 1 (waste) could not be read"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (
+            _table_text("9D,3C,AH,XX,XX,KS,QH,JC,9C,8S,7D,2C", None, "0 1 2 3 4 5 6"),
+            "2♣ is in slot 2 (foundation 1) (under 3♣ on the foundation) and in slot 12 (column 7)",
+        ),
+        (
+            _table_text("9D,3C,AH,5H,XX,KS,QH,JC,9C,8S,7D,5C", None, "0 1 2 3 4 5 6"),
+            "slot 3 (foundation 2) and slot 4 (foundation 3) both hold the ♥ foundation",
+        ),
+        (_table_text(_SLOTS, "KS|QH|JC|0D 9C|8S|7D|6C 5C", None), "slot 12 (column 7): 5♣ lies on 6♣"),
+        (
+            _table_text("9D,4C,6D,5H,7S,KS,QH,JC,9C,8S,7D,5C", _RUNS, "0 1 2 3 4 5 6"),
+            "more than 52 cards: 9 face up in the columns, 1 on the waste, 22 on the foundations and 21 face down make 53",
+        ),
+        (_table_text(_SLOTS, _RUNS, "0 0 0 0 0 0 1"), "too few face-down cards (0 0 0 0 0 0 1 in columns 1-7)"),
+        (_table_text("UU,3C,AH,XX,XX,KS,QH,JC,9C,8S,7D,5C", _RUNS, None), "slot 1 (waste) could not be read"),
+    ],
+)
 def test_a_table_no_legal_game_shows_is_refused_naming_the_slot_and_nothing_starts(tmp_path, text, words):
     with pytest.raises(JoinError) as caught:
         join_table(TableView.of_snapshot(parse_snapshot(text)))
@@ -142,12 +151,15 @@ def test_a_table_no_legal_game_shows_is_refused_naming_the_slot_and_nothing_star
     assert any((words if "could not be read" not in words else "slot 1 (waste)") in line for line in said)
 
 
-@pytest.mark.parametrize("line, words", [
-    ("down: 0 1 2", "line 2: down: one face-down count per column, 7, not 3"),
-    ("down: 0 1 2 3 4 5 7", "slot 12 (column 7): 7 face-down cards, but the deal puts 6 there"),
-    ("down: 1 0 0 0 0 0 0", "slot 6 (column 1): 1 face-down card, but the deal puts 0 there"),
-    ("down: 0 1 two 3 4 5 6", "the count for column 3, 'two', is not a number of face-down cards"),
-])
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("down: 0 1 2", "line 2: down: one face-down count per column, 7, not 3"),
+        ("down: 0 1 2 3 4 5 7", "slot 12 (column 7): 7 face-down cards, but the deal puts 6 there"),
+        ("down: 1 0 0 0 0 0 0", "slot 6 (column 1): 1 face-down card, but the deal puts 0 there"),
+        ("down: 0 1 two 3 4 5 6", "the count for column 3, 'two', is not a number of face-down cards"),
+    ],
+)
 def test_a_down_line_that_does_not_fit_the_12_slots_is_refused(line, words):
     with pytest.raises(SnapshotParseError, match="line 2") as caught:
         parse_snapshot(_SLOTS + "\n" + line)
@@ -158,7 +170,7 @@ def test_the_down_line_is_written_and_read_back():
     snap = parse_snapshot(_table_text(_SLOTS, _RUNS, "0 1 2 3 4 5 6"))
     assert snap.down == (0, 1, 2, 3, 4, 5, 6)
     assert parse_snapshot(snap.text()) == snap
-    assert parse_snapshot(_SLOTS + "\ndown:\n").down is None   # an empty line says nothing
+    assert parse_snapshot(_SLOTS + "\ndown:\n").down is None  # an empty line says nothing
 
 
 def test_a_redeals_line_gives_the_redeals_made_before_a_join_and_without_one_none_are_assumed_and_said():
@@ -168,8 +180,9 @@ def test_a_redeals_line_gives_the_redeals_made_before_a_join_and_without_one_non
     assert all(p.redeals_used == 2 for p in join.positions) and "redeals" not in join.assumed
     plain = join_table(TableView.of_snapshot(parse_snapshot(_table_text(_SLOTS, _RUNS, "0 1 2 3 4 5 6"))))
     assert plain.position.redeals_used == 0 and "no redeals given (a redeals: line)" in plain.assumed
-    assert not join_table(TableView.of_snapshot(parse_snapshot(_table_text(_SLOTS, _RUNS, "0 1 2 3 4 5 6"))),
-                          Rules(redeal_limit=None)).assumed   # unlimited: the count does not matter
+    assert not join_table(
+        TableView.of_snapshot(parse_snapshot(_table_text(_SLOTS, _RUNS, "0 1 2 3 4 5 6"))), Rules(redeal_limit=None)
+    ).assumed  # unlimited: the count does not matter
     with pytest.raises(JoinError, match="4 redeals used: the rules"):
         join_table(TableView.of_snapshot(parse_snapshot(_SLOTS + "\nredeals: 4")))
     with pytest.raises(SnapshotParseError, match="line 2: redeals: 'two' is not a count"):

@@ -48,6 +48,8 @@ def test_the_live_coach_joins_at_the_first_still_picture_and_follows_the_moves()
     assert isinstance(tracker, JoinedTracker)
     assert sum(line.startswith("joined a game in progress") for line in said) == 1, said
     assert not any("not a legal continuation" in line for line in said), said
-    assert first_difference(start, tracker.history, played) is None, (" ".join(m.text for m in tracker.history),
-                                                                       " ".join(m.text for m in played))
+    assert first_difference(start, tracker.history, played) is None, (
+        " ".join(m.text for m in tracker.history),
+        " ".join(m.text for m in played),
+    )
     assert tracker.state.faceup == table.state.faceup and tracker.state.foundations == table.state.foundations

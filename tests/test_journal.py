@@ -54,17 +54,20 @@ def _spoil(data: dict, how: str) -> object:
     return data
 
 
-@pytest.mark.parametrize("how, words", [
-    ("list", "JSON list, not a journal"),
-    ("null", "it holds a JSON null, not a journal object"),
-    ("three columns", "the position: the position has 3 face-down and 3 face-up columns, not 7"),
-    ("two foundations", "the position has 2 foundations, not 4"),
-    ("foundation 99", "the ♣ foundation holds 99 cards"),
-    ("card twice", "is in two places: column 1 and column 2"),
-    ("bad card", "the waste"),
-    ("rules", "the rules must give draw_count"),
-    ("history", "move 2 of the history"),
-])
+@pytest.mark.parametrize(
+    "how, words",
+    [
+        ("list", "JSON list, not a journal"),
+        ("null", "it holds a JSON null, not a journal object"),
+        ("three columns", "the position: the position has 3 face-down and 3 face-up columns, not 7"),
+        ("two foundations", "the position has 2 foundations, not 4"),
+        ("foundation 99", "the ♣ foundation holds 99 cards"),
+        ("card twice", "is in two places: column 1 and column 2"),
+        ("bad card", "the waste"),
+        ("rules", "the rules must give draw_count"),
+        ("history", "move 2 of the history"),
+    ],
+)
 def test_a_journal_that_is_no_game_is_refused_by_name_and_set_aside(tmp_path, how, words):
     journal = Journal(tmp_path / "game.journal.json")
     journal.path.write_text(json.dumps(_spoil(_journal_data(), how)), encoding="utf-8")
@@ -158,18 +161,28 @@ def test_check_position_names_what_makes_a_position_impossible():
         state_from_dict(dict(data, foundations="0000"), state.rules)
 
 
-@pytest.mark.parametrize("field, value, words", [
-    ("redeal_limit", "unlimited", 'redeal_limit must be a whole number from 0 to 1000 or null (unlimited), '
-                                  'not "unlimited" (a string)'),
-    ("redeal_limit", 10**30, "redeal_limit must be a whole number from 0 to 1000 or null"),
-    ("redeal_limit", 2.5, "not 2.5"),
-    ("draw_count", "1", 'draw_count must be the number 1 or 3, not "1" (a string)'),
-    ("draw_count", True, "draw_count must be the number 1 or 3, not true"),
-    ("draw_count", 2, "draw_count must be the number 1 or 3, not 2"),
-    ("foundation_return", "no", 'foundation_return must be true or false, not "no" (a string)'),
-    ("foundation_return", None, "foundation_return must be true or false, not null"),
-    ("colour", 1, 'the rules must give draw_count, redeal_limit and foundation_return, nothing else: unknown "colour"'),
-])
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        (
+            "redeal_limit",
+            "unlimited",
+            'redeal_limit must be a whole number from 0 to 1000 or null (unlimited), not "unlimited" (a string)',
+        ),
+        ("redeal_limit", 10**30, "redeal_limit must be a whole number from 0 to 1000 or null"),
+        ("redeal_limit", 2.5, "not 2.5"),
+        ("draw_count", "1", 'draw_count must be the number 1 or 3, not "1" (a string)'),
+        ("draw_count", True, "draw_count must be the number 1 or 3, not true"),
+        ("draw_count", 2, "draw_count must be the number 1 or 3, not 2"),
+        ("foundation_return", "no", 'foundation_return must be true or false, not "no" (a string)'),
+        ("foundation_return", None, "foundation_return must be true or false, not null"),
+        (
+            "colour",
+            1,
+            'the rules must give draw_count, redeal_limit and foundation_return, nothing else: unknown "colour"',
+        ),
+    ],
+)
 def test_the_rules_of_a_journal_are_checked_in_json_terms(tmp_path, field, value, words):
     data = _journal_data()
     data["tracker"]["rules"][field] = value
@@ -183,17 +196,25 @@ def test_the_rules_of_a_journal_are_checked_in_json_terms(tmp_path, field, value
         assert python not in message.replace(str(journal.path), "")
 
 
-@pytest.mark.parametrize("spoil, words", [
-    (lambda d: d["tracker"].__setitem__("history", None), "the history must be a list of moves in the game-log "
-                                                           "notation, not null"),
-    (lambda d: d["tracker"]["state"].__setitem__("waste", [None]), "the waste must be a list of card codes, not [null]"),
-    (lambda d: d["tracker"]["state"].__setitem__("foundations", [True, 0, 0, 0]), "not [true, 0, 0, 0]"),
-    (lambda d: d["tracker"].__setitem__("state", "x"), "a position must be an object, not string"),
-    (lambda d: d.__setitem__("tracker", None), "the tracker must be an object, not null"),
-    (lambda d: d["tracker"].__setitem__("alternatives", [{"x": None}]), 'not {"x": null}'),
-    (lambda d: d.__setitem__("version", True), "version true, expected 1"),
-    (lambda d: d["tracker"].pop("rules"), "the tracker has no rules"),
-])
+@pytest.mark.parametrize(
+    "spoil, words",
+    [
+        (
+            lambda d: d["tracker"].__setitem__("history", None),
+            "the history must be a list of moves in the game-log notation, not null",
+        ),
+        (
+            lambda d: d["tracker"]["state"].__setitem__("waste", [None]),
+            "the waste must be a list of card codes, not [null]",
+        ),
+        (lambda d: d["tracker"]["state"].__setitem__("foundations", [True, 0, 0, 0]), "not [true, 0, 0, 0]"),
+        (lambda d: d["tracker"].__setitem__("state", "x"), "a position must be an object, not string"),
+        (lambda d: d.__setitem__("tracker", None), "the tracker must be an object, not null"),
+        (lambda d: d["tracker"].__setitem__("alternatives", [{"x": None}]), 'not {"x": null}'),
+        (lambda d: d.__setitem__("version", True), "version true, expected 1"),
+        (lambda d: d["tracker"].pop("rules"), "the tracker has no rules"),
+    ],
+)
 def test_journal_messages_write_values_as_json(tmp_path, spoil, words):
     data = _journal_data()
     spoil(data)
@@ -235,17 +256,19 @@ def test_a_save_cut_short_by_a_crash_leaves_the_journal_whole_and_its_temporary_
     tracker = _started_tracker()
     journal.save(tracker)
     before = journal.path.read_text()
-    killed_mid_write = ("import os, sys; from solitaire_coach.storage import write_atomic\n"
-                        "os.fsync = lambda fd: os._exit(9)\n"
-                        "write_atomic(sys.argv[1], 'half a journal')")
+    killed_mid_write = (
+        "import os, sys; from solitaire_coach.storage import write_atomic\n"
+        "os.fsync = lambda fd: os._exit(9)\n"
+        "write_atomic(sys.argv[1], 'half a journal')"
+    )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     assert subprocess.run([sys.executable, "-c", killed_mid_write, str(journal.path)], env=env).returncode == 9
     left = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
-    assert len(left) == 1 and journal.path.read_text() == before   # the old journal, whole
+    assert len(left) == 1 and journal.path.read_text() == before  # the old journal, whole
     assert journal.load().to_dict() == tracker.to_dict()
-    fresh = tmp_path / ".game.journal.json.0123abcd.tmp"   # another writer's work in progress
+    fresh = tmp_path / ".game.journal.json.0123abcd.tmp"  # another writer's work in progress
     fresh.write_text("in progress")
-    other = tmp_path / ".notes.txt.0123abcd.tmp"           # another file's
+    other = tmp_path / ".notes.txt.0123abcd.tmp"  # another file's
     other.write_text("not ours")
     hour_ago = time.time() - 3600
     for p in (left[0], other):
@@ -260,9 +283,11 @@ def test_a_new_game_asked_for_keeps_the_old_games_journal_aside(tmp_path):
     journal.save(old)
     said = []
     session = CoachSession(Rules(), make_strategy("baseline"), journal, say=said.append, resume=False)
-    assert said == [f"starting a new game (the old journal {journal.path} is kept, renamed game.journal.json.game-N, "
-                    f"at the first accepted read)"]
-    assert Journal(journal.path).load().to_dict() == old.to_dict()   # nothing read yet: still the old game
+    assert said == [
+        f"starting a new game (the old journal {journal.path} is kept, renamed game.journal.json.game-N, "
+        f"at the first accepted read)"
+    ]
+    assert Journal(journal.path).load().to_dict() == old.to_dict()  # nothing read yet: still the old game
     session.process_text(VirtualTable.from_deal(deal_for_seed(9)).snapshot().text())
     assert "the old journal is kept as game.journal.json.game-1" in said
     assert Journal(tmp_path / "game.journal.json.game-1").load().to_dict() == old.to_dict()
@@ -281,8 +306,13 @@ def test_a_restarted_coach_advises_as_the_one_that_never_stopped(tmp_path):
     fast = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
     c = Card.parse
     rules = Rules(draw_count=1, redeal_limit=None)
-    view = GameState(((None,) * 23, (None,) * 24) + ((),) * 5, ((c("5C"),), (c("5S"),)) + ((),) * 5,
-                     (c("9C"), c("9S")), (c("QC"),), rules=rules)
+    view = GameState(
+        ((None,) * 23, (None,) * 24) + ((),) * 5,
+        ((c("5C"),), (c("5S"),)) + ((),) * 5,
+        (c("9C"), c("9S")),
+        (c("QC"),),
+        rules=rules,
+    )
     table = VirtualTable(fill_unseen(view, view.unseen_cards()))
     journal = Journal(tmp_path / "game.journal.json")
     journal.save(TableTracker(rules, view, []))
@@ -305,6 +335,7 @@ def test_a_restarted_coach_advises_as_the_one_that_never_stopped(tmp_path):
 def test_a_move_is_journalled_even_when_advising_on_it_fails(tmp_path):
     """The coach journals after advising (the advisor's memory holds that advice); an advisor
     that fails must not cost the move it was asked about: the journal still has it."""
+
     class Failing:
         name = "failing"
 

@@ -26,7 +26,7 @@ def test_the_coach_killed_at_random_moments_resumes_the_same_game(tmp_path, seed
     rng = random.Random(seed)
     snap_file = tmp_path / "snapshot.txt"
     table = VirtualTable.from_deal(deal_for_seed(seed))
-    mirror = TableTracker(open_turns=True, max_hypotheses=OPEN_HYPOTHESES)   # the coach's tracker, never killed
+    mirror = TableTracker(open_turns=True, max_hypotheses=OPEN_HYPOTHESES)  # the coach's tracker, never killed
     strategy = make_strategy("baseline")
     write_atomic(snap_file, table.snapshot().text())
     coach = Coach(snap_file)
@@ -46,7 +46,7 @@ def test_the_coach_killed_at_random_moments_resumes_the_same_game(tmp_path, seed
             table.perform(move)
             write_atomic(snap_file, table.snapshot().text())
             mirror.update(table.snapshot())
-            if n in kill_at:   # at a random moment of the read: before it, during it or during the save
+            if n in kill_at:  # at a random moment of the read: before it, during it or during the save
                 time.sleep(rng.uniform(0.0, 0.15))
                 coach.proc.send_signal(signal.SIGKILL)
                 coach.proc.wait(timeout=20)

@@ -5,15 +5,31 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "solitaire_coach"
-IO_MODULES = {"os", "io", "pathlib", "socket", "serial", "cv2", "onnxruntime", "subprocess", "shutil", "tempfile", "select"}
+IO_MODULES = {
+    "os",
+    "io",
+    "pathlib",
+    "socket",
+    "serial",
+    "cv2",
+    "onnxruntime",
+    "subprocess",
+    "shutil",
+    "tempfile",
+    "select",
+}
 
 
 def _type_checking_blocks(tree: ast.AST) -> set[int]:
     """The ids of the import nodes under ``if TYPE_CHECKING:`` (names for annotations alone,
     never imported when the program runs)."""
-    return {id(n) for node in ast.walk(tree)
-            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-            for stmt in node.body for n in ast.walk(stmt)}
+    return {
+        id(n)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for stmt in node.body
+        for n in ast.walk(stmt)
+    }
 
 
 def _imports(path: Path, *, typing_only: bool = True) -> set[str]:
@@ -39,8 +55,10 @@ def _imports(path: Path, *, typing_only: bool = True) -> set[str]:
 
 def _calls_open(path: Path) -> bool:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("open", "print", "input")
-               for n in ast.walk(tree))
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("open", "print", "input")
+        for n in ast.walk(tree)
+    )
 
 
 def test_core_imports_no_io_and_nothing_outside_core():

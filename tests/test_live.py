@@ -60,11 +60,12 @@ class TableDouble:
 
     def __init__(self):
         self.known: dict[str, Snapshot] = {}
-        self.hands: set[str] = set()   # the pictures drawn with a hand
+        self.hands: set[str] = set()  # the pictures drawn with a hand
         self.calls = 0
 
-    def picture(self, snap: Snapshot, hand: bool = False, shift: int = 0,
-                hand_colour: tuple[int, int, int] = (120, 150, 215)) -> np.ndarray:
+    def picture(
+        self, snap: Snapshot, hand: bool = False, shift: int = 0, hand_colour: tuple[int, int, int] = (120, 150, 215)
+    ) -> np.ndarray:
         img = np.full((360, 640, 3), (40, 100, 35), np.uint8)
         for i, v in enumerate(snap.slots):
             x, y = 20 + (i % 7) * 88, 30 + (i // 7) * 160
@@ -101,12 +102,18 @@ def _frames(images, start=0):
     return [Frame(img, start + i, (start + i) * 0.2, f"f{start + i}") for i, img in enumerate(images)]
 
 
-def _game_frames(double: TableDouble, n_moves: int = 6, seed: int = 102, hands: bool = True,
-                 hand_colour: tuple[int, int, int] = (120, 150, 215)):
+def _game_frames(
+    double: TableDouble,
+    n_moves: int = 6,
+    seed: int = 102,
+    hands: bool = True,
+    hand_colour: tuple[int, int, int] = (120, 150, 215),
+):
     """Frames of a game played by the advice: each position held still 3 frames, with a
     hand reaching in before each move; returns frames and the moves played."""
     table = VirtualTable.from_deal(deal_for_seed(seed))
     from solitaire_coach.core.tracker import TableTracker
+
     tracker = TableTracker()
     tracker.update(table.snapshot())
     strategy = make_strategy("baseline")
@@ -120,15 +127,19 @@ def _game_frames(double: TableDouble, n_moves: int = 6, seed: int = 102, hands: 
         after = table.snapshot()
         tracker.update(after)
         if hands:
-            images += [double.picture(before, hand=True, shift=k, hand_colour=hand_colour),
-                       double.picture(after, hand=True, shift=k + 1, hand_colour=hand_colour)]
+            images += [
+                double.picture(before, hand=True, shift=k, hand_colour=hand_colour),
+                double.picture(after, hand=True, shift=k + 1, hand_colour=hand_colour),
+            ]
             images += [double.picture(after, hand=True, shift=k + 1, hand_colour=hand_colour)] * 3  # still: never read
         images += [double.picture(after)] * 3
     return _frames(images), moves
 
 
 # ----------------------------------------------------------------------------- the coach
-@pytest.mark.parametrize("colour", [(170, 90, 40), (70, 140, 120), (90, 90, 90)], ids=["blue glove", "olive", "grey sleeve"])
+@pytest.mark.parametrize(
+    "colour", [(170, 90, 40), (70, 140, 120), (90, 90, 90)], ids=["blue glove", "olive", "grey sleeve"]
+)
 def test_a_hand_of_no_skin_colour_resting_still_is_never_read(colour):
     """The skin-colour hand check cannot see a gloved hand, a sleeve or an arm in a light
     that makes it olive; the object check after the read does (the hand is where no card
@@ -142,7 +153,7 @@ def test_a_hand_of_no_skin_colour_resting_still_is_never_read(colour):
     assert not any(r.accepted for r in on_hand)
     seen = [r for r in on_hand if r.gate.hand and "not a card" in r.gate.reason]
     assert seen
-    for r in seen:                     # the object is outlined where the hand is (the ellipse around x 300, y 300)
+    for r in seen:  # the object is outlined where the hand is (the ellipse around x 300, y 300)
         x, y, w, h = r.gate.box
         assert x < 330 and x + w > 270 and y + h > 250 and y < 360
         drawn = draw_overlay(r.frame.image, None, coach.advice, coach.state, gate=r.gate)
@@ -210,7 +221,7 @@ def test_journal_resumes_the_same_game_after_a_crash(tmp_path):
     coach = LiveCoach(_session(journal), double, ReadGate())
     half = len(frames) // 2
     while np.array_equal(frames[half].image, frames[half - 1].image):
-        half += 1                     # stop as a new position comes in (the camera sees it again on restart)
+        half += 1  # stop as a new position comes in (the camera sees it again on restart)
     for f in frames[:half]:
         coach.step(f)
     done = len(coach.session.tracker.history)
@@ -271,12 +282,14 @@ def test_a_blank_picture_mid_game_is_said_once_and_changes_nothing():
     rng = np.random.default_rng(1)
     shape = frames[0].image.shape
     dark = [np.clip(rng.normal(6, 2, shape), 0, 255).astype(np.uint8) for _ in range(6)]
-    dark = [cv2.GaussianBlur(d, (9, 9), 0) for d in dark]   # sensor noise, nothing else
+    dark = [cv2.GaussianBlur(d, (9, 9), 0) for d in dark]  # sensor noise, nothing else
     results = [coach.step(f) for f in _frames(dark, 500)]
     assert double.calls == calls and not any(r.accepted for r in results)
     assert [r.gate.reason for r in results][1:] == ["blank picture (dark)"] * 5
-    assert said[lines:] == ["the picture from f501 is all dark (camera covered, light off or dazzled?): nothing to "
-                            "read; the game is kept, waiting for the table"]
+    assert said[lines:] == [
+        "the picture from f501 is all dark (camera covered, light off or dazzled?): nothing to "
+        "read; the game is kept, waiting for the table"
+    ]
     bright = _frames([np.full(shape, 255, np.uint8)] * 3, 600)
     assert [coach.step(f).gate.reason for f in bright][1:] == ["blank picture (bright)"] * 2
     assert len(said) == lines + 1 and len(coach.session.tracker.history) == done
@@ -300,11 +313,11 @@ def test_overlay_draws_boxes_arrow_and_text():
     assert arrow is not None and arrow[0] != arrow[1]
     out = draw_overlay(img, coach.last_detection, advice, state, note="5♥ was put on 7♣: take it back")
     assert out.shape == img.shape and not np.array_equal(out, img)
-    assert np.array_equal(img, double.picture(snap))       # the frame itself is not drawn on
+    assert np.array_equal(img, double.picture(snap))  # the frame itself is not drawn on
     # every slot gets a point, even empty ones (estimated from the others)
     pts = slot_points(coach.last_detection, img.shape)
     assert set(pts) >= {"stock", "waste", "foundation 1", "column 7"}
-    for kind in ("draw", "redeal", "w-f", "1-f", "w-3", "2-5"):   # never raises, even for a move not possible here
+    for kind in ("draw", "redeal", "w-f", "1-f", "w-3", "2-5"):  # never raises, even for a move not possible here
         other = replace(advice, move=Move.parse(kind), text=kind)
         assert draw_overlay(img, coach.last_detection, other, state).shape == img.shape
 
@@ -321,19 +334,24 @@ def test_the_arrow_starts_at_the_source_pile_and_an_empty_column_lies_level_with
         quad = np.array([[x - 40, y0], [x + 40, y0], [x + 40, y1], [x - 40, y1]], np.float32)
         return CardDetection(Card.parse(code) if code else None, quad, 0.99, slot, face_up)
 
-    detection = SimpleNamespace(cards=[
-        det("6D", "waste", 200, 40, 152), det("AS", "foundation 1", 500, 40, 152),
-        det(None, "column 1", 100, 200, 215, face_up=False), det("KH", "column 1", 100, 215, 327),
-        det("QC", "column 2", 200, 200, 312)])
+    detection = SimpleNamespace(
+        cards=[
+            det("6D", "waste", 200, 40, 152),
+            det("AS", "foundation 1", 500, 40, 152),
+            det(None, "column 1", 100, 200, 215, face_up=False),
+            det("KH", "column 1", 100, 215, 327),
+            det("QC", "column 2", 200, 200, 312),
+        ]
+    )
     state = GameState.from_deal(deal_for_seed(102))
     state = GameState(state.hidden, state.faceup, state.stock, state.waste[:-1] + (Card.parse("AS"),))
     from solitaire_coach.core.advisor import Advice
 
     advice = Advice("move", Move.parse("w-f"), "Put A♠ from the waste on the foundation", "")
     (x0, y0), _ = arrow_for(advice, state, detection, (540, 960, 3))
-    assert (x0, y0) == (200, 96)                      # the waste, not the A♠ read on the foundation
+    assert (x0, y0) == (200, 96)  # the waste, not the A♠ read on the foundation
     pts = slot_points(detection, (540, 960, 3))
-    assert abs(pts["column 3"][1] - (200 + 112 / 2)) < 1   # level with the columns, not the strip's centre
+    assert abs(pts["column 3"][1] - (200 + 112 / 2)) < 1  # level with the columns, not the strip's centre
 
 
 # ----------------------------------------------------------------------------- commands
@@ -353,7 +371,7 @@ def test_recorder_dedupes_still_pictures_and_replays_in_order(tmp_path):
     listed = (folder / "frames.jsonl").read_text().splitlines()
     assert len(listed) == len(frames)
     assert len(list(folder.glob("frame_*.jpg"))) < len(frames)
-    (folder / "frames.jsonl").write_text("\n".join(listed) + '\n{"file": "frame_0000')   # cut short by a crash
+    (folder / "frames.jsonl").write_text("\n".join(listed) + '\n{"file": "frame_0000')  # cut short by a crash
     warnings = []
     src = FolderSource(folder, warn=warnings.append)
     assert len(src) == len(frames) and "line" in warnings[0]
@@ -378,8 +396,13 @@ def _replay_setup(tmp_path, monkeypatch, n_moves=3):
     double = TableDouble()
     frames, moves = _game_frames(double, n_moves=n_moves)
     folder = _write_recording(tmp_path, frames)
-    thumbs = [(cv2.resize(img_f.image, (64, 36), interpolation=cv2.INTER_AREA).astype(np.float32),
-               double.known[_key(img_f.image)]) for img_f in frames]
+    thumbs = [
+        (
+            cv2.resize(img_f.image, (64, 36), interpolation=cv2.INTER_AREA).astype(np.float32),
+            double.known[_key(img_f.image)],
+        )
+        for img_f in frames
+    ]
     monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: ExactDouble(thumbs))
     return folder, moves
 
@@ -400,7 +423,9 @@ def test_replay_prints_what_play_prints_and_json(tmp_path, monkeypatch, capsys):
     assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
     replay_out = capsys.readouterr().out.splitlines()
     journal = tmp_path / "j.json"
-    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"]) == 0
+    assert (
+        main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"]) == 0
+    )
     play_out = capsys.readouterr().out.splitlines()
     # the same lines, play adding its "watching" header and its end ("no more frames; the
     # game ... is journalled in ..."), replay its summary
@@ -422,6 +447,7 @@ def test_replay_prints_what_play_prints_and_json(tmp_path, monkeypatch, capsys):
 def test_replay_checks_an_expected_log(tmp_path, monkeypatch, capsys):
     folder, moves = _replay_setup(tmp_path, monkeypatch)
     from solitaire_coach.core.notation import format_log
+
     deal = deal_for_seed(102)
     (folder / "moves.log").write_text(format_log(deal, [Move.parse(m) for m in moves]))
     assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
@@ -432,8 +458,10 @@ def test_replay_checks_an_expected_log(tmp_path, monkeypatch, capsys):
     assert summary["matches_expected"] is False and summary["first_difference"]["index"] == len(moves) - 1
     assert main(["replay", str(folder), "--strategy", "baseline"]) == 1
     last = capsys.readouterr().out.splitlines()[-1]
-    assert (f"moves inferred (NOT as in moves.log, {len(moves)} expected: from move {len(moves)} inferred "
-            f"{moves[-1]}, expected draw)") in last, last
+    assert (
+        f"moves inferred (NOT as in moves.log, {len(moves)} expected: from move {len(moves)} inferred "
+        f"{moves[-1]}, expected draw)"
+    ) in last, last
     (folder / "moves.log").write_text(format_log(deal_for_seed(7), [Move.draw()]))
     assert main(["replay", str(folder), "--strategy", "baseline"]) == 1
     last = capsys.readouterr().out.splitlines()[-1]
@@ -444,12 +472,29 @@ def test_play_resumes_from_its_journal(tmp_path, monkeypatch, capsys):
     folder, moves = _replay_setup(tmp_path, monkeypatch, n_moves=4)
     journal = tmp_path / "j.json"
     n = len((folder / "frames.jsonl").read_text().splitlines())
-    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--max-frames", str(n // 2),
-                 "--strategy", "baseline"]) == 0
+    assert (
+        main(
+            [
+                "play",
+                "--frames",
+                str(folder),
+                "--no-window",
+                "--journal",
+                str(journal),
+                "--max-frames",
+                str(n // 2),
+                "--strategy",
+                "baseline",
+            ]
+        )
+        == 0
+    )
     first = json.loads(journal.read_text())["tracker"]["history"]
     assert 0 < len(first) < len(moves)
     capsys.readouterr()
-    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"]) == 0
+    assert (
+        main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"]) == 0
+    )
     out = capsys.readouterr().out
     assert "resumed the game" in out
     assert json.loads(journal.read_text())["tracker"]["history"] == moves
@@ -484,20 +529,27 @@ def test_ctrl_c_mid_game_says_where_the_game_is_and_the_next_run_resumes_it(tmp_
     double.detect = detect
     monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: double)
     journal = tmp_path / "j.json"
-    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal),
-                 "--strategy", "baseline"]) == 130
+    assert (
+        main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"])
+        == 130
+    )
     done = json.loads(journal.read_text())["tracker"]["history"]
     assert 0 < len(done) < len(moves)
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last == (f"interrupted; the game ({len(done)} move{'s' if len(done) > 1 else ''}) is journalled in {journal}: "
-                    "run play again to continue")
-    assert main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal),
-                 "--strategy", "baseline"]) == 0
+    assert last == (
+        f"interrupted; the game ({len(done)} move{'s' if len(done) > 1 else ''}) is journalled in {journal}: "
+        "run play again to continue"
+    )
+    assert (
+        main(["play", "--frames", str(folder), "--no-window", "--journal", str(journal), "--strategy", "baseline"]) == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert any(line.startswith("resumed the game") for line in out)
     assert json.loads(journal.read_text())["tracker"]["history"] == moves
-    assert out[-1] == (f"folder {folder}: no more frames; the game ({len(moves)} moves) is journalled in {journal}: "
-                       "run play again to continue")
+    assert out[-1] == (
+        f"folder {folder}: no more frames; the game ({len(moves)} moves) is journalled in {journal}: "
+        "run play again to continue"
+    )
 
 
 def test_a_camera_down_from_the_start_does_not_spin_with_a_window(monkeypatch):
@@ -541,6 +593,7 @@ def test_calibrate_command_offline_and_print_board(tmp_path, monkeypatch, capsys
     assert main(["calibrate", "--print-board", str(board_png)]) == 0
     assert cv2.imread(str(board_png)) is not None
     from solitaire_coach.capture.calibration import camera_rays, make_board_image, random_board_poses, render_board_view
+
     k = np.array([[600.0, 0, 320], [0, 600.0, 240], [0, 0, 1]])
     rays = camera_rays(k, np.zeros(5), (640, 480), supersample=2)
     board = make_board_image(square_px=50)
@@ -549,21 +602,38 @@ def test_calibrate_command_offline_and_print_board(tmp_path, monkeypatch, capsys
     for i, (r, t) in enumerate(random_board_poses(6, np.random.default_rng(5), distance_mm=380)):
         cv2.imwrite(str(views / f"v{i}.png"), render_board_view(board, 50, 50, 25.0, rays, r, t, (640, 480)))
     import importlib.util
+
     spec = importlib.util.spec_from_file_location("_test_calibration", Path(__file__).with_name("test_calibration.py"))
     helpers = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(helpers)
     _fresh_deal_picture = helpers._fresh_deal_picture
     img, _, _ = _fresh_deal_picture(640 * 2, 360 * 2)
     cv2.imwrite(str(tmp_path / "deal.png"), img)
-    assert main(["calibrate", "--images", str(views), "--table", str(tmp_path / "deal.png"), "--name", "desk",
-                 "--folder", str(tmp_path / "cal")]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--images",
+                str(views),
+                "--table",
+                str(tmp_path / "deal.png"),
+                "--name",
+                "desk",
+                "--folder",
+                str(tmp_path / "cal"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "reprojection error" in out and "12 slots" in out
     d = json.loads((tmp_path / "cal" / "desk.json").read_text())
     assert abs(d["camera"]["camera_matrix"][0][0] - 600) < 6
     # the table alone, without chessboard photos: slots found, no lens
-    assert main(["calibrate", "--table", str(tmp_path / "deal.png"), "--name", "flat",
-                 "--folder", str(tmp_path / "cal")]) == 0
+    assert (
+        main(["calibrate", "--table", str(tmp_path / "deal.png"), "--name", "flat", "--folder", str(tmp_path / "cal")])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "lens: not calibrated" in out and "12 slots" in out
     d = json.loads((tmp_path / "cal" / "flat.json").read_text())
@@ -573,10 +643,25 @@ def test_calibrate_command_offline_and_print_board(tmp_path, monkeypatch, capsys
     assert main(["calibrate", "--table", str(tmp_path / "deal.png"), "--name", "flat"]) == 0
     assert f"wrote {tmp_path / 'home' / 'calibrations' / 'flat.json'}" in capsys.readouterr().out
     from solitaire_coach.capture.calibration import load_calibration
+
     assert load_calibration("flat")["slots"] == d["slots"]
     # a missing photo is named before the lens work, without OpenCV's own warning
-    assert main(["calibrate", "--images", str(views), "--table", str(tmp_path / "nope.png"), "--name", "x",
-                 "--folder", str(tmp_path / "cal")]) == 2
+    assert (
+        main(
+            [
+                "calibrate",
+                "--images",
+                str(views),
+                "--table",
+                str(tmp_path / "nope.png"),
+                "--name",
+                "x",
+                "--folder",
+                str(tmp_path / "cal"),
+            ]
+        )
+        == 2
+    )
     captured = capsys.readouterr()
     assert "--table" in captured.err and "no such file" in captured.err and "imread" not in captured.err
     assert captured.out == "" and not (tmp_path / "cal" / "x.json").exists()
@@ -593,6 +678,7 @@ def test_serial_rig_triggers_reads_and_gets_the_advice(tmp_path):
     master, slave = os.openpty()
     trig = SerialTrigger(os.ttyname(slave), warn=lambda m: None)
     try:
+
         class Source:
             live = False
             name = "frames"
@@ -678,7 +764,10 @@ def test_the_rig_is_told_what_to_take_back():
     wrong = Snapshot(tuple(slots))
     coach.request()
     results = [coach.step(f) for f in _frames([double.picture(wrong)] * 3)]
-    assert rig.sent[-1] == f"{mover.symbol} was put on {truth.faceup[target][-1].symbol} in column {target + 1}: take it back"
+    assert (
+        rig.sent[-1]
+        == f"{mover.symbol} was put on {truth.faceup[target][-1].symbol} in column {target + 1}: take it back"
+    )
     # the picture outlines that card: the read that found it says which card and pile
     assert [(p.card, p.pile) for r in results for p in r.put_wrong] == [(mover, f"column {target + 1}")]
 
@@ -690,11 +779,26 @@ def test_serial_with_recorded_frames_needs_auto_and_waiting_frames_are_strict_js
     folder = tmp_path / "rec"
     folder.mkdir()
     cv2.imwrite(str(folder / "frame_1.png"), np.zeros((36, 64, 3), np.uint8))
-    assert main(["play", "--serial", "loop://", "--frames", str(folder), "--no-window",
-                 "--journal", str(tmp_path / "j.json")]) == 2
+    assert (
+        main(
+            [
+                "play",
+                "--serial",
+                "loop://",
+                "--frames",
+                str(folder),
+                "--no-window",
+                "--journal",
+                str(tmp_path / "j.json"),
+            ]
+        )
+        == 2
+    )
     assert "--serial with --frames: recorded frames do not wait for the rig" in capsys.readouterr().err
-    waiting = StepResult(Frame(np.zeros((4, 4, 3), np.uint8), 1, 0.0, "f"),
-                         GateView(False, False, False, float("nan"), "waiting for the trigger"))
+    waiting = StepResult(
+        Frame(np.zeros((4, 4, 3), np.uint8), 1, 0.0, "f"),
+        GateView(False, False, False, float("nan"), "waiting for the trigger"),
+    )
     line = json_line(waiting)
     assert json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))["motion"] is None
 
@@ -717,21 +821,43 @@ def test_calibrate_live_from_a_camera(tmp_path, capsys, monkeypatch):
     import importlib.util
 
     from solitaire_coach.capture.calibration import camera_rays, make_board_image, random_board_poses, render_board_view
+
     spec = importlib.util.spec_from_file_location("_test_calibration", Path(__file__).with_name("test_calibration.py"))
     helpers = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(helpers)
     k = np.array([[600.0, 0, 320], [0, 600.0, 240], [0, 0, 1]])
     rays = camera_rays(k, np.zeros(5), (640, 480), supersample=2)
     board = make_board_image(square_px=50)
-    views = [render_board_view(board, 50, 50, 25.0, rays, r, t, (640, 480))
-             for r, t in random_board_poses(6, np.random.default_rng(11), distance_mm=380)]
+    views = [
+        render_board_view(board, 50, 50, 25.0, rays, r, t, (640, 480))
+        for r, t in random_board_poses(6, np.random.default_rng(11), distance_mm=380)
+    ]
     deal, _, _ = helpers._fresh_deal_picture(1280, 720)
     pictures = [cv2.cvtColor(v, cv2.COLOR_GRAY2BGR) if v.ndim == 2 else v for v in views]
     pictures.append(cv2.resize(deal, (640, 480)))
     video = _video(tmp_path / "camera.avi", pictures, repeat=4)
     monkeypatch.setattr(live_setup, "_try_detector", lambda: None)
-    assert main(["calibrate", "--camera", str(video), "--name", "cam", "--views", "5", "--no-window",
-                 "--width", "640", "--height", "480", "--folder", str(tmp_path / "cal")]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--camera",
+                str(video),
+                "--name",
+                "cam",
+                "--views",
+                "5",
+                "--no-window",
+                "--width",
+                "640",
+                "--height",
+                "480",
+                "--folder",
+                str(tmp_path / "cal"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "view 5 of 5 taken" in out and "12 slots found" in out
     d = json.loads((tmp_path / "cal" / "cam.json").read_text())
@@ -743,13 +869,17 @@ def test_record_from_a_camera(tmp_path, capsys):
     double = TableDouble()
     table = VirtualTable.from_deal(deal_for_seed(102))
     video = _video(tmp_path / "camera.avi", [double.picture(table.snapshot())], repeat=90)
-    assert main(["record", str(tmp_path / "rec"), "--camera", str(video), "--seconds", "1.2", "--no-window",
-                 "--fps", "10"]) == 0
+    assert (
+        main(
+            ["record", str(tmp_path / "rec"), "--camera", str(video), "--seconds", "1.2", "--no-window", "--fps", "10"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "recorded" in out
     listed = (tmp_path / "rec" / "frames.jsonl").read_text().splitlines()
     assert len(listed) >= 3
-    assert len(list((tmp_path / "rec").glob("frame_*.jpg"))) <= 2     # one still picture, written once
+    assert len(list((tmp_path / "rec").glob("frame_*.jpg"))) <= 2  # one still picture, written once
 
 
 def test_unreadable_top_card_is_not_used_until_enter():
@@ -777,10 +907,10 @@ def test_unreadable_top_card_is_not_used_until_enter():
         coach.step(f)
     assert coach.session.tracker.state is None
     assert sum("cannot read the top card of column 7" in s for s in said) == 1
-    coach.force()                                # Enter: go on without it
+    coach.force()  # Enter: go on without it
     for f in _frames([img] * 3, 5):
         coach.step(f)
-    assert any("cannot start a game" in s for s in said)   # the tracker got the read (and says why it waits)
+    assert any("cannot start a game" in s for s in said)  # the tracker got the read (and says why it waits)
 
 
 # ----------------------------------------------------------------------------- unsure reads
@@ -810,11 +940,13 @@ class GuessingDouble:
 
         def det(card, slot, x, y, index=None, face_up=True, hh=h):
             conf = 0.98
-            cv2.rectangle(img, (int(x), int(y)), (int(x + w), int(y + h)), (235, 235, 235) if face_up else (90, 60, 40), -1)
+            cv2.rectangle(
+                img, (int(x), int(y)), (int(x + w), int(y + h)), (235, 235, 235) if face_up else (90, 60, 40), -1
+            )
             cv2.rectangle(img, (int(x), int(y)), (int(x + w), int(y + h)), (20, 20, 20), 1)
             if index is not None and index in misread:
                 if misread[index] is None:
-                    return                     # not seen at all
+                    return  # not seen at all
                 code, conf = misread[index]
                 card = Card.parse(code) if code else None
             quad = np.float32([[x, y], [x + w, y], [x + w, y + hh], [x, y + hh]])
@@ -837,16 +969,24 @@ class GuessingDouble:
                 y += 10
             run = state.faceup[col]
             for j, card in enumerate(run):
-                det(card, f"column {col + 1}", x, y, index=5 + col if j == len(run) - 1 else None,
-                    hh=h if j == len(run) - 1 else 20)
+                det(
+                    card,
+                    f"column {col + 1}",
+                    x,
+                    y,
+                    index=5 + col if j == len(run) - 1 else None,
+                    hh=h if j == len(run) - 1 else 20,
+                )
                 y += 20
         self.known[_key(img)] = cards
         return img
 
     def detect(self, image):
         cards = [c if c.card is None or c.confidence >= self.read_thresh else c for c in self.known[_key(image)]]
-        cards = [CardDetection(c.card if c.confidence >= self.read_thresh else None, c.quad, c.confidence, c.slot,
-                               c.face_up) for c in cards]
+        cards = [
+            CardDetection(c.card if c.confidence >= self.read_thresh else None, c.quad, c.confidence, c.slot, c.face_up)
+            for c in cards
+        ]
         return FakeResult(Snapshot((UNKNOWN_SLOT,) * 12), cards, 1.0)
 
 
@@ -860,6 +1000,7 @@ def _play_positions(misread_for, n_moves=4, seed=102, hold=3):
     table = VirtualTable.from_deal(deal_for_seed(seed))
     strategy = make_strategy("baseline")
     from solitaire_coach.core.tracker import TableTracker
+
     tracker = TableTracker()
     tracker.update(table.snapshot())
     double = GuessingDouble()
@@ -898,13 +1039,12 @@ def test_unsure_reads_that_the_game_confirms_are_taken():
     assert said[0].startswith("new game started")
     assert "column 1" in pos[0][-1].guessed
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
-    assert _moves_at(pos[2]) == [moves[1]]                 # move 2 seen on its own picture
+    assert _moves_at(pos[2]) == [moves[1]]  # move 2 seen on its own picture
     assert pos[2][-1].accepted and pos[2][-1].guessed
 
 
 def test_unsure_deal_card_below_the_deal_guess_level_waits():
-    coach, pos, _, said = _play_positions(lambda k, s: {5: (s.faceup[0][-1].code, 0.4)} if k == 0 else {},
-                                          n_moves=0)
+    coach, pos, _, said = _play_positions(lambda k, s: {5: (s.faceup[0][-1].code, 0.4)} if k == 0 else {}, n_moves=0)
     assert coach.session.tracker.state is None
     assert any("cannot read the top card of column 1" in s for s in said)
 
@@ -913,6 +1053,7 @@ def _first_move_where(wanted):
     """Play ``baseline`` on deal 102 until ``wanted(move, next advised move)``; the move's
     number (from 1) and the move."""
     from solitaire_coach.core.tracker import TableTracker
+
     table = VirtualTable.from_deal(deal_for_seed(102))
     strategy = make_strategy("baseline")
     tr = TableTracker()
@@ -946,7 +1087,7 @@ def test_unread_waste_is_never_assumed():
     assert _moves_at(pos[k]) == [] and not any(r.accepted for r in pos[k])
     assert "waste" in pos[k][-1].unreadable
     assert any("cannot read the top card of waste" in s for s in said)
-    assert _moves_at(pos[k + 1]) == moves[k - 1:k + 1]
+    assert _moves_at(pos[k + 1]) == moves[k - 1 : k + 1]
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
 
 
@@ -958,15 +1099,18 @@ def test_a_missed_waste_card_is_not_taken_for_a_pass_through_the_stock():
     coach, pos, moves, said = _play_positions(lambda i, s: {0: None} if i == k else {}, n_moves=k + 1)
     assert _moves_at(pos[k]) == [] and not any(r.accepted for r in pos[k])
     assert "waste" in pos[k][-1].unreadable
-    assert _moves_at(pos[k + 1]) == moves[k - 1:k + 1]
+    assert _moves_at(pos[k + 1]) == moves[k - 1 : k + 1]
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
 
 
 def test_a_missed_foundation_card_does_not_stop_the_game():
     # a foundation never empties: one seen empty while the game has a card there is a
     # card the detector missed, and the rest of the read is still used
-    k, _ = _first_move_where(lambda move, next_move: move.kind.value.endswith("to foundation")
-                             and not next_move.kind.value.endswith("to foundation"))
+    k, _ = _first_move_where(
+        lambda move, next_move: (
+            move.kind.value.endswith("to foundation") and not next_move.kind.value.endswith("to foundation")
+        )
+    )
     coach, pos, moves, said = _play_positions(lambda i, s: {1: None} if i == k + 1 else {}, n_moves=k + 1)
     assert _moves_at(pos[k + 1]) == [moves[k]] and pos[k + 1][-1].accepted
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
@@ -978,8 +1122,9 @@ def test_a_sure_misread_is_doubted_when_that_alone_explains_the_read():
         if k != 3:
             return {}
         col = next(c for c in range(7) if state.faceup[c] and len(state.faceup[c]) == 1 and state.hidden[c])
-        wrong = next(card for card in (Card.parse(x) for x in ("KD", "QC", "9H", "2S", "8C", "5D"))
-                     if card in state.hidden[6])   # a card still face down
+        wrong = next(
+            card for card in (Card.parse(x) for x in ("KD", "QC", "9H", "2S", "8C", "5D")) if card in state.hidden[6]
+        )  # a card still face down
         return {5 + col: (wrong.code, 0.97)}
 
     coach, pos, moves, said = _play_positions(misread)
@@ -1002,8 +1147,11 @@ def test_a_king_put_into_an_empty_column_and_missed_is_not_taken_for_a_pass_thro
     def misread(i, state):
         if i not in (k, k + 1):
             return {}
-        return {5 + c: None for c in range(7) if len(state.faceup[c]) == 1 and not state.hidden[c]
-                and state.faceup[c][0].rank == 13}
+        return {
+            5 + c: None
+            for c in range(7)
+            if len(state.faceup[c]) == 1 and not state.hidden[c] and state.faceup[c][0].rank == 13
+        }
 
     coach, pos, moves, said = _play_positions(misread, n_moves=k + 1, seed=seed)
     assert moves[k - 1].text.startswith("w-") and misread(k, _state_after(seed, moves[:k]))
@@ -1036,10 +1184,11 @@ def test_a_column_top_missed_on_later_pictures_is_not_an_illegal_move():
     seed, k = 102, 4
     plan = _baseline_moves(seed, k)
     target = 5 + plan[-1].target
-    coach, pos, moves, said = _play_positions(lambda i, s: {target: None} if i in (k, k + 1, k + 2) else {},
-                                              n_moves=k + 3, seed=seed)
+    coach, pos, moves, said = _play_positions(
+        lambda i, s: {target: None} if i in (k, k + 1, k + 2) else {}, n_moves=k + 3, seed=seed
+    )
     assert moves[:k] == plan and plan[-1].text == "w-4"
-    assert [_moves_at(pos[i]) for i in (k, k + 1, k + 2)] == [[m] for m in moves[k - 1:k + 2]]
+    assert [_moves_at(pos[i]) for i in (k, k + 1, k + 2)] == [[m] for m in moves[k - 1 : k + 2]]
     assert pos[k + 1][-1].doubted == ["column 4"] and pos[k + 2][-1].doubted == ["column 4"]
     assert not any("take it back" in s or "not a legal" in s for s in said)
     assert [m.text for m in coach.session.tracker.history] == [m.text for m in moves]
@@ -1047,6 +1196,7 @@ def test_a_column_top_missed_on_later_pictures_is_not_an_illegal_move():
 
 def _baseline_moves(seed, n):
     from solitaire_coach.core.tracker import TableTracker
+
     table = VirtualTable.from_deal(deal_for_seed(seed))
     strategy = make_strategy("baseline")
     tr = TableTracker()
@@ -1089,13 +1239,19 @@ def test_slot_grid_places_the_last_column_by_the_foundations_not_a_stray_back():
     grid = SlotGrid()
     deal = [det(None, "stock", x0, 20, face_up=False), det("4D", "waste", x0 + pitch, 20)]
     for k, code in enumerate(["KS", "QH", "JC", "0D", "9S", "8H", "7C"]):
-        deal += [det(None, f"column {k + 1}", x0 + k * pitch, 130, face_up=False, hh=12),
-                 det(code, f"column {k + 1}", x0 + k * pitch, 142)]
+        deal += [
+            det(None, f"column {k + 1}", x0 + k * pitch, 130, face_up=False, hh=12),
+            det(code, f"column {k + 1}", x0 + k * pitch, 142),
+        ]
     assert grid.learn(deal)
-    end = [det(None, "stock", x0 - 1.2 * pitch, 20, face_up=False),          # cloth taken for a back
-           det("KC", "foundation 2", x0 + 3 * pitch, 20), det("KD", "foundation 3", x0 + 4 * pitch, 20),
-           det("KH", "foundation 4", x0 + 5 * pitch, 20), det("QS", "foundation 4", x0 + 6 * pitch, 20),
-           det("KS", "column 6", x0 + 4 * pitch, 130)]
+    end = [
+        det(None, "stock", x0 - 1.2 * pitch, 20, face_up=False),  # cloth taken for a back
+        det("KC", "foundation 2", x0 + 3 * pitch, 20),
+        det("KD", "foundation 3", x0 + 4 * pitch, 20),
+        det("KH", "foundation 4", x0 + 5 * pitch, 20),
+        det("QS", "foundation 4", x0 + 6 * pitch, 20),
+        det("KS", "column 6", x0 + 4 * pitch, 130),
+    ]
     placed = grid.place(end, [False, True, False, False, True, False, False])
     by_card = {c.card.code: c.slot for c in placed if c.card is not None}
     assert by_card["KS"] == "column 5"
@@ -1127,22 +1283,25 @@ def test_replay_names_a_bad_calibration_in_the_recording(tmp_path, capsys):
     assert f"{tmp_path / 'calibration.json'}: not valid JSON" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, option", [
-    (["replay", "g", "--fps", "0"], "--fps"),
-    (["replay", "g", "--fps", "-2"], "--fps"),
-    (["record", "r", "--camera", "vid.avi", "--fps", "0"], "--fps"),
-    (["record", "r", "--fps", "-1"], "--fps"),
-    (["record", "r", "--quality", "500"], "--quality"),
-    (["record", "r", "--quality", "-5"], "--quality"),
-    (["record", "r", "--seconds", "0"], "--seconds"),
-    (["play", "--frames", "g", "--max-frames", "0"], "--max-frames"),
-    (["play", "--frames", "g", "--max-frames", "-1"], "--max-frames"),
-    (["play", "--frames", "g", "--width", "0"], "--width"),
-    (["calibrate", "--name", "x", "--images", "views", "--square-mm", "0"], "--square-mm"),
-    (["calibrate", "--print-board", "b.png", "--square-mm", "-5"], "--square-mm"),
-    (["calibrate", "--name", "x", "--camera", "0", "--views", "-2"], "--views"),
-    (["calibrate", "--name", "x", "--camera", "0", "--views", "4"], "--views"),
-])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["replay", "g", "--fps", "0"], "--fps"),
+        (["replay", "g", "--fps", "-2"], "--fps"),
+        (["record", "r", "--camera", "vid.avi", "--fps", "0"], "--fps"),
+        (["record", "r", "--fps", "-1"], "--fps"),
+        (["record", "r", "--quality", "500"], "--quality"),
+        (["record", "r", "--quality", "-5"], "--quality"),
+        (["record", "r", "--seconds", "0"], "--seconds"),
+        (["play", "--frames", "g", "--max-frames", "0"], "--max-frames"),
+        (["play", "--frames", "g", "--max-frames", "-1"], "--max-frames"),
+        (["play", "--frames", "g", "--width", "0"], "--width"),
+        (["calibrate", "--name", "x", "--images", "views", "--square-mm", "0"], "--square-mm"),
+        (["calibrate", "--print-board", "b.png", "--square-mm", "-5"], "--square-mm"),
+        (["calibrate", "--name", "x", "--camera", "0", "--views", "-2"], "--views"),
+        (["calibrate", "--name", "x", "--camera", "0", "--views", "4"], "--views"),
+    ],
+)
 def test_numbers_out_of_range_are_usage_errors(argv, option, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
@@ -1170,30 +1329,87 @@ def _unusable_output_cases(tmp_path):
     return rec, plain, views, video
 
 
-@pytest.mark.parametrize("case", ["save-overlay", "record-file", "record-under-file", "record-into-recording",
-                                  "journal-folder",
-                                  "record-command", "calibrate-folder", "print-board-ext", "print-board-under-file"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "save-overlay",
+        "record-file",
+        "record-under-file",
+        "record-into-recording",
+        "journal-folder",
+        "record-command",
+        "calibrate-folder",
+        "print-board-ext",
+        "print-board-under-file",
+    ],
+)
 def test_unusable_output_paths_are_named_before_any_work(case, tmp_path, monkeypatch, capsys):
     rec, plain, views, video = _unusable_output_cases(tmp_path)
     monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: TableDouble())
     argv, option, why = {
-        "save-overlay": (["replay", str(rec), "--save-overlay", str(plain)], "--save-overlay", "is a file, not a folder"),
-        "record-file": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
-                         "--record", str(plain)], "--record", "is a file, not a folder"),
-        "record-under-file": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
-                               "--record", str(plain / "sub")], "--record", f"{str(plain)!r} is a file, not a folder"),
-        "record-into-recording": (["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
-                                   "--record", str(rec)], "--record", "is not empty: give a new or empty folder"),
-        "journal-folder": (["play", "--frames", str(rec), "--no-window", "--journal", str(views)], "--journal",
-                           "is a folder, not a file"),
-        "record-command": (["record", str(plain), "--camera", str(video), "--no-window", "--seconds", "1"], "record",
-                           "is a file, not a folder"),
-        "calibrate-folder": (["calibrate", "--name", "d", "--images", str(views), "--folder", str(plain)], "--folder",
-                             "is a file, not a folder"),
-        "print-board-ext": (["calibrate", "--print-board", str(tmp_path / "b.xyz")], "--print-board",
-                            "cannot write '.xyz' images"),
-        "print-board-under-file": (["calibrate", "--print-board", str(plain / "b.png")], "--print-board",
-                                   "is a file, not a folder"),
+        "save-overlay": (
+            ["replay", str(rec), "--save-overlay", str(plain)],
+            "--save-overlay",
+            "is a file, not a folder",
+        ),
+        "record-file": (
+            [
+                "play",
+                "--frames",
+                str(rec),
+                "--no-window",
+                "--journal",
+                str(tmp_path / "j.json"),
+                "--record",
+                str(plain),
+            ],
+            "--record",
+            "is a file, not a folder",
+        ),
+        "record-under-file": (
+            [
+                "play",
+                "--frames",
+                str(rec),
+                "--no-window",
+                "--journal",
+                str(tmp_path / "j.json"),
+                "--record",
+                str(plain / "sub"),
+            ],
+            "--record",
+            f"{str(plain)!r} is a file, not a folder",
+        ),
+        "record-into-recording": (
+            ["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"), "--record", str(rec)],
+            "--record",
+            "is not empty: give a new or empty folder",
+        ),
+        "journal-folder": (
+            ["play", "--frames", str(rec), "--no-window", "--journal", str(views)],
+            "--journal",
+            "is a folder, not a file",
+        ),
+        "record-command": (
+            ["record", str(plain), "--camera", str(video), "--no-window", "--seconds", "1"],
+            "record",
+            "is a file, not a folder",
+        ),
+        "calibrate-folder": (
+            ["calibrate", "--name", "d", "--images", str(views), "--folder", str(plain)],
+            "--folder",
+            "is a file, not a folder",
+        ),
+        "print-board-ext": (
+            ["calibrate", "--print-board", str(tmp_path / "b.xyz")],
+            "--print-board",
+            "cannot write '.xyz' images",
+        ),
+        "print-board-under-file": (
+            ["calibrate", "--print-board", str(plain / "b.png")],
+            "--print-board",
+            "is a file, not a folder",
+        ),
     }[case]
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -1207,8 +1423,10 @@ def test_print_board_makes_its_folder(tmp_path, capsys):
     assert cv2.imread(str(tmp_path / "new" / "board.jpg")) is not None
 
 
-@pytest.mark.parametrize("kind, message", [("missing", "does not exist"), ("garbage", "not an ONNX model"),
-                                           ("file", "is a file, not a model folder")])
+@pytest.mark.parametrize(
+    "kind, message",
+    [("missing", "does not exist"), ("garbage", "not an ONNX model"), ("file", "is a file, not a model folder")],
+)
 def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_path, capsys):
     rec = tmp_path / "g"
     rec.mkdir()
@@ -1223,8 +1441,12 @@ def test_play_and_replay_name_a_model_folder_they_cannot_use(kind, message, tmp_
     assert main(["replay", str(rec), "--model", str(model)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("solitaire-coach replay: error: --model: ") and message in err
-    assert main(["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"),
-                 "--model", str(model)]) == 2
+    assert (
+        main(
+            ["play", "--frames", str(rec), "--no-window", "--journal", str(tmp_path / "j.json"), "--model", str(model)]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("solitaire-coach play: error: --model: ") and message in err
 
@@ -1253,8 +1475,9 @@ class _Deadline:
 
 def test_record_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
     double = TableDouble()
-    video = _video(tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())],
-                   repeat=6)
+    video = _video(
+        tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())], repeat=6
+    )
     rec = tmp_path / "rec"
     rec.mkdir()
     (rec / "frames.jsonl").write_text('{"file": "frame_000001.jpg", "t": 0.0}\n')
@@ -1336,20 +1559,49 @@ def test_ctrl_c_stops_a_recording_and_keeps_it(tmp_path, capsys, monkeypatch):
 def test_calibrate_from_a_video_that_ends_says_so(tmp_path, capsys):
     video = _video(tmp_path / "camera.avi", [np.full((480, 640, 3), 120, np.uint8)], repeat=8)
     with _Deadline(30):
-        assert main(["calibrate", "--camera", str(video), "--name", "cam", "--views", "5", "--no-window",
-                     "--folder", str(tmp_path / "cal")]) == 2
+        assert (
+            main(
+                [
+                    "calibrate",
+                    "--camera",
+                    str(video),
+                    "--name",
+                    "cam",
+                    "--views",
+                    "5",
+                    "--no-window",
+                    "--folder",
+                    str(tmp_path / "cal"),
+                ]
+            )
+            == 2
+        )
     assert "the video file ended after 0 of the 5 board views" in capsys.readouterr().err
     assert not (tmp_path / "cal").exists()
 
 
 def test_play_ends_when_a_video_file_given_as_the_camera_ends(tmp_path, monkeypatch, capsys):
     double = TableDouble()
-    video = _video(tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())],
-                   repeat=10)
+    video = _video(
+        tmp_path / "camera.avi", [double.picture(VirtualTable.from_deal(deal_for_seed(102)).snapshot())], repeat=10
+    )
     monkeypatch.setattr(live_setup, "make_detector", lambda model, cal: double)
     with _Deadline(30):
-        assert main(["play", "--camera", str(video), "--no-window", "--journal", str(tmp_path / "j.json"),
-                     "--strategy", "baseline"]) == 0
+        assert (
+            main(
+                [
+                    "play",
+                    "--camera",
+                    str(video),
+                    "--no-window",
+                    "--journal",
+                    str(tmp_path / "j.json"),
+                    "--strategy",
+                    "baseline",
+                ]
+            )
+            == 0
+        )
     assert "watching camera" in capsys.readouterr().out and double.calls > 0
 
 
@@ -1360,11 +1612,13 @@ def test_the_display_probe_opens_a_window_in_a_child_first(monkeypatch):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     assert live_setup.display_problem(env) == live_setup.NO_DISPLAY
     dead = live_setup.display_problem({**env, "DISPLAY": ":57"})
-    assert dead.startswith("DISPLAY=:57 does not open a window (") and ":57" in dead[len("DISPLAY=:57"):]
+    assert dead.startswith("DISPLAY=:57 does not open a window (") and ":57" in dead[len("DISPLAY=:57") :]
     monkeypatch.setattr(live_setup, "WINDOW_PROBE", "pass")
     assert live_setup.display_problem({**env, "DISPLAY": ":57"}) is None
     monkeypatch.setattr(live_setup, "WINDOW_PROBE", "import time; time.sleep(5)")
-    assert live_setup.display_problem({**env, "DISPLAY": ":57"}, timeout=0.5) == "DISPLAY=:57 does not answer within 0.5 s"
+    assert (
+        live_setup.display_problem({**env, "DISPLAY": ":57"}, timeout=0.5) == "DISPLAY=:57 does not answer within 0.5 s"
+    )
 
 
 def test_a_display_that_does_not_answer_is_refused_or_falls_back_to_the_terminal(tmp_path, monkeypatch, capsys):
@@ -1373,7 +1627,9 @@ def test_a_display_that_does_not_answer_is_refused_or_falls_back_to_the_terminal
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert main(["replay", str(folder), "--strategy", "baseline", "--window"]) == 2
     out = capsys.readouterr()
-    assert out.err.startswith("solitaire-coach replay: error: cannot open a window: DISPLAY=:57 does not open a window (")
+    assert out.err.startswith(
+        "solitaire-coach replay: error: cannot open a window: DISPLAY=:57 does not open a window ("
+    )
     assert out.err.endswith("; run without --window\n")
     assert out.out == ""
     assert main(["play", "--frames", str(folder), "--strategy", "baseline", "--journal", str(tmp_path / "j.json")]) == 0
@@ -1390,20 +1646,29 @@ def test_a_move_log_that_is_not_text_or_a_folder_is_named(tmp_path, monkeypatch,
     garbage.write_bytes(b"\x00\xff\xfe\x89PNG garbage\x80\x81")
     for argv in (["replay", str(folder)], ["demo"]):
         assert main(argv + ["--expect", str(garbage)]) == 2
-        assert capsys.readouterr().err == (f"solitaire-coach {argv[0]}: error: --expect {str(garbage)!r}: not a text file (UTF-8): "
-                                           "byte 0xff at offset 1 is not UTF-8\n")
+        assert capsys.readouterr().err == (
+            f"solitaire-coach {argv[0]}: error: --expect {str(garbage)!r}: not a text file (UTF-8): "
+            "byte 0xff at offset 1 is not UTF-8\n"
+        )
     assert main(["replay", str(folder), "--expect", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"solitaire-coach replay: error: --expect {str(tmp_path)!r} is a folder, not a move log\n"
+    assert (
+        capsys.readouterr().err
+        == f"solitaire-coach replay: error: --expect {str(tmp_path)!r} is a folder, not a move log\n"
+    )
     assert main(["replay", str(folder), "--expect", str(tmp_path / "none.log")]) == 2
     assert "none.log': the move log does not exist" in capsys.readouterr().err
     (folder / "moves.log").write_bytes(garbage.read_bytes())
     assert main(["replay", str(folder)]) == 2
-    assert capsys.readouterr().err == (f"solitaire-coach replay: error: {str(folder / 'moves.log')!r} (the move log of the "
-                                       "recording): not a text file (UTF-8): byte 0xff at offset 1 is not UTF-8\n")
+    assert capsys.readouterr().err == (
+        f"solitaire-coach replay: error: {str(folder / 'moves.log')!r} (the move log of the "
+        "recording): not a text file (UTF-8): byte 0xff at offset 1 is not UTF-8\n"
+    )
     # a byte-order mark (Windows Notepad) is no problem
     from solitaire_coach.core.notation import format_log
-    (folder / "moves.log").write_text("\ufeff" + format_log(deal_for_seed(102), [Move.parse(m) for m in moves]),
-                                      encoding="utf-8")
+
+    (folder / "moves.log").write_text(
+        "\ufeff" + format_log(deal_for_seed(102), [Move.parse(m) for m in moves]), encoding="utf-8"
+    )
     assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
     assert "all as in moves.log" in capsys.readouterr().out
 
@@ -1413,8 +1678,11 @@ def test_a_truth_list_that_is_not_text_is_ignored_with_a_warning(tmp_path, monke
     (folder / "truth.jsonl").write_bytes(b"\x80\xff garbage")
     assert main(["replay", str(folder), "--strategy", "baseline"]) == 0
     out = capsys.readouterr().out
-    assert f"warning: {folder / 'truth.jsonl'}: not a text file (UTF-8): byte 0x80 at offset 0 is not UTF-8; ignored" \
-        in out and f"{len(moves)} moves inferred" in out
+    assert (
+        f"warning: {folder / 'truth.jsonl'}: not a text file (UTF-8): byte 0x80 at offset 0 is not UTF-8; ignored"
+        in out
+        and f"{len(moves)} moves inferred" in out
+    )
 
 
 @pytest.mark.parametrize("game", ["nope", "", "game1/..", "README.md"])
@@ -1436,8 +1704,19 @@ def test_every_command_has_a_description_and_every_option_a_help():
     from solitaire_coach.core.advisor import strategy_names
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(sub.choices) >= {"play", "record", "replay", "demo", "calibrate", "detect", "learn-deck",
-                                "simulate", "coach", "check-log", "solve"}
+    assert set(sub.choices) >= {
+        "play",
+        "record",
+        "replay",
+        "demo",
+        "calibrate",
+        "detect",
+        "learn-deck",
+        "simulate",
+        "coach",
+        "check-log",
+        "solve",
+    }
     for name in sub.choices:
         parser = sub.choices[name]
         assert parser.description and parser.description.endswith("."), name
@@ -1445,8 +1724,9 @@ def test_every_command_has_a_description_and_every_option_a_help():
         assert all(helps.values()), (name, [k for k, v in helps.items() if not v])
         if name in ("play", "replay", "demo"):
             assert f"advisor strategy: {', '.join(strategy_names())} (default " in helps["--strategy"]
-    assert "default: calibrations/ of the per-user data folder" in \
-        " ".join(sub.choices["calibrate"].format_help().split())
+    assert "default: calibrations/ of the per-user data folder" in " ".join(
+        sub.choices["calibrate"].format_help().split()
+    )
     assert "--fps" in sub.choices["replay"].format_help() and "--fps" not in sub.choices["demo"].format_help()
 
 
@@ -1458,8 +1738,14 @@ def test_version_is_printed(capsys):
     assert exc.value.code == 0 and capsys.readouterr().out == f"solitaire-coach {__version__}\n"
 
 
-@pytest.mark.parametrize("board, why", [("1x1", "'1x1' is not allowed: use at least 3x3 corners"),
-                                        ("6x6", "'6x6' is not allowed"), ("9by6", "'9by6': expected COLSxROWS")])
+@pytest.mark.parametrize(
+    "board, why",
+    [
+        ("1x1", "'1x1' is not allowed: use at least 3x3 corners"),
+        ("6x6", "'6x6' is not allowed"),
+        ("9by6", "'9by6': expected COLSxROWS"),
+    ],
+)
 def test_a_bad_chessboard_size_is_a_usage_error(board, why, capsys, tmp_path):
     with pytest.raises(SystemExit) as exc:
         main(["calibrate", "--board", board, "--print-board", str(tmp_path / "b.png")])
@@ -1475,6 +1761,7 @@ def test_python_dash_m_runs_the_command(tmp_path):
 
     from solitaire_coach import __version__
 
-    done = subprocess.run([sys.executable, "-m", "solitaire_coach", "--version"], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "solitaire_coach", "--version"], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
     assert done.returncode == 0 and done.stdout == f"solitaire-coach {__version__}\n", done

@@ -55,8 +55,15 @@ class PerfectReader:
         for line in (folder / "truth.jsonl").read_text().splitlines():
             e = json.loads(line)
             img = cv2.imread(str(folder / e["file"]), cv2.IMREAD_COLOR)
-            cards = [_Card(Card.parse(c["card"]) if c["card"] else None, np.float32(c["quad"]), c["slot"],
-                           c["card"] is not None) for c in e.get("cards", [])]
+            cards = [
+                _Card(
+                    Card.parse(c["card"]) if c["card"] else None,
+                    np.float32(c["quad"]),
+                    c["slot"],
+                    c["card"] is not None,
+                )
+                for c in e.get("cards", [])
+            ]
             self.by_hash[hashlib.sha1(img.tobytes()).hexdigest()] = (parse_snapshot(e["snapshot"]), cards)
 
     def detect(self, image):
@@ -108,6 +115,7 @@ def test_gate_and_tracker_follow_the_game(name):
 def _real_detector_available() -> bool:
     try:
         from solitaire_coach.vision.detector import CardDetector  # noqa: F401
+
         CardDetector()
     except Exception:
         return False
@@ -145,7 +153,7 @@ def test_real_detector_follows_the_whole_game(name, capsys):
     assert inferred == expected
     assert summary["moves_from_hand_frames"] == []
     assert code == 0
-    assert any("take it back" in t for t in said)          # the illegal placements are still called out
+    assert any("take it back" in t for t in said)  # the illegal placements are still called out
 
 
 def test_demo_replays_the_built_in_game(monkeypatch, capsys):
@@ -161,7 +169,9 @@ def test_demo_replays_the_built_in_game(monkeypatch, capsys):
     assert out[0].startswith("demo: replaying the recorded game game1")
     assert "new game started" in out[1]
     assert any("take it back" in ln for ln in out)
-    assert out[-1].startswith("replay:") and "(all as in moves.log" in out[-1] and "0 from frames with a hand" in out[-1]
+    assert (
+        out[-1].startswith("replay:") and "(all as in moves.log" in out[-1] and "0 from frames with a hand" in out[-1]
+    )
 
 
 def test_demo_json_writes_only_json_lines_on_stdout(monkeypatch, capsys):

@@ -52,10 +52,29 @@ def test_traces_real_lost_games():
     """Seeds 0..3, draw 1, 3 redeals, with a tiny budget (two layouts of 50 positions a
     decision) so that the strategy loses most: the script plays them, solves along each
     lost game on a winnable deal and names the move that lost it."""
-    out = subprocess.run([sys.executable, str(SCRIPT), "--seeds", "0-3", "--workers", "1", "--nodes", "200000",
-                          "--option", "samples=2", "--option", "min_samples=1", "--option", "node_limit=50",
-                          "--alternatives"],
-                         capture_output=True, text=True, timeout=300, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--seeds",
+            "0-3",
+            "--workers",
+            "1",
+            "--nodes",
+            "200000",
+            "--option",
+            "samples=2",
+            "--option",
+            "min_samples=1",
+            "--option",
+            "node_limit=50",
+            "--alternatives",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
     assert "4 games," in out, out
     assert "won until move" in out and "mistakes on won deals" in out, out
     if "sampled layout" in out:  # a sampled mistake lists every move weighed, the one taken lost after it

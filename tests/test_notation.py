@@ -61,8 +61,11 @@ def test_a_card_read_in_two_slots_is_refused_naming_both(values, i, j):
 
 
 def test_a_runs_line_that_contradicts_its_slot_is_refused_naming_the_column():
-    with pytest.raises(SnapshotParseError, match=r"line 2: runs of column 7 \(slot 12 \(column 7\)\): its last card 5S "
-                                                 r"must be the column's top card, but the slot reads 9C"):
+    with pytest.raises(
+        SnapshotParseError,
+        match=r"line 2: runs of column 7 \(slot 12 \(column 7\)\): its last card 5S "
+        r"must be the column's top card, but the slot reads 9C",
+    ):
         parse_snapshot("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns: 6H 5S|5H||7H|||5S\n")
     with pytest.raises(SnapshotParseError, match="runs of column 3 .*slot reads XX .*but its run shows QC"):
         parse_snapshot("KS,UU,UU,UU,UU,5S,5H,XX,7H,8D,9D,9C\nruns: ||QC||||\n")
@@ -103,28 +106,37 @@ def test_snapshot_with_fan_round_trip(cards):
     assert parse_snapshot(snap.text()) == snap
 
 
-@pytest.mark.parametrize("text, message", [
-    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 4D 1C KS", r"line 2: waste card 2: '1C' is not a card"),
-    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\n#c\nwaste: 4D KS QH", r"line 3: waste: its last card QH must be the "
-     r"top card of the waste, but slot 1 \(waste\) reads KS"),
-    ("XX,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: KS", r"line 2: waste: slot 1 \(waste\) reads XX \(empty\)"),
-    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 2C 3C 4D KS", "line 2: waste: shows 1 to 3 cards, not 4"),
-    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 4D 4D KS", "line 2: waste: 4D listed twice"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 4D 1C KS", r"line 2: waste card 2: '1C' is not a card"),
+        (
+            "KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\n#c\nwaste: 4D KS QH",
+            r"line 3: waste: its last card QH must be the "
+            r"top card of the waste, but slot 1 \(waste\) reads KS",
+        ),
+        ("XX,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: KS", r"line 2: waste: slot 1 \(waste\) reads XX \(empty\)"),
+        ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 2C 3C 4D KS", "line 2: waste: shows 1 to 3 cards, not 4"),
+        ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nwaste: 4D 4D KS", "line 2: waste: 4D listed twice"),
+    ],
+)
 def test_malformed_waste_fan_names_line_and_card(text, message):
     with pytest.raises(SnapshotParseError, match=message):
         parse_snapshot(text)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D", "expected 12 comma-separated slots, found 11"),
-    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C,XX", "found 13"),
-    ("KS,UU,UU,UU,UU,5S,1H,QC,7H,8D,9D,9C", r"slot 7 \(column 2\): '1H'"),
-    ("K,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C", r"slot 1 \(waste\): 'K'"),
-    ("KS,UU,UU,ZZ,UU,5S,5H,QC,7H,8D,9D,9C", r"slot 4 \(foundation 3\)"),
-    ("", "empty snapshot"),
-    ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns: 1|2", "runs needs 7 columns"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D", "expected 12 comma-separated slots, found 11"),
+        ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C,XX", "found 13"),
+        ("KS,UU,UU,UU,UU,5S,1H,QC,7H,8D,9D,9C", r"slot 7 \(column 2\): '1H'"),
+        ("K,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C", r"slot 1 \(waste\): 'K'"),
+        ("KS,UU,UU,ZZ,UU,5S,5H,QC,7H,8D,9D,9C", r"slot 4 \(foundation 3\)"),
+        ("", "empty snapshot"),
+        ("KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C\nruns: 1|2", "runs needs 7 columns"),
+    ],
+)
 def test_malformed_snapshots_name_the_slot(text, message):
     with pytest.raises(SnapshotParseError, match=message):
         parse_snapshot(text)
@@ -184,8 +196,8 @@ GOOD_SLOTS = "KS,UU,UU,UU,UU,5S,5H,QC,7H,8D,9D,9C"
 def _long_text_cases():
     deal = format_deal(deal_for_seed(2))
     return [
-        (parse_snapshot, "Q" * 1_000_000, SnapshotParseError),                       # one line, one field
-        (parse_snapshot, ",".join(["KS"] * 500_000), SnapshotParseError),            # one line, too many slots
+        (parse_snapshot, "Q" * 1_000_000, SnapshotParseError),  # one line, one field
+        (parse_snapshot, ",".join(["KS"] * 500_000), SnapshotParseError),  # one line, too many slots
         (parse_snapshot, "KS,UU,UU,UU,UU," + "5" * LONG + ",5H,QC,7H,8D,9D,9C", SnapshotParseError),
         (parse_snapshot, GOOD_SLOTS + "\nwaste: " + "K" * LONG, SnapshotParseError),
         (parse_snapshot, GOOD_SLOTS + "\nruns: " + "K" * LONG + "||||||", SnapshotParseError),
@@ -230,16 +242,27 @@ def test_a_deal_line_may_separate_its_codes_by_commas():
     assert parse_deals("# c\n" + format_deal(deal).replace(" ", ",") + "\n") == [deal]
 
 
-@pytest.mark.parametrize("text, words", [
-    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,6D\nruns: 6D 5S||||||",
-     "6♦ is shown in slot 12 (column 7) on line 1 and the run of column 1 on line 2"),
-    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 6D 5S|6D 5H|||||",
-     "6♦ is shown in the run of column 1 on line 2 and the run of column 2 on line 2"),
-    ("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nwaste: 9C KS",
-     "9♣ is shown in slot 9 (column 4) on line 1 and the waste fan on line 2"),
-    ("# read at 10:02\n\nKS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 9H 5S||||||\n# fan\nwaste: 9H KS",
-     "9♥ is shown in the run of column 1 on line 4 and the waste fan on line 6"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        (
+            "KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,6D\nruns: 6D 5S||||||",
+            "6♦ is shown in slot 12 (column 7) on line 1 and the run of column 1 on line 2",
+        ),
+        (
+            "KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 6D 5S|6D 5H|||||",
+            "6♦ is shown in the run of column 1 on line 2 and the run of column 2 on line 2",
+        ),
+        (
+            "KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nwaste: 9C KS",
+            "9♣ is shown in slot 9 (column 4) on line 1 and the waste fan on line 2",
+        ),
+        (
+            "# read at 10:02\n\nKS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\nruns: 9H 5S||||||\n# fan\nwaste: 9H KS",
+            "9♥ is shown in the run of column 1 on line 4 and the waste fan on line 6",
+        ),
+    ],
+)
 def test_a_snapshot_that_shows_a_card_in_two_places_is_refused_naming_both(text, words):
     with pytest.raises(SnapshotParseError, match=re.escape(words)):
         parse_snapshot(text)
@@ -256,9 +279,11 @@ def test_a_snapshot_is_built_in_its_form_or_refused():
     snap = Snapshot([EMPTY] * 12, runs=[(), [Card.parse("KS")], None, None, None, None, None])
     assert isinstance(snap.slots, tuple) and snap.runs[0] is None and snap.runs[1] == (Card.parse("KS"),)
     hash(snap)
-    for kwargs, words in (({"slots": ("XX",) * 12}, "slot 1 (waste): 'XX' is not a Card, EMPTY or UNKNOWN"),
-                          ({"slots": (EMPTY,) * 12, "runs": ((Card.parse("KS"),),)}, "runs: one per column, 7, not 1"),
-                          ({"slots": (EMPTY,) * 12, "runs": (("KS",),) + (None,) * 6}, "runs of column 1")):
+    for kwargs, words in (
+        ({"slots": ("XX",) * 12}, "slot 1 (waste): 'XX' is not a Card, EMPTY or UNKNOWN"),
+        ({"slots": (EMPTY,) * 12, "runs": ((Card.parse("KS"),),)}, "runs: one per column, 7, not 1"),
+        ({"slots": (EMPTY,) * 12, "runs": (("KS",),) + (None,) * 6}, "runs of column 1"),
+    ):
         with pytest.raises(SnapshotParseError, match=re.escape(words)):
             Snapshot(**kwargs)
     with pytest.raises(AttributeError):
@@ -277,16 +302,23 @@ def test_writers_refuse_what_the_readers_would_refuse():
     assert parse_log(format_log(deal, [Move.parse("draw")], result="lost")).result == "lost"
 
 
-@pytest.mark.parametrize("extra, words", [
-    # a card twice in one run: named as listed twice, not as in its slot too
-    ("runs: 5S 5S||||||", "line 2: runs of column 1 (slot 6 (column 1)): 5S listed twice"),
-    ("runs: 6D 5S 6D 5S||||||", "line 2: runs of column 1 (slot 6 (column 1)): 5S 6D listed twice"),
-    # a second runs: or waste: line: refused naming both lines, not silently taken
-    ("runs: 6D 5S||||||\nruns: 5S||||||",
-     "line 3: a second runs: line (the first is line 2): a snapshot shows the table once"),
-    ("waste: 4S KS\n# again\nWaste: KS",
-     "line 4: a second waste: line (the first is line 2): a snapshot shows the table once"),
-])
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        # a card twice in one run: named as listed twice, not as in its slot too
+        ("runs: 5S 5S||||||", "line 2: runs of column 1 (slot 6 (column 1)): 5S listed twice"),
+        ("runs: 6D 5S 6D 5S||||||", "line 2: runs of column 1 (slot 6 (column 1)): 5S 6D listed twice"),
+        # a second runs: or waste: line: refused naming both lines, not silently taken
+        (
+            "runs: 6D 5S||||||\nruns: 5S||||||",
+            "line 3: a second runs: line (the first is line 2): a snapshot shows the table once",
+        ),
+        (
+            "waste: 4S KS\n# again\nWaste: KS",
+            "line 4: a second waste: line (the first is line 2): a snapshot shows the table once",
+        ),
+    ],
+)
 def test_extra_lines_that_say_a_card_twice_or_the_table_twice_are_refused_in_words(extra, words):
     with pytest.raises(SnapshotParseError) as caught:
         parse_snapshot("KS,AD,UU,UU,UU,5S,5H,QC,9C,8D,9D,XX\n" + extra)

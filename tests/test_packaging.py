@@ -42,8 +42,9 @@ def test_the_wheel_ships_every_model_file_the_example_calibration_and_the_games(
     games' true snapshots (only tests read them) nor the vision test renders."""
     root = PYPROJECT.parent
     shipped = {str(rel) for _, rel in _setup_module(monkeypatch)["shipped_files"](root)}
-    models = {str(p.relative_to(root)) for p in (root / "models").rglob("*") if p.is_file()
-              and "__pycache__" not in p.parts}
+    models = {
+        str(p.relative_to(root)) for p in (root / "models").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    }
     assert models and models <= shipped
     assert "calibration/example.json" in shipped and "models/vision.json" in shipped
     for game in (root / "fixtures" / "games").iterdir():

@@ -19,8 +19,9 @@ EMPTY = ((), (), (), (), (), (), ())
 def spades_left(hidden: tuple, top: Card) -> GameState:
     """Every card on the foundations but the J♠, Q♠ and K♠: ``hidden`` face down in column 1
     (``None`` unseen) under ``top``; the other columns, stock and waste empty."""
-    return GameState(hidden=(hidden,) + EMPTY[1:], faceup=((top,),) + EMPTY[1:], stock=(), waste=(),
-                     foundations=(13, 13, 13, 10))
+    return GameState(
+        hidden=(hidden,) + EMPTY[1:], faceup=((top,),) + EMPTY[1:], stock=(), waste=(), foundations=(13, 13, 13, 10)
+    )
 
 
 J, Q, K = Card.parse("JS"), Card.parse("QS"), Card.parse("KS")
@@ -130,8 +131,13 @@ def test_real_positions_are_proven():
 
 def test_best_says_lost_as_soon_as_every_arrangement_is_lost():
     # the Q♣ may still go up from the waste, but the Q♠ never moves off the J♠, K♠ and K♣
-    view = GameState(hidden=((None, None, None),) + EMPTY[1:], faceup=((Q,),) + EMPTY[1:], stock=(),
-                     waste=(Card.parse("QC"),), foundations=(11, 13, 13, 10))
+    view = GameState(
+        hidden=((None, None, None),) + EMPTY[1:],
+        faceup=((Q,),) + EMPTY[1:],
+        stock=(),
+        waste=(Card.parse("QC"),),
+        foundations=(11, 13, 13, 10),
+    )
     assert view.legal_moves()
     advice = BestStrategy(think_time=None, samples=4).advise(view, ())
     assert advice.status == "lost" and advice.proven
@@ -168,16 +174,28 @@ def test_strength_bench_says_how_early_the_outcome_was_certain():
     spec = importlib.util.spec_from_file_location("strength_bench", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    rows = [(0, "won", 100, [], 1.0, 60), (1, "won", 90, [], 1.0, 90), (2, "lost", 80, [], 1.0, 80),
-            (3, "lost", 70, [], 1.0, None), (4, "won", 50, [], 1.0)]  # an old run's row: no 6th field
-    assert bench.certainty_line(rows) == ("outcome certain: won games said won a median 20 moves before the end "
-                                          "(1 of 2 before their last move); 1 of 2 lost games ended on a proof")
+    rows = [
+        (0, "won", 100, [], 1.0, 60),
+        (1, "won", 90, [], 1.0, 90),
+        (2, "lost", 80, [], 1.0, 80),
+        (3, "lost", 70, [], 1.0, None),
+        (4, "won", 50, [], 1.0),
+    ]  # an old run's row: no 6th field
+    assert bench.certainty_line(rows) == (
+        "outcome certain: won games said won a median 20 moves before the end "
+        "(1 of 2 before their last move); 1 of 2 lost games ended on a proof"
+    )
 
 
 def test_no_proof_is_sought_while_a_card_waits_to_be_turned_up():
     # column 1 waits for its face-down card to be turned: the player sees it before choosing
-    view = GameState(hidden=((None, None),) + EMPTY[1:], faceup=EMPTY, stock=(), waste=(Card.parse("JS"),),
-                     foundations=(13, 13, 13, 10))
+    view = GameState(
+        hidden=((None, None),) + EMPTY[1:],
+        faceup=EMPTY,
+        stock=(),
+        waste=(Card.parse("JS"),),
+        foundations=(13, 13, 13, 10),
+    )
     search = ProofSearch()
     assert search.prove(view) is None
 
@@ -194,8 +212,13 @@ def test_simulate_says_how_early_the_outcome_was_certain(capsys):
     from solitaire_coach.app.simulate import certainty
 
     c = certainty([("won", 100, 60), ("won", 90, 90), ("lost", 80, 80), ("lost", 70, None)])
-    assert c == {"won_said_early_median": 20, "won_said_before_last": 1, "won_with_proof": 2, "lost": 2,
-                 "lost_proven": 1}
+    assert c == {
+        "won_said_early_median": 20,
+        "won_said_before_last": 1,
+        "won_with_proof": 2,
+        "lost": 2,
+        "lost_proven": 1,
+    }
     assert main(["simulate", "--seed", "3", "--count", "1", "--strategy", "baseline", "--quiet"]) == 0
     assert "outcome certain: " in capsys.readouterr().out
 
@@ -234,9 +257,14 @@ def test_draw_3_counts_only_the_waste_top_as_shown_and_the_table_follows_the_pro
     from solitaire_coach.core.virtual_table import VirtualTable
 
     rules = Rules(draw_count=3, redeal_limit=0)
-    view = GameState(hidden=EMPTY, faceup=((K,),) + EMPTY[1:], stock=(),
-                     waste=(None, None, Card.parse("KH"), Card.parse("QH"), Card.parse("JH")),
-                     foundations=(13, 13, 10, 10), rules=rules)
+    view = GameState(
+        hidden=EMPTY,
+        faceup=((K,),) + EMPTY[1:],
+        stock=(),
+        waste=(None, None, Card.parse("KH"), Card.parse("QH"), Card.parse("JH")),
+        foundations=(13, 13, 10, 10),
+        rules=rules,
+    )
     assert ProofSearch().prove(view).status == "won"
     for truth in arrangements(view):
         search = ProofSearch()

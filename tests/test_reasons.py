@@ -27,17 +27,23 @@ def test_a_turn_of_the_last_cards_says_how_many_it_turns():
     said = {}
     for left in (1, 2, 3, 4):
         moved = len(state.stock) - left if left <= 3 else 0
-        position = state if left > 3 else replace(state, stock=state.stock[moved:],
-                                                   waste=state.waste + state.stock[:moved])
+        position = (
+            state if left > 3 else replace(state, stock=state.stock[moved:], waste=state.waste + state.stock[:moved])
+        )
         if left > 3:
             position = GameState.from_deal(deal_for_seed(0), DRAW3)
         said[left] = describe_move(position, Move.draw())
-    assert said == {1: "Turn the last stock card", 2: "Turn the last two stock cards",
-                    3: "Turn the last three stock cards", 4: "Turn the next three stock cards"}
+    assert said == {
+        1: "Turn the last stock card",
+        2: "Turn the last two stock cards",
+        3: "Turn the last three stock cards",
+        4: "Turn the next three stock cards",
+    }
     assert describe_move(GameState.from_deal(deal_for_seed(0)), Move.draw()) == "Turn the next stock card"
 
 
 # --- the reasons read back -------------------------------------------------------------
+
 
 def _under(state: GameState, move: Move):
     """The card a column-to-column move uncovers (None when it takes the whole run)."""
@@ -49,7 +55,8 @@ def _under(state: GameState, move: Move):
 def _fits_now(state: GameState, card) -> bool:
     return state.foundations[card.suit] + 1 == card.rank or any(
         (run and card.goes_on_tableau(run[-1])) or (not run and not state.hidden[c] and card.rank == KING)
-        for c, run in enumerate(state.faceup))
+        for c, run in enumerate(state.faceup)
+    )
 
 
 def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
@@ -61,8 +68,11 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
     after = state.play(move)
     if m := re.fullmatch(r"(?:and it )?frees a face-down card in column (\d)", clause):
         col = int(m[1]) - 1
-        ok = k in (MoveKind.COLUMN_TO_COLUMN, MoveKind.COLUMN_TO_FOUNDATION) and move.source == col \
-            and (after.awaiting_flip(col) or len(after.hidden[col]) < len(state.hidden[col]))  # a known card flips
+        ok = (
+            k in (MoveKind.COLUMN_TO_COLUMN, MoveKind.COLUMN_TO_FOUNDATION)
+            and move.source == col
+            and (after.awaiting_flip(col) or len(after.hidden[col]) < len(state.hidden[col]))
+        )  # a known card flips
         return None if ok else "no face-down card is freed there"
     if m := re.fullmatch(r"(?:and it )?empties column (\d)( for a king)?", clause):
         col = int(m[1]) - 1
@@ -72,8 +82,11 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
     if m := re.fullmatch(r"the (\S+) can go up safely(?:: no card can ever need it)?", clause):
         card = cards[0] if on_foundation else None
         other = () if card is None else ((0, 3) if card.is_red else (1, 2))
-        ok = card is not None and card.symbol == m[1] and (
-            card.rank <= 2 or all(state.foundations[s] >= card.rank - 1 for s in other))
+        ok = (
+            card is not None
+            and card.symbol == m[1]
+            and (card.rank <= 2 or all(state.foundations[s] >= card.rank - 1 for s in other))
+        )
         return None if ok else "not safe"
     if clause == "and no card can ever need it":
         card = cards[0]
@@ -87,8 +100,11 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         card = _under(state, move) if k is MoveKind.COLUMN_TO_COLUMN else None
         return None if card is not None and card.symbol == m[1] and move.source + 1 == int(m[2]) else "not uncovered"
     if clause in ("a king fills the empty column", "plays the waste card") or re.fullmatch(
-            r"gives the (\S+) the empty column (\d)", clause):
-        ok = k is MoveKind.WASTE_TO_COLUMN and (not clause.startswith(("a king", "gives")) or not state.faceup[move.target])
+        r"gives the (\S+) the empty column (\d)", clause
+    ):
+        ok = k is MoveKind.WASTE_TO_COLUMN and (
+            not clause.startswith(("a king", "gives")) or not state.faceup[move.target]
+        )
         return None if ok else "not a waste card played to an empty column"
     if m := re.fullmatch(r"plays the (\S+) from the waste(?: to reach the (?:cards?|(\S+)) under it)?", clause):
         if k is not MoveKind.WASTE_TO_COLUMN or cards[0].symbol != m[1]:
@@ -100,23 +116,35 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         return None
     if m := re.fullmatch(r"brings the (\S+) back from the (\S) foundation", clause):
         return None if k is MoveKind.FOUNDATION_TO_COLUMN and cards[0].symbol == m[1] else "not a foundation return"
-    if m := re.fullmatch(r"brings the (\S+) back to hold the (\S+) (from the waste|from column (\d)|in the stock)", clause):
+    if m := re.fullmatch(
+        r"brings the (\S+) back to hold the (\S+) (from the waste|from column (\d)|in the stock)", clause
+    ):
         if k is not MoveKind.FOUNDATION_TO_COLUMN or cards[0].symbol != m[1]:
             return "not a foundation return"
         back = cards[0]
-        place = ([state.waste[-1]] if m[3] == "from the waste" and state.waste else
-                 list(state.faceup[int(m[4]) - 1]) if m[4] else list(state.stock) + list(state.waste[:-1]))
+        place = (
+            [state.waste[-1]]
+            if m[3] == "from the waste" and state.waste
+            else list(state.faceup[int(m[4]) - 1])
+            if m[4]
+            else list(state.stock) + list(state.waste[:-1])
+        )
         held = [c for c in place if c is not None and c.symbol == m[2]]
         ok = held and held[0].rank == back.rank - 1 and held[0].is_red != back.is_red
         return None if ok else "that card is not there, or cannot go on it"
-    if clause in ("see what the stock holds before committing a card",
-                  "nothing on the table can move: see what the stock holds"):
+    if clause in (
+        "see what the stock holds before committing a card",
+        "nothing on the table can move: see what the stock holds",
+    ):
         table = [x for x in state.legal_moves() if x.kind not in (MoveKind.DRAW, MoveKind.REDEAL)]
         ok = k is MoveKind.DRAW and after.waste[-1] is None or state.stock[0] is None
         ok = ok and bool(table) == clause.startswith("see")
         return None if ok else "the turn shows nothing unseen, or the table's moves are misstated"
-    if m := re.fullmatch(r"brings up the (\S+) (for the foundation|for the empty column (\d)|"
-                         r"to go on the (\S+) in column (\d))", clause):
+    if m := re.fullmatch(
+        r"brings up the (\S+) (for the foundation|for the empty column (\d)|"
+        r"to go on the (\S+) in column (\d))",
+        clause,
+    ):
         card = after.waste[-1]
         if k is not MoveKind.DRAW or card is None or card.symbol != m[1]:
             return "the turn does not bring that card up"
@@ -143,8 +171,7 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
         return None if k is MoveKind.REDEAL and not state.stock else "the stock is not used up"
     if clause == "no move on the table makes progress for this player":  # the baseline's turn
         return None if k is MoveKind.DRAW else "not a turn of the stock"
-    if clause in ("every card is known: a win follows this move",
-                  "every card is known, but the search found no win"):
+    if clause in ("every card is known: a win follows this move", "every card is known, but the search found no win"):
         return None if state.is_complete_knowledge() else "a card is unseen"
     if clause == "the only move":
         return None if state.legal_moves() == [move] else "not the only move"
@@ -179,8 +206,11 @@ def _clause_problem(state: GameState, move: Move, clause: str) -> str | None:
 def reason_problems(state: GameState, move: Move, reason: str) -> list[str]:
     """Every false clause of ``reason`` for ``move`` in ``state``, with the reason."""
     clauses = re.split(r"; |, (?=and (?:it|no)\b)", reason)
-    return [f"{clause!r}: {why} ({describe_move(state, move)})" for clause in clauses
-            if (why := _clause_problem(state, move, clause)) is not None]
+    return [
+        f"{clause!r}: {why} ({describe_move(state, move)})"
+        for clause in clauses
+        if (why := _clause_problem(state, move, clause)) is not None
+    ]
 
 
 def test_a_turn_of_known_stock_cards_says_what_it_brings_up_truly():
@@ -211,7 +241,7 @@ def test_every_reason_best_can_give_is_true_of_its_position():
             seen = set()
             for truth in record.states:
                 seen.update(c for run in truth.faceup for c in run)
-                seen.update(c for c in truth.waste[-rules.draw_count:])
+                seen.update(c for c in truth.waste[-rules.draw_count :])
                 view = truth.masked(seen)
                 if any(view.awaiting_flip(c) for c in range(7)):
                     continue
@@ -221,8 +251,9 @@ def test_every_reason_best_can_give_is_true_of_its_position():
                     for short in (False, True):
                         reason = explain(view, move, short)
                         clauses += reason.count(";") + 1
-                        problems += [f"seed {seed} draw {rules.draw_count}: {p}"
-                                     for p in reason_problems(view, move, reason)]
+                        problems += [
+                            f"seed {seed} draw {rules.draw_count}: {p}" for p in reason_problems(view, move, reason)
+                        ]
     assert clauses > 2000 and returns > 100 and held > 10
     assert not problems, "\n".join(problems[:10])
 
@@ -275,7 +306,7 @@ def test_every_advice_of_whole_best_games_is_true():
         record = play_game(deal_for_seed(seed), strategy, rules, keep_states=True)
         where = f"draw {draw} seed {seed}"
         proven = [advice.proven for _, advice in strategy.said]
-        if True in proven and not all(proven[proven.index(True):]):
+        if True in proven and not all(proven[proven.index(True) :]):
             problems.append(f"{where}: proven, then not")
         for i, ((view, advice), truth) in enumerate(zip(strategy.said, record.states)):
             if advice.status == "move":
@@ -329,11 +360,17 @@ def test_every_reason_is_short_enough_to_read_at_a_glance():
     from solitaire_coach.core.best import REASON_MAX, reason_for
     from solitaire_coach.core.proof import Proof
 
-    extras = ["", "the only move that makes progress", "wins 100 of 100 sampled layouts",
-              "wins 0 of 100 sampled layouts: game looks lost",
-              "every card is known: this line wins in 150 moves", "every card is known, but the search found no win",
-              "go round again: the 10♥ passed by is playable now", Proof("won", 5, 120).reason(),
-              Proof("won", 1, 1).reason()]
+    extras = [
+        "",
+        "the only move that makes progress",
+        "wins 100 of 100 sampled layouts",
+        "wins 0 of 100 sampled layouts: game looks lost",
+        "every card is known: this line wins in 150 moves",
+        "every card is known, but the search found no win",
+        "go round again: the 10♥ passed by is playable now",
+        Proof("won", 5, 120).reason(),
+        Proof("won", 1, 1).reason(),
+    ]
     fast = dict(think_time=None, samples=4, min_samples=2, node_limit=400, solve_node_limit=50_000)
     long, reasons = [], 0
     for draw, seed in [(1, 0), (1, 3), (1, 5), (3, 0), (3, 2)]:
@@ -343,8 +380,11 @@ def test_every_reason_is_short_enough_to_read_at_a_glance():
             for view, advice in strategy.said:
                 said = [advice.reason or advice.text]
                 if strategy.inner.name == "best" and advice.status == "move":
-                    said += [reason_for(view, move, extra) for move in view.legal_moves()
-                             for extra in (*extras, go_round_reason(view))]
+                    said += [
+                        reason_for(view, move, extra)
+                        for move in view.legal_moves()
+                        for extra in (*extras, go_round_reason(view))
+                    ]
                 reasons += len(said)
                 long += [f"draw {draw} seed {seed}: {len(r)} {r!r}" for r in said if len(r) > REASON_MAX]
     assert REASON_MAX <= 110 and reasons > 10_000
@@ -359,13 +399,19 @@ def test_going_on_through_the_stock_with_no_redeal_left_names_no_card_the_turns_
     c = Card.parse
     hidden = ((None,) * 22, (None,) * 24) + ((),) * 5
     faceup = ((c("5C"),), (c("5S"),)) + ((),) * 5
-    for rules, used in ((Rules(redeal_limit=0), 0), (Rules(redeal_limit=2), 2), (Rules(draw_count=3, redeal_limit=1), 1)):
+    for rules, used in (
+        (Rules(redeal_limit=0), 0),
+        (Rules(redeal_limit=2), 2),
+        (Rules(draw_count=3, redeal_limit=1), 1),
+    ):
         state = GameState(hidden, faceup, (c("9C"), c("9S")), (c("4D"), c("QC")), redeals_used=used, rules=rules)
         assert state.redeals_left() == 0
         said = go_round_reason(state)
         assert "4♦" not in said and "round again" not in said, said
-        assert go_round_reason(replace(state, stock=(c("9C"), c("4H")))) == \
-            "keep turning: the 4♥ in the stock is playable now"
+        assert (
+            go_round_reason(replace(state, stock=(c("9C"), c("4H"))))
+            == "keep turning: the 4♥ in the stock is playable now"
+        )
         # with a redeal left the waste's cards come round again
         more = replace(state, redeals_used=used - 1) if used else replace(state, rules=replace(rules, redeal_limit=1))
         assert go_round_reason(more) == "go round again: the 4♦ passed by is playable now"

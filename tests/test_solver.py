@@ -113,12 +113,20 @@ def _random_endgame(rng: random.Random, rules: Rules) -> GameState:
     hidden = tuple(tuple(c[:-1]) for c in columns)
     faceup = tuple((c[-1],) if c else () for c in columns)
     n_waste = rng.randint(0, len(talon))
-    return GameState(hidden, faceup, tuple(talon[n_waste:]), tuple(talon[:n_waste]),
-                     foundations=tuple(heights), rules=rules)
+    return GameState(
+        hidden, faceup, tuple(talon[n_waste:]), tuple(talon[:n_waste]), foundations=tuple(heights), rules=rules
+    )
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(draw_count=3, redeal_limit=1), Rules(redeal_limit=0),
-                                   Rules(foundation_return=True, redeal_limit=1)])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(),
+        Rules(draw_count=3, redeal_limit=1),
+        Rules(redeal_limit=0),
+        Rules(foundation_return=True, redeal_limit=1),
+    ],
+)
 def test_agrees_with_plain_search_on_random_endgames(rules):
     """The C search (macro moves, auto-play, pruning) and a plain move-by-move search must
     agree on every small position both decide."""
@@ -140,6 +148,7 @@ def test_agrees_with_plain_search_on_random_endgames(rules):
 
 
 # --- one test per pruning rule of the exhaustive search (see _csolver.c) ----------------
+
 
 def _runs_endgame(rng: random.Random, rules: Rules) -> GameState:
     """A random position with face-up runs (so partial-run moves, moves that empty a column
@@ -171,8 +180,14 @@ def _runs_endgame(rng: random.Random, rules: Rules) -> GameState:
         hidden[column] = hidden[column] + faceup[column]
         faceup[column] = (card,)
     n_waste = rng.randint(0, len(talon))
-    return GameState(tuple(hidden), tuple(faceup), tuple(talon[n_waste:]), tuple(talon[:n_waste]),
-                     foundations=tuple(heights), rules=rules)
+    return GameState(
+        tuple(hidden),
+        tuple(faceup),
+        tuple(talon[n_waste:]),
+        tuple(talon[:n_waste]),
+        foundations=tuple(heights),
+        rules=rules,
+    )
 
 
 def _kinds_of_moves(state: GameState, moves) -> set[str]:
@@ -217,8 +232,15 @@ def _agree(states, min_decided: int, both: bool = True) -> set[str]:
     return set().union(*(_kinds_of_moves(state, moves) for state, moves in lines))
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(redeal_limit=0), Rules(draw_count=3, redeal_limit=1),
-                                   Rules(foundation_return=True, redeal_limit=1)])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(),
+        Rules(redeal_limit=0),
+        Rules(draw_count=3, redeal_limit=1),
+        Rules(foundation_return=True, redeal_limit=1),
+    ],
+)
 def test_runs_and_empty_columns_agree_with_plain_search(rules):
     """Partial-run moves are searched only together with their purpose (the card they
     uncover goes to the foundation or takes a card at once), and emptying a column only
@@ -240,12 +262,20 @@ def _talon_endgame(rng: random.Random, rules: Rules) -> GameState:
     for card in rest:
         columns[rng.randrange(7)].append(card)
     n_waste = rng.randint(0, len(talon))
-    return GameState(tuple(tuple(c[:-1]) for c in columns), tuple((c[-1],) if c else () for c in columns),
-                     tuple(talon[n_waste:]), tuple(talon[:n_waste]), foundations=tuple(heights), rules=rules)
+    return GameState(
+        tuple(tuple(c[:-1]) for c in columns),
+        tuple((c[-1],) if c else () for c in columns),
+        tuple(talon[n_waste:]),
+        tuple(talon[:n_waste]),
+        foundations=tuple(heights),
+        rules=rules,
+    )
 
 
-@pytest.mark.parametrize("rules", [Rules(redeal_limit=0), Rules(redeal_limit=1), Rules(redeal_limit=None),
-                                   Rules(draw_count=3, redeal_limit=None)])
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(redeal_limit=0), Rules(redeal_limit=1), Rules(redeal_limit=None), Rules(draw_count=3, redeal_limit=None)],
+)
 def test_talon_dominance_agrees_with_plain_search(rules):
     """Draw 1 (and draw 3 without a redeal limit): a position is pruned when a visited one
     with the same cards reaches it by drawing and redealing alone (fewer cards in the waste,
@@ -327,6 +357,7 @@ def test_card_with_a_parent_in_play_is_not_stuck():
 
 # --- reductions: children the exhaustive search can tell are covered are not made ------
 
+
 def _played_out(seed: int, rules: Rules, n: int, rng: random.Random) -> GameState:
     """A deal after n random legal moves: real positions, many of them lost, some won."""
     state = GameState.from_deal(deal_for_seed(seed), rules)
@@ -401,8 +432,9 @@ def test_relaxation_without_the_redeal_limit_agrees(rules, monkeypatch, capfd):
     states = [_talon_endgame(rng, rules) for _ in range(30)] + [_random_endgame(rng, rules) for _ in range(20)]
     decided, outcomes, _ = _against_plain_search(states, quick_pass=False)
     assert decided >= 30 and "won" in outcomes, (decided, outcomes)
-    _same_answers([_played_out(seed, rules, 60, rng) for seed in range(15)], 400_000, "the relaxation",
-                  relaxation=False)
+    _same_answers(
+        [_played_out(seed, rules, 60, rng) for seed in range(15)], 400_000, "the relaxation", relaxation=False
+    )
     passes = re.findall(r"dfs: status (-?\d+) .* layered (\d)", capfd.readouterr().err)
     relaxed_lost = sum(1 for status, layered in passes if status == "0" and layered == "0")
     relaxed_won = sum(1 for (s1, l1), (_, l2) in zip(passes, passes[1:]) if s1 == "1" and l1 == "0" and l2 != "0")

@@ -90,8 +90,10 @@ def test_solve_a_deal_file_with_a_short_second_line_is_read_as_deals(tmp_path, c
     assert f"{deals}: line 2: deal: not a full deck of 52 different cards (3 cards; missing" in err
     deals.write_text(format_deal(deal_for_seed(3)) + "\n\n# two words\nhello there\n")
     assert main(["solve", str(deals)]) == 2
-    assert (f"{deals}: line 4: 'hello there' is neither a move (as in a game log) nor a deal line of 52 cards"
-            in capsys.readouterr().err)
+    assert (
+        f"{deals}: line 4: 'hello there' is neither a move (as in a game log) nor a deal line of 52 cards"
+        in capsys.readouterr().err
+    )
 
 
 def test_solve_a_log_whose_line_2_is_a_move_with_more_gets_the_log_error(tmp_path, capsys):
@@ -151,15 +153,27 @@ def test_solve_proves_a_position_lost_whatever_its_unknown_cards_are(tmp_path, c
 
     # the Q♠ never moves off the J♠, K♠ and K♣ face down under it; the Q♣ can still go up
     empty = ((),) * 6
-    state = GameState(hidden=((None, None, None),) + empty, faceup=((Card.parse("QS"),),) + empty, stock=(),
-                      waste=(Card.parse("QC"),), foundations=(11, 13, 13, 10))
+    state = GameState(
+        hidden=((None, None, None),) + empty,
+        faceup=((Card.parse("QS"),),) + empty,
+        stock=(),
+        waste=(Card.parse("QC"),),
+        foundations=(11, 13, 13, 10),
+    )
     rules = {"draw_count": 1, "redeal_limit": 3, "foundation_return": False}
     journal = tmp_path / "stuck.json"
-    journal.write_text(json.dumps({"version": 1, "tracker": {"rules": rules, "state": state_to_dict(state),
-                                                             "history": [], "alternatives": []}}))
+    journal.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "tracker": {"rules": rules, "state": state_to_dict(state), "history": [], "alternatives": []},
+            }
+        )
+    )
     assert main(["solve", str(journal)]) == 0
-    assert ("stuck.json: lost whatever the 3 unknown cards are: each of the 6 ways they can lie was searched "
-            "and is lost") in capsys.readouterr().out
+    assert (
+        "stuck.json: lost whatever the 3 unknown cards are: each of the 6 ways they can lie was searched and is lost"
+    ) in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["solve", str(journal), "--prove", "9"])
     assert "at most 8" in capsys.readouterr().err
@@ -180,11 +194,13 @@ def test_solve_a_journal_of_other_rules_says_which_rules_it_is_solved_with(tmp_p
     journal.write_text(text)
     assert main(["solve", str(journal), "--draw", "3"]) == 0
     out = capsys.readouterr()
-    assert out.err == (f"note: {journal}: the journal's game uses draw 1, 3 redeals; it is solved with those rules, "
-                       f"not draw 3, 3 redeals\n")
+    assert out.err == (
+        f"note: {journal}: the journal's game uses draw 1, 3 redeals; it is solved with those rules, "
+        f"not draw 3, 3 redeals\n"
+    )
     assert "one.json: won: only one card is unknown" in out.out
     assert main(["solve", str(journal)]) == 0
-    assert capsys.readouterr().err == ""   # the same rules: nothing to say
+    assert capsys.readouterr().err == ""  # the same rules: nothing to say
 
 
 def test_solve_log_output_is_a_game_log_check_log_accepts(tmp_path, capsys):
@@ -207,8 +223,10 @@ def test_solve_refuses_every_log_check_log_refuses(tmp_path, capsys):
     assert record.result == "won" and len(record.moves) > 12
     good = record.log_text().splitlines()
     mutants = {
-        "wrong card": [ln if n != 3 else ln.split()[0] + " " + ("KS" if "KS" not in ln else "KH")
-                       for n, ln in enumerate(good, start=1)],
+        "wrong card": [
+            ln if n != 3 else ln.split()[0] + " " + ("KS" if "KS" not in ln else "KH")
+            for n, ln in enumerate(good, start=1)
+        ],
         "result flipped": [("lost" if ln.strip() == "won" else ln) for ln in good],
     }
     for name, lines in mutants.items():

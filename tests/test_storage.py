@@ -46,7 +46,7 @@ def test_the_folder_is_synced_after_the_rename_so_the_new_name_reaches_the_disk(
 
     monkeypatch.setattr(os, "fsync", fsync)
     write_atomic(tmp_path / "journal.json", "new")
-    assert synced == [False, True]   # the data first, then the folder holding the new name
+    assert synced == [False, True]  # the data first, then the folder holding the new name
 
 
 def test_a_symbolic_link_is_written_through_not_replaced_by_a_file(tmp_path):

@@ -34,8 +34,24 @@ def test_seed_lists():
 
 def test_plays_the_listed_seeds_only(tmp_path):
     out_json = tmp_path / "run.json"
-    run = subprocess.run([sys.executable, str(SCRIPT), "--strategy", "baseline", "--seeds", "7,2", "--workers", "1",
-                          "--json", str(out_json)], capture_output=True, text=True, timeout=120, check=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--strategy",
+            "baseline",
+            "--seeds",
+            "7,2",
+            "--workers",
+            "1",
+            "--json",
+            str(out_json),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert "deals: 2 listed seeds, 2..7" in run.stdout, run.stdout
     assert [row[0] for row in json.loads(out_json.read_text())["rows"]] == [7, 2]
 

@@ -8,8 +8,20 @@ import sys
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "strength_report.py"
-ARGS = {"strategy": "best", "ceiling": False, "draw": 1, "redeals": "3", "think_time": 20.0, "samples": None,
-        "node_limit": None, "seed": 0, "solver_time": 10.0, "solver_memory": 1024, "option": [], "workers": 2}
+ARGS = {
+    "strategy": "best",
+    "ceiling": False,
+    "draw": 1,
+    "redeals": "3",
+    "think_time": 20.0,
+    "samples": None,
+    "node_limit": None,
+    "seed": 0,
+    "solver_time": 10.0,
+    "solver_memory": 1024,
+    "option": [],
+    "workers": 2,
+}
 
 
 def _write(path: Path, rows, **changes) -> str:
@@ -61,16 +73,23 @@ def test_strength_bench_counts_the_redeals_of_won_games():
     spec = importlib.util.spec_from_file_location("strength_bench", SCRIPT.parent / "strength.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    rows = [(0, "won", 100, [], 1.0, 60, 2), (1, "won", 90, [], 1.0, 90, 5), (2, "lost", 80, [], 1.0, 80, 3),
-            (3, "won", 70, [], 1.0, None, 0), (4, "won", 50, [], 1.0, None)]  # an old run's row: no 7th field
-    assert bench.redeals_line(rows) == ("redeals used by won games: median 2, max 5; "
-                                        "0: 1, 1: 0, 2: 1, 3: 0, more than 3: 1 (of 3)")
+    rows = [
+        (0, "won", 100, [], 1.0, 60, 2),
+        (1, "won", 90, [], 1.0, 90, 5),
+        (2, "lost", 80, [], 1.0, 80, 3),
+        (3, "won", 70, [], 1.0, None, 0),
+        (4, "won", 50, [], 1.0, None),
+    ]  # an old run's row: no 7th field
+    assert bench.redeals_line(rows) == (
+        "redeals used by won games: median 2, max 5; 0: 1, 1: 0, 2: 1, 3: 0, more than 3: 1 (of 3)"
+    )
     assert bench.redeals_line(rows[-1:]) == "redeals used by won games: not kept in this run"
     # a run that won nothing kept the count: it says so, not that the count was not kept
     assert bench.redeals_line([rows[2], (5, "lost", 60, [], 1.0, None, 3)]) == "redeals used by won games: no game won"
     assert bench.redeals_line([]) == "redeals used by won games: no game won"
-    seed, result, moves, _, _, _, redeals = bench._game((2, "baseline", bench.rules_of(
-        bench.argparse.Namespace(draw=1, redeals="3")), {}, None))
+    seed, result, moves, _, _, _, redeals = bench._game(
+        (2, "baseline", bench.rules_of(bench.argparse.Namespace(draw=1, redeals="3")), {}, None)
+    )
     assert seed == 2 and 0 <= redeals <= 3
 
 

@@ -1,7 +1,6 @@
 """The table tracker follows games from snapshots, copes with gaps, UU slots, late flips,
 wrong snapshots and restarts."""
 
-
 import pytest
 
 from solitaire_coach.app.simulate import play_game
@@ -125,7 +124,7 @@ def test_illegal_placement_is_named():
     assert "8♥ was put on 6♣ in column 4: take it back" in report.message
     # the same, as card and pile, for what outlines it and tells the rig
     assert report.put_wrong == (Placement(Card.parse("8H"), "column 4", "8♥ was put on 6♣ in column 4: take it back"),)
-    assert tracker.update(parse_snapshot("XX,XX,XX,XX,XX,JS,QH,KH,UU,JD,KC,JC")).put_wrong == ()   # no card put wrong
+    assert tracker.update(parse_snapshot("XX,XX,XX,XX,XX,JS,QH,KH,UU,JD,KC,JC")).put_wrong == ()  # no card put wrong
 
 
 def test_snapshot_before_the_flip_then_after():
@@ -409,7 +408,7 @@ def test_stock_turns_put_back_are_taken_as_a_pass_round_the_stock_when_one_is_le
     """A decision, documented in the README: a table that legal moves explain is explained
     by them, even by a whole pass round the stock (the camera may have missed it under the
     hand that turned the cards); only a table no legal moves reach is taken as an undo."""
-    tables, tracker = _played(7, 4)   # 6-7 draw draw draw
+    tables, tracker = _played(7, 4)  # 6-7 draw draw draw
     report = tracker.update(tables[2].snapshot())
     assert report.kind == "moves" and tracker.state.redeals_used == 1
 
@@ -463,7 +462,7 @@ def test_the_undo_memory_is_journalled():
     report = restored.update(tables[4].snapshot())
     assert report.kind == "taken back" and restored.history == moves[:4]
     older = tracker.to_dict()
-    del older["recent"]                        # a journal written before the undo memory
+    del older["recent"]  # a journal written before the undo memory
     assert TableTracker.from_dict(older)._recent == []
     older["recent"] = "x"
     with pytest.raises(ValueError, match="the recent positions must be a list"):
@@ -489,7 +488,7 @@ def test_a_draw_and_a_move_then_a_draw_and_the_move_put_back_are_four_moves_not_
         assert report.kind == "moves" and not report.corrected, (group, report)
         assert sorted(m.text for m in report.moves) == sorted(group)
         check_in_sync(tracker.state, table.state)
-    while table.state.stock:   # on to the end of the stock and round again
+    while table.state.stock:  # on to the end of the stock and round again
         table.perform(Move.draw())
         assert tracker.update(table.snapshot()).kind == "moves"
         check_in_sync(tracker.state, table.state)
@@ -559,10 +558,10 @@ def test_the_whole_talon_turned_over_as_advised_or_without_advice_is_a_redeal(se
     check_in_sync(tracker.state, table.state)
 
 
-
 def _a_column_move(state):
-    return next((m for m in state.legal_moves()
-                 if m.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN)), None)
+    return next(
+        (m for m in state.legal_moves() if m.kind in (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN)), None
+    )
 
 
 @pytest.mark.parametrize("seed", [5, 7, 8, 11, 15, 17, 31])

@@ -44,8 +44,11 @@ class _Game:
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 999), at=st.integers(0, 70),
-       misreads=st.lists(st.tuples(st.integers(0, 11), SLOT_VALUES), min_size=1, max_size=3))
+@given(
+    seed=st.integers(0, 999),
+    at=st.integers(0, 70),
+    misreads=st.lists(st.tuples(st.integers(0, 11), SLOT_VALUES), min_size=1, max_size=3),
+)
 # found by hypothesis in CI: the K♦..2♣ run read as moved from column 1 to the empty column 5,
 # a move that can be made back; the true table is then that move made back (5-1)
 @example(seed=280, at=57, misreads=[(5, EMPTY), (9, Card.parse("2C"))])
@@ -72,7 +75,7 @@ def test_after_any_misread_the_true_table_is_followed_on(seed, at, misreads):
         before_state, before_history = before
         assert state == before_state and history[: len(before_history)] == before_history, (report, after)
         assert len(history) == len(before_history) + 2, (report, after)
-        made, back = history[len(before_history):]
+        made, back = history[len(before_history) :]
         assert made.kind is MoveKind.COLUMN_TO_COLUMN, (report, after)
         assert (back.kind, back.source, back.target) == (made.kind, made.target, made.source), (report, after)
     game.play(30)
@@ -91,8 +94,10 @@ def test_a_stock_card_misread_on_the_waste_is_taken_back_by_the_true_table():
     back = game.tracker.update(game.table.snapshot())
     assert back.kind == "taken back" and back.misread and back.corrected
     assert [m.text for m in back.undone] == ["draw"]
-    assert back.message == ("taken back: draw (after move 5); the table is as it was before it: put back, or the "
-                            "read that showed it was wrong")
+    assert back.message == (
+        "taken back: draw (after move 5); the table is as it was before it: put back, or the "
+        "read that showed it was wrong"
+    )
     assert (game.tracker.state, game.tracker.history) == before
     game.play(30)
     check_in_sync(game.tracker.state, game.table.state)
@@ -159,7 +164,7 @@ def test_the_journal_keeps_the_cost_of_the_likeliest_explanation():
     copy = TableTracker.from_dict(json.loads(json.dumps(game.tracker.to_dict())))
     assert copy.to_dict() == game.tracker.to_dict()
     older = game.tracker.to_dict()
-    del older["cost"]                          # a journal written before the cost was kept
+    del older["cost"]  # a journal written before the cost was kept
     assert TableTracker.from_dict(older)._hypotheses[0].cost == len(game.tracker.history)
     older["cost"] = 1
     with pytest.raises(ValueError, match="the cost must be a whole number"):

@@ -39,8 +39,12 @@ def _put_down_wrong(table, rng):
     for i, run in enumerate(s.faceup):
         if run:
             tops.append((5 + i, run[-2] if len(run) > 1 else (s.hidden[i][-1] if s.hidden[i] else EMPTY), run[-1]))
-    wrong = [(src, under, card, j) for src, under, card in tops for j in range(7)
-             if 5 + j != src and not s._fits_column(card, j)]
+    wrong = [
+        (src, under, card, j)
+        for src, under, card in tops
+        for j in range(7)
+        if 5 + j != src and not s._fits_column(card, j)
+    ]
     if not wrong:
         return None
     src, under, card, j = rng.choice(wrong)
@@ -57,7 +61,7 @@ def _check_position(session, deal):
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 10 ** 6), frames=st.lists(FRAMES, min_size=10, max_size=30))
+@given(seed=st.integers(0, 10**6), frames=st.lists(FRAMES, min_size=10, max_size=30))
 def test_a_bad_camera_never_leaves_the_tracker_wrong_once_the_true_table_is_seen(seed, frames):
     rng = random.Random(seed)
     deal = deal_for_seed(seed)
@@ -101,8 +105,10 @@ def test_a_bad_camera_never_leaves_the_tracker_wrong_once_the_true_table_is_seen
 
 
 @settings(max_examples=15, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 10 ** 6), frames=st.lists(st.sampled_from(["true", "twice", "hand", "skip"]),
-                                                      min_size=5, max_size=30))
+@given(
+    seed=st.integers(0, 10**6),
+    frames=st.lists(st.sampled_from(["true", "twice", "hand", "skip"]), min_size=5, max_size=30),
+)
 def test_a_tracker_read_back_from_its_journal_behaves_as_the_saved_one(seed, frames):
     """After every accepted snapshot (when the coach saves its journal) the tracker read back
     from the journal gives the same reports and the same journal on every next snapshot."""

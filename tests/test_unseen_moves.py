@@ -83,6 +83,7 @@ def test_a_stock_read_empty_rules_out_the_explanations_with_cards_left():
 
 class _Fixed:
     """A strategy that advises one move wherever it is legal (else the next of its list)."""
+
     name = "fixed"
 
     def __init__(self, *moves):
@@ -132,12 +133,12 @@ def test_the_slack_of_open_turns_is_journalled():
         TableTracker.from_dict(bad)
 
 
-
 def test_a_card_the_runs_line_shows_on_a_fitting_card_is_not_blamed():
     """The journal missed moves (as in the issue: '3♥ was put on 6♠ in column 4: take it
     back' while the runs line showed the legal run 6S 5D 4C 3H): a card whose run read
     shows it on a card it fits is not blamed; without the runs line it still is."""
     from solitaire_coach.core.tracker import misplaced_cards
+
     for seed in range(500):
         state = VirtualTable.from_deal(deal_for_seed(seed)).state.masked()
         w = state.waste_top()
@@ -163,12 +164,13 @@ def test_a_card_the_runs_line_shows_on_a_fitting_card_is_not_blamed():
 def test_the_coach_says_once_that_it_cannot_follow_and_offers_a_way_out():
     from solitaire_coach.app.coach import CoachSession
     from solitaire_coach.core import Rules
+
     said = []
     coach = CoachSession(Rules(), make_strategy("baseline"), None, say=said.append)
     table = VirtualTable.from_deal(deal_for_seed(0))
     coach.process_text(table.snapshot().text())
     slots = list(table.snapshot().slots)
-    slots[5], slots[11] = slots[11], slots[5]   # two column tops swapped: no legal move does that
+    slots[5], slots[11] = slots[11], slots[5]  # two column tops swapped: no legal move does that
     wrong = Snapshot(tuple(slots)).text()
     said.clear()
     assert coach.process_text(wrong).kind == "inconsistent"

@@ -35,7 +35,8 @@ def test_render_is_deterministic_and_true_to_layout():
     assert ta.snapshot == layout.snapshot() == tb.snapshot
     faces = [c.card for c in ta.cards if c.card is not None]
     assert len(faces) == sum(len(u) for u in layout.up) + len(layout.waste) + sum(
-        f is not None for f in layout.foundations)
+        f is not None for f in layout.foundations
+    )
     assert sum(c.card is None and c.slot.startswith("column") for c in ta.cards) == sum(layout.down)
     for c in ta.cards:
         assert c.quad.shape == (4, 2) and c.full_quad.shape == (4, 2)
@@ -80,7 +81,7 @@ def test_result_types_and_annotation(detector):
         assert c.card is None or isinstance(c.card, Card)
         assert c.slot in D.SLOT_ORDER + ("stock", "")
         assert 0.0 <= c.confidence <= 1.0
-    with pytest.raises(AttributeError):   # a frozen dataclass
+    with pytest.raises(AttributeError):  # a frozen dataclass
         res.cards[0].slot = "x"
     out = draw_detections(img, res)
     assert out.shape == img.shape and not np.array_equal(out, img)
@@ -93,21 +94,46 @@ def _mark(x, y, kind=0, w=100.0):
 def test_slots_from_positions_with_gaps():
     pitch = 130
     # no stock, waste, foundations 1 and 4; columns 1, 3, 7 (others empty)
-    marks = [_mark(100 + pitch, 20), _mark(100 + 3 * pitch, 20), _mark(100 + 6 * pitch, 20),
-             _mark(100, 200, 1), _mark(100, 215), _mark(100 + 2 * pitch, 200), _mark(100 + 6 * pitch, 200)]
+    marks = [
+        _mark(100 + pitch, 20),
+        _mark(100 + 3 * pitch, 20),
+        _mark(100 + 6 * pitch, 20),
+        _mark(100, 200, 1),
+        _mark(100, 215),
+        _mark(100 + 2 * pitch, 200),
+        _mark(100 + 6 * pitch, 200),
+    ]
     D.assign_slots(marks, 1100)
-    assert [m.slot for m in marks] == ["waste", "foundation 1", "foundation 4", "column 1", "column 1",
-                                       "column 3", "column 7"]
+    assert [m.slot for m in marks] == [
+        "waste",
+        "foundation 1",
+        "foundation 4",
+        "column 1",
+        "column 1",
+        "column 3",
+        "column 7",
+    ]
     snap = D.build_snapshot(marks)
     assert snap.line().split(",")[5:] == ["7S", "XX", "7S", "XX", "XX", "XX", "7S"]
 
 
 def test_slots_from_calibration():
-    cal = {"slots": {"stock": [150, 90], "waste": [280, 90], **{f"foundation {i}": [280 + (i + 1) * 130, 90]
-                                                                 for i in range(1, 5)},
-                     **{f"column {i}": [150 + (i - 1) * 130, 290] for i in range(1, 8)}}, "card_size_px": [100, 140]}
-    marks = [_mark(100, 20, 1), _mark(230, 20), _mark(100 + 4 * 130, 20), _mark(100 + 5 * 130, 220),
-             _mark(100 + 5 * 130, 250)]
+    cal = {
+        "slots": {
+            "stock": [150, 90],
+            "waste": [280, 90],
+            **{f"foundation {i}": [280 + (i + 1) * 130, 90] for i in range(1, 5)},
+            **{f"column {i}": [150 + (i - 1) * 130, 290] for i in range(1, 8)},
+        },
+        "card_size_px": [100, 140],
+    }
+    marks = [
+        _mark(100, 20, 1),
+        _mark(230, 20),
+        _mark(100 + 4 * 130, 20),
+        _mark(100 + 5 * 130, 220),
+        _mark(100 + 5 * 130, 250),
+    ]
     D.assign_slots(marks, 1100, cal)
     assert [m.slot for m in marks] == ["stock", "waste", "foundation 2", "column 6", "column 6"]
 
@@ -117,13 +143,26 @@ def test_a_calibration_made_at_another_picture_size_is_scaled_to_the_picture():
     1100x700 picture place the cards of a 1650x1050 picture (1.5 times each way) as before
     (unscaled: the stock read as the waste, the waste as foundation 1, foundation 2 as
     foundation 4 and column 6 as column 7)."""
-    cal = {"slots": {"stock": [150, 90], "waste": [280, 90], **{f"foundation {i}": [280 + (i + 1) * 130, 90]
-                                                                 for i in range(1, 5)},
-                     **{f"column {i}": [150 + (i - 1) * 130, 290] for i in range(1, 8)}},
-           "card_size_px": [100, 140], "image_size": [1100, 700]}
-    marks = [_mark(1.5 * x, 1.5 * y, kind, w=150.0)
-             for x, y, kind in [(100, 20, 1), (230, 20, 0), (100 + 4 * 130, 20, 0), (100 + 5 * 130, 220, 0),
-                                (100 + 5 * 130, 250, 0)]]
+    cal = {
+        "slots": {
+            "stock": [150, 90],
+            "waste": [280, 90],
+            **{f"foundation {i}": [280 + (i + 1) * 130, 90] for i in range(1, 5)},
+            **{f"column {i}": [150 + (i - 1) * 130, 290] for i in range(1, 8)},
+        },
+        "card_size_px": [100, 140],
+        "image_size": [1100, 700],
+    }
+    marks = [
+        _mark(1.5 * x, 1.5 * y, kind, w=150.0)
+        for x, y, kind in [
+            (100, 20, 1),
+            (230, 20, 0),
+            (100 + 4 * 130, 20, 0),
+            (100 + 5 * 130, 220, 0),
+            (100 + 5 * 130, 250, 0),
+        ]
+    ]
     D.assign_slots(marks, 1650, cal, 1050)
     assert [m.slot for m in marks] == ["stock", "waste", "foundation 2", "column 6", "column 6"]
     assert D.calibrated_slots(cal, 1650, 1050)["column 7"] == (1.5 * 930, 1.5 * 290)
@@ -162,6 +201,7 @@ def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
     assert (det.read_thresh, det.strip_thresh) == (meta["read_thresh"], meta["read_thresh_strip"])
     # learning the deck loses no card the shipped model alone reads right, and adds no wrong read
     base = D.CardDetector().detect(cv2.imread(str(scene)))
+
     def right(r):
         return sum(isinstance(a, Card) and a is b for a, b in zip(want, r.snapshot.slots))
 
@@ -208,7 +248,8 @@ def test_patch_geometry_comes_with_the_model(detector, tmp_path):
     from solitaire_coach.vision import features as F
 
     assert detector.geom == F.PatchGeom.from_config(
-        json.loads((D.default_model_dir() / "vision.json").read_text()).get("patch"))
+        json.loads((D.default_model_dir() / "vision.json").read_text()).get("patch")
+    )
     assert F.PatchGeom.from_config(None) == F.PatchGeom(48, 36, (-0.05, 0.31), (-0.03, 0.30))
     v2 = D.default_model_dir() / "v2"
     if v2.is_dir():  # the retrained model: the taller patch, thresholds for whole cards and strips
@@ -216,20 +257,35 @@ def test_patch_geometry_comes_with_the_model(detector, tmp_path):
         assert (d2.geom.read_h, d2.geom.read_w, d2.geom.y[1]) == (64, 36, 0.45)
         assert 0.3 <= d2.read_thresh <= d2.strip_thresh < 1
     img = np.zeros((200, 300, 3), np.uint8)
-    assert F.corner_patch(img, (10, 10), (60, 0), (0, 84), detector.geom).shape == (detector.geom.read_h,
-                                                                                   detector.geom.read_w, 3)
+    assert F.corner_patch(img, (10, 10), (60, 0), (0, 84), detector.geom).shape == (
+        detector.geom.read_h,
+        detector.geom.read_w,
+        3,
+    )
 
 
 def test_calibration_picks_thresholds_that_keep_wrong_reads_under_the_limit():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("vision_bench", Path(__file__).resolve().parents[1] / "bench" / "vision_bench.py")
+    spec = importlib.util.spec_from_file_location(
+        "vision_bench", Path(__file__).resolve().parents[1] / "bench" / "vision_bench.py"
+    )
     vb = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(vb)
     # whole cards: right above 0.5, one wrong at 0.45; strips: a wrong at 0.9 (tied with a
     # right whole card) and one at 0.7
-    rows = [(0.9, 1, 0), (0.8, 1, 0), (0.6, 1, 0), (0.45, 0, 0), (0.4, 1, 0),
-            (0.95, 1, 1), (0.9, 0, 1), (0.85, 1, 1), (0.7, 0, 1), (0.6, 1, 1)]
+    rows = [
+        (0.9, 1, 0),
+        (0.8, 1, 0),
+        (0.6, 1, 0),
+        (0.45, 0, 0),
+        (0.4, 1, 0),
+        (0.95, 1, 1),
+        (0.9, 0, 1),
+        (0.85, 1, 1),
+        (0.7, 0, 1),
+        (0.6, 1, 1),
+    ]
     c = np.array(rows, np.float64)
     top, strip, n_read, n_wrong = vb.calibrate(c, 1.0, split=True)
     assert (top, strip, n_read, n_wrong) == (0.6, 0.85, 6, 1)
@@ -246,29 +302,36 @@ def test_steady_camera_keeps_untouched_cards_and_the_table_where_they_were():
     from solitaire_coach.core.virtual_table import VirtualTable
 
     before = TableLayout.from_state(VirtualTable.from_deal(deal_for_seed(102)).state)
-    after = replace(before, up=before.up[:6] + (before.up[6] + (Card(4, 2),),))     # a card put on column 7
+    after = replace(before, up=before.up[:6] + (before.up[6] + (Card(4, 2),),))  # a card put on column 7
 
     def cards_and_change(**kw):
         a, ta = render_layout(before, 5, 640, 360, deck="drawn-5", difficulty=0.3, **kw)
         b, tb = render_layout(after, 5, 640, 360, deck="drawn-5", difficulty=0.3, **kw)
-        kept = all(x.card == y.card and np.allclose(x.full_quad, y.full_quad, atol=0.5)
-                   for x, y in zip(ta.cards, tb.cards) if x.slot != "column 7")
+        kept = all(
+            x.card == y.card and np.allclose(x.full_quad, y.full_quad, atol=0.5)
+            for x, y in zip(ta.cards, tb.cards)
+            if x.slot != "column 7"
+        )
         return kept, float((np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2) > 40).mean())
 
     kept, changed = cards_and_change(steady=True)
-    assert kept and 0 < changed < 0.03                 # the new card's place, little else
+    assert kept and 0 < changed < 0.03  # the new card's place, little else
     kept, changed = cards_and_change()
     assert not kept and changed > 0.03
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no file"),
-    (b"\x89PNG\r\n\x1a\n\xff\xfe garbage", "binary, not JSON"),
-    (b"", "empty"),
-    (b'{"slots": ', "not valid JSON"),
-    (b"[]", "JSON object"),
-    (b"{}", "neither 'slots'"),
-], ids=["missing", "binary", "empty", "truncated", "list", "empty-object"])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no file"),
+        (b"\x89PNG\r\n\x1a\n\xff\xfe garbage", "binary, not JSON"),
+        (b"", "empty"),
+        (b'{"slots": ', "not valid JSON"),
+        (b"[]", "JSON object"),
+        (b"{}", "neither 'slots'"),
+    ],
+    ids=["missing", "binary", "empty", "truncated", "list", "empty-object"],
+)
 def test_cli_detect_refuses_a_bad_calibration_by_name(tmp_path, capsys, content, message):
     path = tmp_path / "cal.json"
     if content is not None:
@@ -279,15 +342,16 @@ def test_cli_detect_refuses_a_bad_calibration_by_name(tmp_path, capsys, content,
 
 
 def test_cli_detect_takes_a_calibration_name_as_play_does(monkeypatch, capsys):
-    monkeypatch.chdir(FIX.parents[1])          # calibration/example.json of the repository
+    monkeypatch.chdir(FIX.parents[1])  # calibration/example.json of the repository
     assert main(["detect", str(SCENES[0]), "--calibration", "example"]) == 0
     assert len(capsys.readouterr().out.strip().split(",")) == 12
     assert main(["detect", str(SCENES[0]), "--calibration", "nosuch"]) == 2
     assert "calibration/nosuch.json" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("where, why", [("FILE/o.png", "'FILE' is a file, not a folder"),
-                                        ("out.xyz", "OpenCV cannot write '.xyz' images")])
+@pytest.mark.parametrize(
+    "where, why", [("FILE/o.png", "'FILE' is a file, not a folder"), ("out.xyz", "OpenCV cannot write '.xyz' images")]
+)
 def test_cli_detect_names_an_annotation_path_it_cannot_write(tmp_path, monkeypatch, capsys, where, why):
     monkeypatch.chdir(tmp_path)
     Path("FILE").write_text("a file")
@@ -315,9 +379,12 @@ def _model_folder(tmp_path, kind):
     return d
 
 
-MODEL_CASES = [("missing", "model folder '{d}'"), ("half", "{d}/card_reader.onnx: missing"),
-               ("garbage", "{d}/card_locator.onnx: not an ONNX model"),
-               ("swapped", "{d}/card_locator.onnx: not the expected model: its inputs are ['patch']")]
+MODEL_CASES = [
+    ("missing", "model folder '{d}'"),
+    ("half", "{d}/card_reader.onnx: missing"),
+    ("garbage", "{d}/card_locator.onnx: not an ONNX model"),
+    ("swapped", "{d}/card_locator.onnx: not the expected model: its inputs are ['patch']"),
+]
 
 
 @pytest.mark.parametrize("kind, message", MODEL_CASES)
@@ -345,8 +412,10 @@ def test_a_model_path_that_is_some_other_file_is_refused(tmp_path, monkeypatch, 
     other = tmp_path / "notes.txt"
     other.write_text("not a model")
     assert main(["detect", str(SCENES[0]), "--model", str(other)]) == 2
-    assert capsys.readouterr().err == (f"solitaire-coach detect: error: --model: {str(other)!r} is a file, not a model folder (a folder "
-                                       "holding card_locator.onnx and card_reader.onnx)\n")
+    assert capsys.readouterr().err == (
+        f"solitaire-coach detect: error: --model: {str(other)!r} is a file, not a model folder (a folder "
+        "holding card_locator.onnx and card_reader.onnx)\n"
+    )
     monkeypatch.setenv("SOLITAIRE_MODELS", str(other))
     assert main(["detect", str(SCENES[0])]) == 2
     assert f"error: SOLITAIRE_MODELS: {str(other)!r} is a file, not a model folder" in capsys.readouterr().err
@@ -368,14 +437,18 @@ def learnt_deck(tmp_path_factory):
     return base / "good"
 
 
-@pytest.mark.parametrize("file, content, message", [
-    ("deck.json", b'{"name": ', "deck.json is not what learn-deck writes"),
-    ("deck.json", b"[]", "deck.json is not what learn-deck writes (a JSON list"),
-    ("refs.npy", b"garbage garbage!", "refs.npy is not what learn-deck writes (not a NumPy file)"),
-    ("head.npz", b"garbage garbage!", "head.npz is not what learn-deck writes (not a NumPy file)"),
-    ("head.npz", None, "head.npz missing"),
-    ("refs.npy", "short", "refs.npy is not what learn-deck writes (float32 array of shape (51, 128)"),
-], ids=["truncated-json", "list-json", "garbage-refs", "garbage-head", "no-head", "51-refs"])
+@pytest.mark.parametrize(
+    "file, content, message",
+    [
+        ("deck.json", b'{"name": ', "deck.json is not what learn-deck writes"),
+        ("deck.json", b"[]", "deck.json is not what learn-deck writes (a JSON list"),
+        ("refs.npy", b"garbage garbage!", "refs.npy is not what learn-deck writes (not a NumPy file)"),
+        ("head.npz", b"garbage garbage!", "head.npz is not what learn-deck writes (not a NumPy file)"),
+        ("head.npz", None, "head.npz missing"),
+        ("refs.npy", "short", "refs.npy is not what learn-deck writes (float32 array of shape (51, 128)"),
+    ],
+    ids=["truncated-json", "list-json", "garbage-refs", "garbage-head", "no-head", "51-refs"],
+)
 def test_cli_detect_names_a_broken_learnt_deck(tmp_path, monkeypatch, capsys, learnt_deck, file, content, message):
     import shutil
 
@@ -447,22 +520,29 @@ def test_learn_deck_names_a_decks_folder_it_cannot_write(tmp_path, monkeypatch, 
     (tmp_path / "FILE").write_text("a file")
     monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path / "FILE"))
     assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "mine"]) == 2
-    assert f"deck folder {str(tmp_path / 'FILE' / 'mine')!r}: {str(tmp_path / 'FILE')!r} is a file" in capsys.readouterr().err
+    assert (
+        f"deck folder {str(tmp_path / 'FILE' / 'mine')!r}: {str(tmp_path / 'FILE')!r} is a file"
+        in capsys.readouterr().err
+    )
 
 
-@pytest.mark.parametrize("setting, why", [
-    ('{"peak_thresh": NaN}', "peak_thresh must be a finite number, not NaN"),
-    ('{"read_thresh": 5}', "read_thresh is a probability: it must be from 0 to 1, not 5"),
-    ('{"read_thresh_strip": -0.1}', "read_thresh_strip is a probability: it must be from 0 to 1, not -0.1"),
-    ('{"back_sure": Infinity}', "back_sure must be a finite number, not Infinity"),
-    ('{"zoom": 0.5}', "zoom is a patch scale: it must be at least 1, not 0.5"),
-    ('{"ref_temp": 0}', "ref_temp is a temperature: it must be above 0, not 0"),
-    ('{"combine": "max"}', 'combine must be "product" or "min", not "max"'),
-    ('{"read_thresh": "0.9"}', 'read_thresh must be a number, not "0.9"'),
-    ('{"zoom": ', "not valid JSON (Expecting value at line 1 column 10)"),
-    ('{"zoom": "x', "not valid JSON (Unterminated string starting at line 1 column 10)"),
-    (b"\xfe\xfe{}", "not a text file (UTF-8): byte 0xfe at offset 0 is not UTF-8"),
-], ids=["nan", "read-5", "strip-negative", "inf", "zoom", "temp", "combine", "string", "cut", "cut-string", "binary"])
+@pytest.mark.parametrize(
+    "setting, why",
+    [
+        ('{"peak_thresh": NaN}', "peak_thresh must be a finite number, not NaN"),
+        ('{"read_thresh": 5}', "read_thresh is a probability: it must be from 0 to 1, not 5"),
+        ('{"read_thresh_strip": -0.1}', "read_thresh_strip is a probability: it must be from 0 to 1, not -0.1"),
+        ('{"back_sure": Infinity}', "back_sure must be a finite number, not Infinity"),
+        ('{"zoom": 0.5}', "zoom is a patch scale: it must be at least 1, not 0.5"),
+        ('{"ref_temp": 0}', "ref_temp is a temperature: it must be above 0, not 0"),
+        ('{"combine": "max"}', 'combine must be "product" or "min", not "max"'),
+        ('{"read_thresh": "0.9"}', 'read_thresh must be a number, not "0.9"'),
+        ('{"zoom": ', "not valid JSON (Expecting value at line 1 column 10)"),
+        ('{"zoom": "x', "not valid JSON (Unterminated string starting at line 1 column 10)"),
+        (b"\xfe\xfe{}", "not a text file (UTF-8): byte 0xfe at offset 0 is not UTF-8"),
+    ],
+    ids=["nan", "read-5", "strip-negative", "inf", "zoom", "temp", "combine", "string", "cut", "cut-string", "binary"],
+)
 def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, capsys, setting, why):
     models = D.repo_root() / "models"
     d = tmp_path / "model"
@@ -473,7 +553,7 @@ def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, 
     assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
     assert capsys.readouterr().err == f"solitaire-coach detect: error: --model: {d / 'vision.json'}: {why}\n"
     (d / "vision.json").write_text('{"read_thresh": 1, "peak_thresh": 0}')
-    assert D.CardDetector(d).read_thresh == 1.0      # the ends of the range are allowed
+    assert D.CardDetector(d).read_thresh == 1.0  # the ends of the range are allowed
 
 
 def test_annotation_labels_lie_inside_their_own_boxes():
@@ -485,12 +565,13 @@ def test_annotation_labels_lie_inside_their_own_boxes():
 
     img = np.full((540, 960, 3), 40, np.uint8)
     quad = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
-    result = SimpleNamespace(cards=[D.CardDetection(Card.parse("0H"), quad, 0.99, "column 1")],
-                             snapshot=Snapshot((EMPTY,) * 12))
+    result = SimpleNamespace(
+        cards=[D.CardDetection(Card.parse("0H"), quad, 0.99, "column 1")], snapshot=Snapshot((EMPTY,) * 12)
+    )
     out = draw_detections(img, result)
     changed = np.any(out != img, axis=2)
-    assert not changed[:97].any()                         # nothing above the box (its 2 px outline aside)
-    assert changed[103:125, 103:160].sum() > 200          # the label, inside the box's top left corner
+    assert not changed[:97].any()  # nothing above the box (its 2 px outline aside)
+    assert changed[103:125, 103:160].sum() > 200  # the label, inside the box's top left corner
 
 
 def _deck_folder(root: Path, name: str, colour) -> Path:
@@ -514,28 +595,32 @@ def test_load_deck_follows_solitaire_decks_and_rewritten_pictures(tmp_path, monk
     monkeypatch.setenv("SOLITAIRE_DECKS", str(tmp_path / "a"))
     first = load_deck("mine")
     assert first.path == a.absolute() and first.face(ace)[100, 70, 2] > 200
-    assert load_deck("mine") is first                          # unchanged: the cached deck
+    assert load_deck("mine") is first  # unchanged: the cached deck
     monkeypatch.setenv("SOLITAIRE_DECKS", str(tmp_path / "b"))
-    assert load_deck("mine").face(ace)[100, 70, 0] > 200       # the other folder's deck
+    assert load_deck("mine").face(ace)[100, 70, 0] > 200  # the other folder's deck
     monkeypatch.setenv("SOLITAIRE_DECKS", str(tmp_path / "a"))
     cv2.imwrite(str(a / "AS.jpg"), np.full((202, 144, 3), (0, 250, 0), np.uint8))
-    os.utime(a / "AS.jpg", ns=(1, 1))                          # a new time even on a coarse clock
-    assert load_deck("mine").face(ace)[100, 70, 1] > 200       # the rewritten picture
+    os.utime(a / "AS.jpg", ns=(1, 1))  # a new time even on a coarse clock
+    assert load_deck("mine").face(ace)[100, 70, 1] > 200  # the rewritten picture
     monkeypatch.delenv("SOLITAIRE_DECKS")
     with pytest.raises(FileNotFoundError, match="no deck named 'mine'"):
         load_deck("mine")
-    own = DeckCache()                                          # a caller's own cache
+    own = DeckCache()  # a caller's own cache
     assert load_deck("drawn-3", own) is own.get("drawn-3") is not load_deck("drawn-3")
 
 
-@pytest.mark.parametrize("frame, why", [
-    (None, "not None (no picture)"),
-    ("scene.jpg", "not str"),
-    (np.zeros((48, 64), np.uint8), "not a (48, 64) uint8 array: a grey picture"),
-    (np.zeros((48, 64, 4), np.uint8), "not a (48, 64, 4) uint8 array: 4 channels"),
-    (np.zeros((48, 64, 3), np.float32), "not a (48, 64, 3) float32 array: its values must be 0..255 bytes"),
-    (np.zeros((0, 0, 3), np.uint8), "not a (0, 0, 3) uint8 array: an empty picture"),
-], ids=["none", "path", "grey", "bgra", "float", "empty"])
+@pytest.mark.parametrize(
+    "frame, why",
+    [
+        (None, "not None (no picture)"),
+        ("scene.jpg", "not str"),
+        (np.zeros((48, 64), np.uint8), "not a (48, 64) uint8 array: a grey picture"),
+        (np.zeros((48, 64, 4), np.uint8), "not a (48, 64, 4) uint8 array: 4 channels"),
+        (np.zeros((48, 64, 3), np.float32), "not a (48, 64, 3) float32 array: its values must be 0..255 bytes"),
+        (np.zeros((0, 0, 3), np.uint8), "not a (0, 0, 3) uint8 array: an empty picture"),
+    ],
+    ids=["none", "path", "grey", "bgra", "float", "empty"],
+)
 def test_a_frame_that_is_no_bgr_picture_is_refused_saying_what_it_is(detector, frame, why):
     """Before, these gave AttributeError, 'axes don't match array', an onnxruntime
     INVALID_ARGUMENT, ZeroDivisionError, or (float) a read of a black table."""
@@ -557,7 +642,7 @@ def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_
     shutil.copytree(D.repo_root() / "models", d, ignore=shutil.ignore_patterns("v2", "*.md"))
     a, b = D.CardDetector(d), D.CardDetector(d / "card_reader.onnx", deck=None)
     assert (a.locator, a.reader) == (b.locator, b.reader) and sorted(made) == sorted(D.MODEL_FILES)
-    os.utime(d / "card_reader.onnx", ns=(1, 1))               # the reader replaced: it alone is loaded again
+    os.utime(d / "card_reader.onnx", ns=(1, 1))  # the reader replaced: it alone is loaded again
     c = D.CardDetector(d)
     assert c.locator is a.locator and c.reader is not a.reader and made[2:] == ["card_reader.onnx"]
     own = D.CardDetector(d, sessions=D.ModelSessions())
@@ -591,7 +676,7 @@ def test_turned_frame_reads_as_upright(turn):
     turned_img = cv2.rotate(img, codes[turn])
     det = D.CardDetector()
     res = det.detect(turned_img)
-    assert det.orientation == (360 - turn) % 360   # turned back upright
+    assert det.orientation == (360 - turn) % 360  # turned back upright
     assert res.snapshot.line() == upright.snapshot.line()
     h, w = turned_img.shape[:2]
     for c in res.cards:
@@ -622,7 +707,7 @@ def test_large_cards_are_looked_at_smaller():
     again at a smaller width, and keeps the width where the cards have the trained size."""
     det = D.CardDetector()
     frame = np.full((720, 1280, 3), 120, np.uint8)
-    card_frac = 0.25   # cards a quarter of the frame wide
+    card_frac = 0.25  # cards a quarter of the frame wide
 
     def fake_locate(frame_bgr, width=None):
         w = card_frac * frame_bgr.shape[1]
@@ -630,7 +715,7 @@ def test_large_cards_are_looked_at_smaller():
 
     det.locate = fake_locate
     det.locate_any_scale(frame)
-    assert det.locator_width == 320   # 0.25 * 320 = 80 px: the trained size
+    assert det.locator_width == 320  # 0.25 * 320 = 80 px: the trained size
     card_frac = 0.08
     det.locate_any_scale(frame)
     assert det.locator_width == F.LOC_W
@@ -641,8 +726,9 @@ def test_a_large_photo_of_large_cards_reads():
     reads no card that is not there."""
     img = cv2.imread(str(SCENES[0]))
     full = D.CardDetector().detect(img)
-    crop = cv2.resize(img[: img.shape[0] // 2, : img.shape[1] // 2], (img.shape[1], img.shape[0]),
-                      interpolation=cv2.INTER_CUBIC)
+    crop = cv2.resize(
+        img[: img.shape[0] // 2, : img.shape[1] // 2], (img.shape[1], img.shape[0]), interpolation=cv2.INTER_CUBIC
+    )
     res = D.CardDetector().detect(crop)
     on_table = {c.card for c in full.cards if c.card is not None}
     read = {c.card for c in res.cards if c.card is not None}
@@ -654,7 +740,9 @@ def test_down_counts_in_json():
     res = D.CardDetector().detect(cv2.imread(str(SCENES[0])))
     out = res.to_json()
     assert len(out["down"]) == 7 and all(isinstance(n, int) and n >= 0 for n in out["down"])
-    want = [sum(1 for c in truth["cards"] if c["card"] == "back" and c["slot"] == f"column {i}" and c["visible"])
-            for i in range(1, 8)]
+    want = [
+        sum(1 for c in truth["cards"] if c["card"] == "back" and c["slot"] == f"column {i}" and c["visible"])
+        for i in range(1, 8)
+    ]
     assert sum(a == b for a, b in zip(out["down"], want)) >= 6, (out["down"], want)
     assert out["stock"] == any(c["card"] == "back" and c["slot"] == "stock" for c in truth["cards"])

@@ -4,6 +4,7 @@ Scenes of decks never used in training: our own drawn-11, and gnome-paris when t
 rasterised Debian decks are present (training/prepare_decks.py). Usage:
 python training/make_fixtures.py
 """
+
 from __future__ import annotations
 
 import json
@@ -22,11 +23,23 @@ OUT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "vision")
 
 
 def save(name, img, truth=None):
-    write_atomic(os.path.join(OUT, name + ".jpg"), cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes())
+    write_atomic(
+        os.path.join(OUT, name + ".jpg"), cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 88])[1].tobytes()
+    )
     if truth is not None:
-        data = {"deck": truth.deck, "snapshot": truth.snapshot.line(),
-                "cards": [{"card": c.card.code if c.card else "back", "slot": c.slot, "visible": c.visible,
-                           "corner": [round(float(v), 1) for v in c.full_quad[0]]} for c in truth.cards]}
+        data = {
+            "deck": truth.deck,
+            "snapshot": truth.snapshot.line(),
+            "cards": [
+                {
+                    "card": c.card.code if c.card else "back",
+                    "slot": c.slot,
+                    "visible": c.visible,
+                    "corner": [round(float(v), 1) for v in c.full_quad[0]],
+                }
+                for c in truth.cards
+            ],
+        }
         write_atomic(os.path.join(OUT, name + ".json"), json.dumps(data, indent=1) + "\n")
     print("wrote", name)
 
@@ -47,6 +60,8 @@ def main():
 if __name__ == "__main__":
     import argparse
 
-    argparse.ArgumentParser(description="Write the rendered fixtures the vision tests use into fixtures/vision/ "
-                            "(deterministic: the files come out the same each time).").parse_args()
+    argparse.ArgumentParser(
+        description="Write the rendered fixtures the vision tests use into fixtures/vision/ "
+        "(deterministic: the files come out the same each time)."
+    ).parse_args()
     main()

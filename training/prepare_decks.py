@@ -3,6 +3,7 @@
 Needs the Debian packages gnome-cards-data and kdegames-card-data-kf5 and rsvg-convert
 (librsvg2-bin). The runtime never needs them. Usage: python training/prepare_decks.py [OUT]
 """
+
 from __future__ import annotations
 
 import gzip
@@ -45,8 +46,7 @@ def render(svg: Path, elem: str, dst: Path):
     if dst.exists():
         return
     png = dst.with_suffix(".png")
-    r = subprocess.run(["rsvg-convert", "-i", elem, "-w", str(WIDTH), str(svg), "-o", str(png)],
-                       capture_output=True)
+    r = subprocess.run(["rsvg-convert", "-i", elem, "-w", str(WIDTH), str(svg), "-o", str(png)], capture_output=True)
     if r.returncode != 0:
         print("failed", svg.name, elem, r.stderr[:200], flush=True)
         return
@@ -62,8 +62,7 @@ def render(svg: Path, elem: str, dst: Path):
 def render_grid(svg: Path, d: Path):
     """gnome-cards-data decks are laid out on a 13 x 5 grid (suits C D H S, then jokers, back)."""
     png = d / "page.png"
-    subprocess.run(["rsvg-convert", "-w", str(WIDTH * 13), str(svg), "-o", str(png)], check=True,
-                   capture_output=True)
+    subprocess.run(["rsvg-convert", "-w", str(WIDTH * 13), str(svg), "-o", str(png)], check=True, capture_output=True)
     img = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
     png.unlink()
     a = img[:, :, 3:4].astype(np.float32) / 255.0
@@ -72,7 +71,7 @@ def render_grid(svg: Path, d: Path):
     cells = {rc + sc: (si, ri) for si, (_, sc) in enumerate(SUITS) for ri, rc in enumerate(RANK_CODES)}
     cells["back"] = (4, 2)
     for code, (r, c) in cells.items():
-        cell = rgb[int(r * ch):int((r + 1) * ch), int(c * cw):int((c + 1) * cw)]
+        cell = rgb[int(r * ch) : int((r + 1) * ch), int(c * cw) : int((c + 1) * cw)]
         cv2.imwrite(str(d / f"{code}.jpg"), cell, [cv2.IMWRITE_JPEG_QUALITY, 93])
 
 
@@ -83,15 +82,19 @@ KDE_OK = {"nicu-ornamental", "nicu-white", "standard", "tigullio-international"}
 def main():
     import argparse
 
-    ap = argparse.ArgumentParser(description="Rasterise the Debian card decks (gnome-cards-data, "
-                                 "kdegames-card-data-kf5; rsvg-convert from librsvg2-bin) for training and the "
-                                 "vision benchmarks.")
+    ap = argparse.ArgumentParser(
+        description="Rasterise the Debian card decks (gnome-cards-data, "
+        "kdegames-card-data-kf5; rsvg-convert from librsvg2-bin) for training and the "
+        "vision benchmarks."
+    )
     ap.add_argument("out", nargs="?", default="out/decks", help="folder for the decks (default out/decks)")
     out = Path(ap.parse_args().out)
     found = list(sources())
     if not found:
-        sys.exit("no decks found: install the Debian packages gnome-cards-data and kdegames-card-data-kf5 "
-                 "(their SVGs in /usr/share/aisleriot/cards and /usr/share/carddecks)")
+        sys.exit(
+            "no decks found: install the Debian packages gnome-cards-data and kdegames-card-data-kf5 "
+            "(their SVGs in /usr/share/aisleriot/cards and /usr/share/carddecks)"
+        )
     if shutil.which("rsvg-convert") is None:
         sys.exit("rsvg-convert not found: install the Debian package librsvg2-bin")
     tmp = Path(tempfile.mkdtemp())

@@ -123,7 +123,7 @@ def targets(corners: np.ndarray, hh: int, ww: int, sigma: float = 0.7):
         if not (0 <= ix < ww and 0 <= iy < hh):
             continue
         x0, x1, y0, y1 = max(ix - 3, 0), min(ix + 4, ww), max(iy - 3, 0), min(iy + 4, hh)
-        g = np.exp(-((xx[y0:y1, x0:x1] - ix) ** 2 + (yy[y0:y1, x0:x1] - iy) ** 2) / (2 * sigma ** 2))
+        g = np.exp(-((xx[y0:y1, x0:x1] - ix) ** 2 + (yy[y0:y1, x0:x1] - iy) ** 2) / (2 * sigma**2))
         k = int(kind)
         heat[k, y0:y1, x0:x1] = np.maximum(heat[k, y0:y1, x0:x1], g)
         heat[k, iy, ix] = 1.0
@@ -139,9 +139,14 @@ def build_models(torch):
         return nn.Sequential(nn.Conv2d(i, o, 3, s, d, dilation=d, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
     def dws(i, o, s=1, d=1):
-        return nn.Sequential(nn.Conv2d(i, i, 3, s, d, dilation=d, groups=i, bias=False), nn.BatchNorm2d(i),
-                             nn.ReLU(inplace=True), nn.Conv2d(i, o, 1, bias=False), nn.BatchNorm2d(o),
-                             nn.ReLU(inplace=True))
+        return nn.Sequential(
+            nn.Conv2d(i, i, 3, s, d, dilation=d, groups=i, bias=False),
+            nn.BatchNorm2d(i),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(i, o, 1, bias=False),
+            nn.BatchNorm2d(o),
+            nn.ReLU(inplace=True),
+        )
 
     class Locator(nn.Module):
         def __init__(self):
@@ -170,8 +175,7 @@ def build_models(torch):
 
         def __init__(self):
             super().__init__()
-            self.f = nn.Sequential(cbr(3, 16), cbr(16, 32, 2), cbr(32, 48), cbr(48, 64, 2), cbr(64, 64),
-                                   cbr(64, 96, 2))
+            self.f = nn.Sequential(cbr(3, 16), cbr(16, 32, 2), cbr(32, 48), cbr(48, 64, 2), cbr(64, 64), cbr(64, 96, 2))
             fh, fw = F.READ_H, F.READ_W
             for _ in range(3):
                 fh, fw = (fh + 1) // 2, (fw + 1) // 2
@@ -193,8 +197,7 @@ def build_models(torch):
 
         def forward(self, x):
             k, r, s, e = self.r(x)
-            return (torch.softmax(k, 1), torch.softmax(r, 1), torch.softmax(s, 1),
-                    nn.functional.normalize(e, dim=1))
+            return (torch.softmax(k, 1), torch.softmax(r, 1), torch.softmax(s, 1), nn.functional.normalize(e, dim=1))
 
     return Locator, Reader, ReaderExport
 
@@ -250,15 +253,20 @@ class Phase:
         self.step += 1
         if self.step % 200 == 0:
             left = max(0.0, self.budget - self.spent)
-            print(f"{self.name} step {self.step} {loss_text}  {self.spent:.0f}/{self.budget:.0f} s, "
-                  f"about {left / 60:.1f} min left", flush=True)
+            print(
+                f"{self.name} step {self.step} {loss_text}  {self.spent:.0f}/{self.budget:.0f} s, "
+                f"about {left / 60:.1f} min left",
+                flush=True,
+            )
         if now - self._saved > 60 or self.done:
             self.save()
 
     def save(self) -> None:
         tmp = self.path + ".tmp"
-        self.torch.save({"model": self.model.state_dict(), "opt": self.opt.state_dict(), "spent": self.spent,
-                         "step": self.step}, tmp)
+        self.torch.save(
+            {"model": self.model.state_dict(), "opt": self.opt.state_dict(), "spent": self.spent, "step": self.step},
+            tmp,
+        )
         os.replace(tmp, self.path)
         self._saved = time.time()
 
@@ -281,14 +289,21 @@ def render_all(args, decks, work: str):
         for k, (start, path) in enumerate(todo):
             seeds = [(sd, decks, args.variety) for sd in range(start, min(args.scenes, start + chunk))]
             rows = pool.map(_worker, seeds, chunksize=4)
-            np.savez(path + ".tmp.npz", loc=np.stack([r[0] for r in rows]),
-                     corners=np.array([r[1] for r in rows], dtype=object),
-                     crops=np.concatenate([r[2] for r in rows]), labels=np.concatenate([r[3] for r in rows]))
+            np.savez(
+                path + ".tmp.npz",
+                loc=np.stack([r[0] for r in rows]),
+                corners=np.array([r[1] for r in rows], dtype=object),
+                crops=np.concatenate([r[2] for r in rows]),
+                labels=np.concatenate([r[3] for r in rows]),
+            )
             os.replace(path + ".tmp.npz", path)
             spent = time.time() - t0
             left = spent / (k + 1) * (len(todo) - k - 1)
-            print(f"rendered {min(args.scenes, start + chunk)}/{args.scenes} scenes  {spent:.0f} s, "
-                  f"about {left / 60:.1f} min left", flush=True)
+            print(
+                f"rendered {min(args.scenes, start + chunk)}/{args.scenes} scenes  {spent:.0f} s, "
+                f"about {left / 60:.1f} min left",
+                flush=True,
+            )
     for start in range(0, args.scenes, chunk):
         path = os.path.join(work, f"scenes_{start:06d}_{min(args.scenes, start + chunk):06d}.npz")
         with np.load(path, allow_pickle=True) as z:
@@ -304,17 +319,28 @@ def main():
     ap = argparse.ArgumentParser(description="Train the card locator and reader on rendered scenes (resumable).")
     ap.add_argument("--out", required=True, help="model folder to write (the shipped ones: models/, models/v2)")
     ap.add_argument("--scenes", type=int, default=8000)
-    ap.add_argument("--budget", type=float, default=540.0,
-                    help="seconds of training in all (both networks, rendering not counted); a resumed run "
-                         "goes on to the same total")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=540.0,
+        help="seconds of training in all (both networks, rendering not counted); a resumed run "
+        "goes on to the same total",
+    )
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--loc-share", type=float, default=0.55)
     ap.add_argument("--only-reader", action="store_true", help="train the reader alone (keep a locator)")
-    ap.add_argument("--variety", type=float, default=0.5,
-                    help="share of scenes with a person's own table: any back, dark mats, cards askew, fresh deals")
-    ap.add_argument("--work", default=None,
-                    help="folder for rendered scenes and checkpoints (default out/train-<out's name>); a run "
-                         "that finds them there goes on where the last one stopped")
+    ap.add_argument(
+        "--variety",
+        type=float,
+        default=0.5,
+        help="share of scenes with a person's own table: any back, dark mats, cards askew, fresh deals",
+    )
+    ap.add_argument(
+        "--work",
+        default=None,
+        help="folder for rendered scenes and checkpoints (default out/train-<out's name>); a run "
+        "that finds them there goes on where the last one stopped",
+    )
     ap.add_argument("--device", default="auto", help="cuda, cpu or auto (cuda when there is one)")
     args = ap.parse_args()
     import torch
@@ -331,8 +357,11 @@ def main():
     heat = np.stack([t[0] for t in tg])
     reg = np.stack([t[1] for t in tg])
     regm = np.stack([t[2] for t in tg])
-    print(f"data: {n} scenes, {len(crops)} patches ({np.bincount(labels[:, 0], minlength=3)} face/back/none)"
-          f"  {time.time() - t0:.0f}s", flush=True)
+    print(
+        f"data: {n} scenes, {len(crops)} patches ({np.bincount(labels[:, 0], minlength=3)} face/back/none)"
+        f"  {time.time() - t0:.0f}s",
+        flush=True,
+    )
     dev = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     if dev == "cpu":
         torch.set_num_threads(max(1, args.workers))
@@ -344,10 +373,16 @@ def main():
     nval = max(1, n // 40)
     loc = Locator()
     opt = torch.optim.AdamW(loc.parameters(), 2e-3, weight_decay=1e-4)
-    phase = Phase(torch, os.path.join(work, "locator.pt"), "locator", 0 if args.only_reader else
-                  args.budget * args.loc_share, loc, opt)
+    phase = Phase(
+        torch,
+        os.path.join(work, "locator.pt"),
+        "locator",
+        0 if args.only_reader else args.budget * args.loc_share,
+        loc,
+        opt,
+    )
     loc.to(dev)
-    for st in opt.state.values():   # a resumed optimiser's moments go where the model is
+    for st in opt.state.values():  # a resumed optimiser's moments go where the model is
         for k, v in st.items():
             if torch.is_tensor(v):
                 st[k] = v.to(dev)
@@ -368,7 +403,7 @@ def main():
         t = HT[idx]
         pos = (t >= 0.999).float()
         neg = 1 - pos
-        fl = -(pos * (1 - p) ** 2 * torch.log(p) + neg * (1 - t) ** 4 * p ** 2 * torch.log(1 - p))
+        fl = -(pos * (1 - p) ** 2 * torch.log(p) + neg * (1 - t) ** 4 * p**2 * torch.log(1 - p))
         npos = pos.sum().clamp(min=1)
         l_heat = fl.sum() / npos
         m = RM[idx].unsqueeze(1)
@@ -379,18 +414,20 @@ def main():
         opt.zero_grad()
         loss.backward()
         opt.step()
-        phase.tick(f"loss {loss.item():.3f} heat {l_heat.item():.3f} reg {l_reg.item():.3f} "
-                   f"size {l_size.item():.3f} turn {l_turn.item():.3f}")
+        phase.tick(
+            f"loss {loss.item():.3f} heat {l_heat.item():.3f} reg {l_reg.item():.3f} "
+            f"size {l_size.item():.3f} turn {l_turn.item():.3f}"
+        )
     # quick validation: corner recall / precision at 0.3 on the first nval scenes
     loc.eval()
     tp = fp = fn = 0
     with torch.no_grad():
         for i in range(nval):
-            o = loc(X[i:i + 1].permute(0, 3, 1, 2).float() / 255.0)[0].cpu().numpy()
+            o = loc(X[i : i + 1].permute(0, 3, 1, 2).float() / 255.0)[0].cpu().numpy()
             peaks = F.decode_peaks(o, 0.3)
             gt = [c for c in corners[i] if c[5] > 0]
             used = set()
-            for (px, py, *_rest) in peaks:
+            for px, py, *_rest in peaks:
                 best = None
                 for j, g in enumerate(gt):
                     if j not in used and abs(g[0] - px) < 0.06 * g[2] + 1.5 and abs(g[1] - py) < 0.04 * g[3] + 1.5:
@@ -406,10 +443,16 @@ def main():
         print(f"locator val: recall {tp / max(1, tp + fn):.4f} precision {tp / max(1, tp + fp):.4f}", flush=True)
     loc.cpu()
     if not args.only_reader:
-        torch.onnx.export(loc, torch.zeros(1, 3, 360, 640), os.path.join(args.out, "card_locator.onnx"),
-                          input_names=["image"], output_names=["maps"], opset_version=17,
-                          dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
-                          dynamo=False)
+        torch.onnx.export(
+            loc,
+            torch.zeros(1, 3, 360, 640),
+            os.path.join(args.out, "card_locator.onnx"),
+            input_names=["image"],
+            output_names=["maps"],
+            opset_version=17,
+            dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
+            dynamo=False,
+        )
     print("exported locator", round(time.time() - t0), "s", flush=True)
     del X, HT, RG, RM
 
@@ -420,8 +463,14 @@ def main():
     mval = max(1, m // 40)
     rd = Reader()
     opt = torch.optim.AdamW(rd.parameters(), 2e-3, weight_decay=1e-4)
-    phase = Phase(torch, os.path.join(work, "reader.pt"), "reader",
-                  args.budget * (1 if args.only_reader else 1 - args.loc_share), rd, opt)
+    phase = Phase(
+        torch,
+        os.path.join(work, "reader.pt"),
+        "reader",
+        args.budget * (1 if args.only_reader else 1 - args.loc_share),
+        rd,
+        opt,
+    )
     rd.to(dev)
     for st in opt.state.values():
         for k, v in st.items():
@@ -457,12 +506,19 @@ def main():
         cacc = ((r.argmax(1) == y[:, 1]) & (s.argmax(1) == y[:, 2]))[face].float().mean().item()
     print(f"reader val (training decks): kind acc {kacc:.4f}  card acc {cacc:.4f}", flush=True)
     rd.cpu()
-    torch.onnx.export(ReaderExport(rd), torch.zeros(1, 3, F.READ_H, F.READ_W), os.path.join(args.out, "card_reader.onnx"),
-                      input_names=["patch"], output_names=["kind", "rank", "suit", "embedding"], opset_version=17,
-                      dynamic_axes={"patch": {0: "n"}, "kind": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"},
-                                    "embedding": {0: "n"}}, dynamo=False)
+    torch.onnx.export(
+        ReaderExport(rd),
+        torch.zeros(1, 3, F.READ_H, F.READ_W),
+        os.path.join(args.out, "card_reader.onnx"),
+        input_names=["patch"],
+        output_names=["kind", "rank", "suit", "embedding"],
+        opset_version=17,
+        dynamic_axes={"patch": {0: "n"}, "kind": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}, "embedding": {0: "n"}},
+        dynamo=False,
+    )
     # the patch geometry the reader was trained on goes with it (the detector reads it from here)
     import json
+
     cfg_path = os.path.join(args.out, "vision.json")
     cfg = json.load(open(cfg_path)) if os.path.exists(cfg_path) else {}
     cfg["patch"] = F.DEFAULT_GEOM.to_config()

@@ -81,7 +81,7 @@ def remove_stale_temporaries(path: str | os.PathLike, older_than_s: float = 60.0
     their names. Only files of this path's temporary name (``.NAME.<8 hex>.tmp``) older than
     ``older_than_s`` are removed: a write takes milliseconds, so such a file is no other
     writer's work in progress. What cannot be looked at or removed is left as it is."""
-    path = Path(os.path.realpath(path))   # as write_atomic: beside the file a link points to
+    path = Path(os.path.realpath(path))  # as write_atomic: beside the file a link points to
     name = re.compile(rf"\.{re.escape(path.name)}\.[0-9a-f]{{8}}\.tmp")
     removed = []
     try:
@@ -189,8 +189,9 @@ def read_text_file(path) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise NotTextError(f"not a text file (UTF-8): byte {data[exc.start]:#04x} at offset {exc.start} "
-                           f"is not UTF-8") from None
+        raise NotTextError(
+            f"not a text file (UTF-8): byte {data[exc.start]:#04x} at offset {exc.start} is not UTF-8"
+        ) from None
     if "\0" in text:
         raise NotTextError(f"not a text file (UTF-8): it holds a NUL byte at offset {data.index(0)}")
     return text

@@ -66,6 +66,7 @@ def at_most(kind, maximum, unit: str = ""):
 
         p.add_argument("--memory-mb", type=at_most(positive_float, 1_048_576, " MB"))
     """
+
     def parse(text: str):
         try:
             big = float(text) > maximum  # before kind(), which refuses inf as "not above 0"

@@ -18,48 +18,67 @@ from .errors import CommandError, say_error
 # the modules whose register(subparsers) adds the commands (each imports its heavy
 # dependencies inside the command, so building the parser stays quick)
 COMMAND_MODULES = (
-    "solitaire_coach.app.cmd_core",       # simulate, coach, check-log
+    "solitaire_coach.app.cmd_core",  # simulate, coach, check-log
 )
 
 # left out of the parser when the module itself is not there
 OPTIONAL_COMMAND_MODULES = (
-    "solitaire_coach.app.cmd_solve",      # solve
-    "solitaire_coach.app.cmd_vision",     # detect, learn-deck
-    "solitaire_coach.app.cmd_play",       # play
-    "solitaire_coach.app.cmd_record",     # record
-    "solitaire_coach.app.cmd_replay",     # replay
-    "solitaire_coach.app.cmd_demo",       # demo
+    "solitaire_coach.app.cmd_solve",  # solve
+    "solitaire_coach.app.cmd_vision",  # detect, learn-deck
+    "solitaire_coach.app.cmd_play",  # play
+    "solitaire_coach.app.cmd_record",  # record
+    "solitaire_coach.app.cmd_replay",  # replay
+    "solitaire_coach.app.cmd_demo",  # demo
     "solitaire_coach.app.cmd_calibrate",  # calibrate
 )
 
 
 EXAMPLES = {
-    "play": ["solitaire-coach calibrate --camera 0 --name desk     # once per camera set-up",
-             "solitaire-coach play --calibration desk                # the live coach",
-             "solitaire-coach play --frames fixtures/games/game1 --no-window --new"],
-    "record": ["solitaire-coach record mygame --seconds 600          # camera 0 into a new folder",
-               "solitaire-coach replay mygame                         # then run the coach on it"],
-    "replay": ["solitaire-coach replay mygame --expect mygame/moves.log",
-               "solitaire-coach replay game.mp4 --json > frames.jsonl"],
+    "play": [
+        "solitaire-coach calibrate --camera 0 --name desk     # once per camera set-up",
+        "solitaire-coach play --calibration desk                # the live coach",
+        "solitaire-coach play --frames fixtures/games/game1 --no-window --new",
+    ],
+    "record": [
+        "solitaire-coach record mygame --seconds 600          # camera 0 into a new folder",
+        "solitaire-coach replay mygame                         # then run the coach on it",
+    ],
+    "replay": [
+        "solitaire-coach replay mygame --expect mygame/moves.log",
+        "solitaire-coach replay game.mp4 --json > frames.jsonl",
+    ],
     "demo": ["solitaire-coach demo", "solitaire-coach demo --game game2 --json"],
-    "calibrate": ["solitaire-coach calibrate --print-board board.png   # print it, then:",
-                  "solitaire-coach calibrate --camera 0 --name desk",
-                  "solitaire-coach calibrate --table deal.jpg --name desk   # from a photo, no lens"],
+    "calibrate": [
+        "solitaire-coach calibrate --print-board board.png   # print it, then:",
+        "solitaire-coach calibrate --camera 0 --name desk",
+        "solitaire-coach calibrate --table deal.jpg --name desk   # from a photo, no lens",
+    ],
     "detect": ["solitaire-coach detect table.jpg", "solitaire-coach detect table.jpg --json --annotate seen.png"],
-    "learn-deck": ["solitaire-coach learn-deck grid.jpg --name mydeck",
-                   "solitaire-coach detect table.jpg --deck mydeck"],
-    "simulate": ["solitaire-coach simulate --count 200 --strategy baseline --quiet",
-                 "solitaire-coach simulate --deals deals.txt --json > games.jsonl"],
-    "coach": ["solitaire-coach coach --snapshot-file snap.txt     # Enter reads it, q quits",
-              "solitaire-coach coach --snapshot-file snap.txt --new --strategy baseline"],
+    "learn-deck": [
+        "solitaire-coach learn-deck grid.jpg --name mydeck",
+        "solitaire-coach detect table.jpg --deck mydeck",
+    ],
+    "simulate": [
+        "solitaire-coach simulate --count 200 --strategy baseline --quiet",
+        "solitaire-coach simulate --deals deals.txt --json > games.jsonl",
+    ],
+    "coach": [
+        "solitaire-coach coach --snapshot-file snap.txt     # Enter reads it, q quits",
+        "solitaire-coach coach --snapshot-file snap.txt --new --strategy baseline",
+    ],
     "check-log": ["solitaire-coach check-log game.log", "solitaire-coach check-log logs/*.log --draw 3"],
-    "solve": ["solitaire-coach solve --seed 7", "solitaire-coach solve deals.txt --quiet",
-              "solitaire-coach solve game.journal.json --prove 5"],
+    "solve": [
+        "solitaire-coach solve --seed 7",
+        "solitaire-coach solve deals.txt --quiet",
+        "solitaire-coach solve game.journal.json --prove 5",
+    ],
 }
 """One or two example command lines per command, shown at the end of its --help."""
 
-EXIT_STATUS = ("exit status: 0 done; 1 the answer asked for is negative (a log or a replay that is wrong); "
-               "2 bad input or usage (said as 'solitaire-coach COMMAND: error: ...' on stderr)")
+EXIT_STATUS = (
+    "exit status: 0 done; 1 the answer asked for is negative (a log or a replay that is wrong); "
+    "2 bad input or usage (said as 'solitaire-coach COMMAND: error: ...' on stderr)"
+)
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -68,14 +87,23 @@ class HelpFormatter(argparse.HelpFormatter):
     it (and it has one worth saying)."""
 
     def _fill_text(self, text, width, indent):
-        return "\n".join(super(HelpFormatter, self)._fill_text(line, width, indent + line[:len(line) - len(line.lstrip())])
-                         if line.strip() else "" for line in text.splitlines())
+        return "\n".join(
+            super(HelpFormatter, self)._fill_text(line, width, indent + line[: len(line) - len(line.lstrip())])
+            if line.strip()
+            else ""
+            for line in text.splitlines()
+        )
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if ("default" in text or action.default is None or action.default is False
-                or action.default == argparse.SUPPRESS
-                or not action.option_strings or "%(default)" in text):
+        if (
+            "default" in text
+            or action.default is None
+            or action.default is False
+            or action.default == argparse.SUPPRESS
+            or not action.option_strings
+            or "%(default)" in text
+        ):
             return text
         return f"{text} (default: %(default)s)"
 
@@ -89,7 +117,10 @@ def _epilog(command: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The ``solitaire-coach`` argument parser with every command's sub-parser (an optional
     command module that is not there is left out)."""
-    parser = argparse.ArgumentParser(prog="solitaire-coach", description="A webcam Klondike coach: reads the cards, tracks the game, advises the next move.")
+    parser = argparse.ArgumentParser(
+        prog="solitaire-coach",
+        description="A webcam Klondike coach: reads the cards, tracks the game, advises the next move.",
+    )
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"solitaire-coach {__version__}")

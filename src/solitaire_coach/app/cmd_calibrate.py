@@ -19,8 +19,9 @@ def lens_views(text: str) -> int:
 
     value = positive_int(text)
     if value < MIN_LENS_VIEWS:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed: the lens calibration needs at least "
-                                         f"{MIN_LENS_VIEWS} views")
+        raise argparse.ArgumentTypeError(
+            f"{value} is not allowed: the lens calibration needs at least {MIN_LENS_VIEWS} views"
+        )
     return value
 
 
@@ -32,35 +33,51 @@ def board_size(text: str) -> tuple[int, int]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected COLSxROWS inner corners, like 9x6") from None
     if cols < 3 or rows < 3 or cols == rows:
-        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: use at least 3x3 corners and different counts "
-                                         "(like 9x6)")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not allowed: use at least 3x3 corners and different counts (like 9x6)"
+        )
     return cols, rows
 
 
 def register(sub) -> None:
     """Add the ``calibrate`` command to ``sub``."""
-    c = sub.add_parser("calibrate", help="calibrate a camera (lens from a chessboard, table from a fresh deal)",
-                       description="Calibrate a camera: the lens from views of a printed chessboard, the table "
-                       "from a picture of a fresh deal.")
+    c = sub.add_parser(
+        "calibrate",
+        help="calibrate a camera (lens from a chessboard, table from a fresh deal)",
+        description="Calibrate a camera: the lens from views of a printed chessboard, the table "
+        "from a picture of a fresh deal.",
+    )
     c.add_argument("--name", help="calibration name: writes NAME.json into --folder")
-    c.add_argument("--camera", help="camera index or device path: capture the views live (a video file "
-                   "plays as a camera, once)")
+    c.add_argument(
+        "--camera", help="camera index or device path: capture the views live (a video file plays as a camera, once)"
+    )
     c.add_argument("--images", type=Path, help="folder of chessboard photos (offline)")
-    c.add_argument("--table", type=Path, help="photo of a freshly dealt game (offline table calibration; "
-                   "alone, without --images, the table is calibrated without a lens)")
+    c.add_argument(
+        "--table",
+        type=Path,
+        help="photo of a freshly dealt game (offline table calibration; "
+        "alone, without --images, the table is calibrated without a lens)",
+    )
     c.add_argument("--print-board", type=Path, metavar="PNG", help="write the chessboard to print, then stop")
-    c.add_argument("--board", type=board_size, default="9x6",
-                   help="inner corners of the board, COLSxROWS (default 9x6)")
+    c.add_argument(
+        "--board", type=board_size, default="9x6", help="inner corners of the board, COLSxROWS (default 9x6)"
+    )
     c.add_argument("--square-mm", type=positive_float, default=25.0, help="printed square size in mm (default 25)")
     c.add_argument("--views", type=lens_views, default=12, help="board views to capture live (default 12, at least 5)")
-    c.add_argument("--width", type=positive_int, default=1280,
-                   help="with --camera: picture width asked for (default 1280)")
-    c.add_argument("--height", type=positive_int, default=720,
-                   help="with --camera: picture height asked for (default 720)")
+    c.add_argument(
+        "--width", type=positive_int, default=1280, help="with --camera: picture width asked for (default 1280)"
+    )
+    c.add_argument(
+        "--height", type=positive_int, default=720, help="with --camera: picture height asked for (default 720)"
+    )
     c.add_argument("--no-window", action="store_true", help="with --camera: do not show the camera's picture")
-    c.add_argument("--folder", type=Path, default=None,
-                   help="where calibration files go (default: calibrations/ of the per-user data folder, "
-                   "SOLITAIRE_COACH_HOME or the platform's, where --calibration NAME looks)")
+    c.add_argument(
+        "--folder",
+        type=Path,
+        default=None,
+        help="where calibration files go (default: calibrations/ of the per-user data folder, "
+        "SOLITAIRE_COACH_HOME or the platform's, where --calibration NAME looks)",
+    )
     c.set_defaults(func=cmd_calibrate)
 
 
@@ -84,8 +101,10 @@ def cmd_calibrate(args) -> int:
         problem = write_image(args.print_board, make_board_image(pattern, square_px=200), "--print-board")
         if problem:
             return _err(problem)
-        print(f"wrote {args.print_board}: a {pattern[0]}x{pattern[1]}-corner chessboard; print it flat, "
-              f"measure one square (default {args.square_mm:g} mm) and pass --square-mm")
+        print(
+            f"wrote {args.print_board}: a {pattern[0]}x{pattern[1]}-corner chessboard; print it flat, "
+            f"measure one square (default {args.square_mm:g} mm) and pass --square-mm"
+        )
         return 0
     if not args.name:
         return _err("calibrate needs --name NAME (or --print-board PNG)")
@@ -103,8 +122,10 @@ def cmd_calibrate(args) -> int:
     if args.camera is not None and (args.images is not None or args.table is not None):
         return _err("--camera calibrates lens and table live: give --images DIR and --table PHOTO only offline")
     if args.camera is None and args.images is None and args.table is None:
-        return _err("give --camera N (live), --images DIR (offline lens; with --table PHOTO the table too) "
-                    "or --table PHOTO alone (the table without a lens)")
+        return _err(
+            "give --camera N (live), --images DIR (offline lens; with --table PHOTO the table too) "
+            "or --table PHOTO alone (the table without a lens)"
+        )
     problem = input_file_problem(args.table, "--table") if args.table is not None else None
     if problem:
         return _err(problem)
@@ -129,12 +150,16 @@ def cmd_calibrate(args) -> int:
     cal = Calibration(args.name, lens, table)
     save_calibration(cal, out_path)
     if lens is not None:
-        print(f"lens: {len(lens.views)} views, focal {lens.focal_px[0]:.1f} x {lens.focal_px[1]:.1f} px, "
-              f"reprojection error {lens.rms_px:.3f} px" + (f"; skipped {len(lens.skipped)}: "
-                                                              + "; ".join(lens.skipped[:5]) if lens.skipped else ""))
+        print(
+            f"lens: {len(lens.views)} views, focal {lens.focal_px[0]:.1f} x {lens.focal_px[1]:.1f} px, "
+            f"reprojection error {lens.rms_px:.3f} px"
+            + (f"; skipped {len(lens.skipped)}: " + "; ".join(lens.skipped[:5]) if lens.skipped else "")
+        )
     else:
-        print("lens: not calibrated (table only: pictures are read as they come, not undistorted; "
-              "give --images DIR of chessboard photos to calibrate the lens)")
+        print(
+            "lens: not calibrated (table only: pictures are read as they come, not undistorted; "
+            "give --images DIR of chessboard photos to calibrate the lens)"
+        )
     if table is not None:
         print(f"table: 12 slots found, card {table.card_size_px[0]:.0f} x {table.card_size_px[1]:.0f} px")
     else:
@@ -162,10 +187,11 @@ def _calibrate_live(args, pattern):
     keys = KeyReader(sys.stdin)
     meter = MotionMeter()
     views, poses = [], []
-    window = not args.no_window and _window_or_note(print, "calibrating without a window (--no-window silences "
-                                                                  "this)")
-    print(f"show the printed {pattern[0]}x{pattern[1]} board to the camera in {args.views} different poses "
-          "(tilted, near, far, corners of the picture); a view is taken when the board is held still")
+    window = not args.no_window and _window_or_note(print, "calibrating without a window (--no-window silences this)")
+    print(
+        f"show the printed {pattern[0]}x{pattern[1]} board to the camera in {args.views} different poses "
+        "(tilted, near, far, corners of the picture); a view is taken when the board is held still"
+    )
     try:
         while len(views) < args.views:
             if keys.poll() == "quit":
@@ -173,8 +199,9 @@ def _calibrate_live(args, pattern):
             frame = cam.read()
             if frame is None:
                 if cam.ended:
-                    raise CalibrationError(f"{cam.name}: the video file ended after {len(views)} of the "
-                                           f"{args.views} board views (--views)")
+                    raise CalibrationError(
+                        f"{cam.name}: the video file ended after {len(views)} of the {args.views} board views (--views)"
+                    )
                 time.sleep(0.05)
                 continue
             still = meter.measure(frame.image) < 1.5
@@ -191,15 +218,18 @@ def _calibrate_live(args, pattern):
                 show = frame.image.copy()
                 if corners is not None:
                     cv2.drawChessboardCorners(show, pattern, corners, True)
-                cv2.putText(show, f"views {len(views)}/{args.views}", (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.2,
-                            (0, 255, 255), 3)
+                cv2.putText(
+                    show, f"views {len(views)}/{args.views}", (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (0, 255, 255), 3
+                )
                 cv2.imshow("solitaire-coach calibrate", show)
                 if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
                     raise CalibrationError("stopped before enough board views were taken")
         lens = calibrate_lens(views, pattern, args.square_mm)
         detector = _try_detector()
-        print(f"lens done: reprojection error {lens.rms_px:.3f} px. Now deal a fresh game (stock, one card on the "
-              "waste, seven columns), take your hands away and hold still")
+        print(
+            f"lens done: reprojection error {lens.rms_px:.3f} px. Now deal a fresh game (stock, one card on the "
+            "waste, seven columns), take your hands away and hold still"
+        )
         table, last_error = None, ""
         while table is None:
             if keys.poll() == "quit":

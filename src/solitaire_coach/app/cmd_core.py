@@ -66,10 +66,16 @@ def _redeals_argument(text: str) -> str:
 
 def add_rules_arguments(p) -> None:
     """Add --draw, --redeals and --foundation-return to parser ``p``."""
-    p.add_argument("--draw", type=int, choices=(1, 3), default=1, help="cards turned from the stock at a time (default 1)")
-    p.add_argument("--redeals", type=_redeals_argument, default="3",
-                   help=f"times the waste may be turned over: a whole number from 0 to {MAX_REDEAL_LIMIT}, or "
-                        f"'unlimited' (default 3; -1, inf and none are refused)")
+    p.add_argument(
+        "--draw", type=int, choices=(1, 3), default=1, help="cards turned from the stock at a time (default 1)"
+    )
+    p.add_argument(
+        "--redeals",
+        type=_redeals_argument,
+        default="3",
+        help=f"times the waste may be turned over: a whole number from 0 to {MAX_REDEAL_LIMIT}, or "
+        f"'unlimited' (default 3; -1, inf and none are refused)",
+    )
     p.add_argument("--foundation-return", action="store_true", help="cards may come back from the foundations")
 
 
@@ -84,15 +90,22 @@ def rules_from_args(args) -> Rules:
 
 def register(sub) -> None:
     """Add the ``simulate``, ``coach`` and ``check-log`` commands to ``sub``."""
-    p = sub.add_parser("simulate", help="play whole games on the virtual table and report the win rate",
-                       description="Play whole games with a strategy on the virtual table (seeded deals or a "
-                       "file of deal lines) and report the win rate with its 95% interval, think time and, with "
-                       "--ceiling, how many of the deals a player who sees every card wins.")
+    p = sub.add_parser(
+        "simulate",
+        help="play whole games on the virtual table and report the win rate",
+        description="Play whole games with a strategy on the virtual table (seeded deals or a "
+        "file of deal lines) and report the win rate with its 95% interval, think time and, with "
+        "--ceiling, how many of the deals a player who sees every card wins.",
+    )
     src = p.add_mutually_exclusive_group()
     src.add_argument("--deals", type=Path, help="file of deal lines")
     src.add_argument("--seed", type=int, default=None, help="first deal seed (default 1; not with --deals)")
-    p.add_argument("--count", type=positive_int, default=None,
-                   help=f"number of seeded deals (default {DEFAULT_COUNT}; not with --deals, which plays each of its deals)")
+    p.add_argument(
+        "--count",
+        type=positive_int,
+        default=None,
+        help=f"number of seeded deals (default {DEFAULT_COUNT}; not with --deals, which plays each of its deals)",
+    )
     add_strategy_arguments(p)
     add_rules_arguments(p)
     p.add_argument("--logs", type=Path, help="write one game log per deal into this folder")
@@ -103,10 +116,13 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=cmd_simulate)
 
-    c = sub.add_parser("coach", help="coach a game from a snapshot file written by a detector",
-                       description="Coach a game from a 12-slot snapshot file: each time the file changes (or "
-                       "Enter is pressed) it is read, the moves made since the last one are worked out, and the "
-                       "next move is advised. The game is journalled, so a restart resumes it.")
+    c = sub.add_parser(
+        "coach",
+        help="coach a game from a snapshot file written by a detector",
+        description="Coach a game from a 12-slot snapshot file: each time the file changes (or "
+        "Enter is pressed) it is read, the moves made since the last one are worked out, and the "
+        "next move is advised. The game is journalled, so a restart resumes it.",
+    )
     c.add_argument("--snapshot-file", type=Path, required=True, help="the 12-slot snapshot file to watch")
     c.add_argument("--journal", type=Path, help="journal file (default: beside the snapshot file)")
     c.add_argument("--new", action="store_true", help="start a new game even if a journal exists")
@@ -115,11 +131,19 @@ def register(sub) -> None:
     add_rules_arguments(c)
     c.set_defaults(func=cmd_coach)
 
-    k = sub.add_parser("check-log", help="replay game logs and check every move is legal",
-                       description="Replay each game log (a deal line, then one move per line, then won or lost) "
-                       "and check that every move is legal and the result is right; a bad one names the line.")
-    k.add_argument("logs", nargs="+", type=Path, metavar="LOG",
-                   help="game log files (a deal line, then one move per line, then won or lost); each is checked")
+    k = sub.add_parser(
+        "check-log",
+        help="replay game logs and check every move is legal",
+        description="Replay each game log (a deal line, then one move per line, then won or lost) "
+        "and check that every move is legal and the result is right; a bad one names the line.",
+    )
+    k.add_argument(
+        "logs",
+        nargs="+",
+        type=Path,
+        metavar="LOG",
+        help="game log files (a deal line, then one move per line, then won or lost); each is checked",
+    )
     add_rules_arguments(k)
     k.set_defaults(func=cmd_check_log)
 
@@ -136,8 +160,10 @@ def cmd_simulate(args) -> int:
     strategy = args.strategy or default_strategy()
     strategy_from_args(args)  # fail early on a think time the strategy does not take
     if args.deals and args.count is not None:
-        raise CommandError(f"--count {args.count} cannot be used with --deals {args.deals}: a deal file plays each "
-                           f"of its deals once (--count is for seeded deals)")
+        raise CommandError(
+            f"--count {args.count} cannot be used with --deals {args.deals}: a deal file plays each "
+            f"of its deals once (--count is for seeded deals)"
+        )
     if args.deals:
         try:
             text = read_text_file(args.deals)
@@ -172,14 +198,22 @@ def cmd_simulate(args) -> int:
             try:
                 write_log(args.logs, rec)
             except OSError as exc:
-                raise CommandError(f"--logs {args.logs}: cannot write the log of {rec.label}: "
-                                   f"{describe_os_error(exc)}") from None
+                raise CommandError(
+                    f"--logs {args.logs}: cannot write the log of {rec.label}: {describe_os_error(exc)}"
+                ) from None
         if args.json:
-            print(json.dumps({"deal": rec.label, "result": rec.result, "moves": len(rec.moves),
-                              "seconds": round(rec.seconds, 4)}), flush=True)
+            print(
+                json.dumps(
+                    {"deal": rec.label, "result": rec.result, "moves": len(rec.moves), "seconds": round(rec.seconds, 4)}
+                ),
+                flush=True,
+            )
         elif not args.quiet:
-            print(f"{rec.label}: {rec.result} in {len(rec.moves)} moves, {rec.seconds:.3f} s "
-                  f"[{len(records)}/{len(labelled)}]", flush=True)
+            print(
+                f"{rec.label}: {rec.result} in {len(rec.moves)} moves, {rec.seconds:.3f} s "
+                f"[{len(records)}/{len(labelled)}]",
+                flush=True,
+            )
         progress.update(len(records), f"{sum(r.result == 'won' for r in records)} won")
     progress.close()
     summary = summarize(records)
@@ -191,13 +225,17 @@ def cmd_simulate(args) -> int:
         print(json.dumps({"summary": summary}))
     else:
         lo, hi = summary["ci95"]
-        print(f"games {summary['games']}, wins {summary['wins']}, win rate {summary['win_rate']:.1%} "
-              f"(95% CI {lo:.1%}-{hi:.1%}), median {summary['median_ms_per_move']:.2f} ms per move, "
-              f"think median {summary['median_think_ms']:.2f} ms p99 {summary['p99_think_ms']:.2f} ms")
+        print(
+            f"games {summary['games']}, wins {summary['wins']}, win rate {summary['win_rate']:.1%} "
+            f"(95% CI {lo:.1%}-{hi:.1%}), median {summary['median_ms_per_move']:.2f} ms per move, "
+            f"think median {summary['median_think_ms']:.2f} ms p99 {summary['p99_think_ms']:.2f} ms"
+        )
         print(certainty_text(summary["certainty"]))
         if "ceiling_won" in summary:
-            print(f"ceiling (full information): won {summary['ceiling_won']}, proven lost {summary['ceiling_lost']}, "
-                  f"unknown {summary['ceiling_unknown']}; strategy wins / winnable = {summary['ratio_to_ceiling']:.1%}")
+            print(
+                f"ceiling (full information): won {summary['ceiling_won']}, proven lost {summary['ceiling_lost']}, "
+                f"unknown {summary['ceiling_unknown']}; strategy wins / winnable = {summary['ratio_to_ceiling']:.1%}"
+            )
     return 0
 
 
@@ -212,10 +250,17 @@ def _ceiling(deals, rules: Rules, wins: int, seconds: float, quiet: bool = False
         lost += result.status == "lost"
         unknown += result.status == "unknown"
         if not quiet:
-            print(f"ceiling: {n}/{len(deals)} solved ({won} won, {lost} proven lost, {unknown} unknown)",
-                  file=sys.stderr, flush=True)
-    return {"ceiling_won": won, "ceiling_lost": lost, "ceiling_unknown": unknown,
-            "ratio_to_ceiling": wins / won if won else 0.0}
+            print(
+                f"ceiling: {n}/{len(deals)} solved ({won} won, {lost} proven lost, {unknown} unknown)",
+                file=sys.stderr,
+                flush=True,
+            )
+    return {
+        "ceiling_won": won,
+        "ceiling_lost": lost,
+        "ceiling_unknown": unknown,
+        "ratio_to_ceiling": wins / won if won else 0.0,
+    }
 
 
 def _coach_paths_problem(snapshot: Path, journal: Path, journal_option: str) -> str:
@@ -236,12 +281,15 @@ def _coach_paths_problem(snapshot: Path, journal: Path, journal_option: str) -> 
             return f"{option} {path}: is not a regular file: it is {file_kind(mode)}"
     try:
         same = snapshot.resolve() == journal.resolve() or (
-            snapshot.exists() and journal.exists() and snapshot.samefile(journal))
+            snapshot.exists() and journal.exists() and snapshot.samefile(journal)
+        )
     except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         same = False
     if same:
-        return (f"{journal_option} {journal} is the snapshot file itself: the journal must be another file "
-                f"(default: {Journal.beside(snapshot).path})")
+        return (
+            f"{journal_option} {journal} is the snapshot file itself: the journal must be another file "
+            f"(default: {Journal.beside(snapshot).path})"
+        )
     return ""
 
 

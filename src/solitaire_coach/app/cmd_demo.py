@@ -15,11 +15,17 @@ DEMO_GAME = "game1"
 
 def register(sub) -> None:
     """Add the ``demo`` command to ``sub``."""
-    d = sub.add_parser("demo", help="replay a built-in recorded game: see the coach work with no camera",
-                       description="Replay a built-in recorded game through the whole coach: see it work with "
-                       "no camera.")
-    d.add_argument("--game", type=builtin_game, default=DEMO_GAME,
-                   help=f"which built-in game: {', '.join(builtin_games()) or DEMO_GAME} (default {DEMO_GAME})")
+    d = sub.add_parser(
+        "demo",
+        help="replay a built-in recorded game: see the coach work with no camera",
+        description="Replay a built-in recorded game through the whole coach: see it work with no camera.",
+    )
+    d.add_argument(
+        "--game",
+        type=builtin_game,
+        default=DEMO_GAME,
+        help=f"which built-in game: {', '.join(builtin_games()) or DEMO_GAME} (default {DEMO_GAME})",
+    )
     _replay_args(d)
     d.set_defaults(func=cmd_demo, fps=5.0)  # unused: every built-in game lists its frames in frames.jsonl
 
@@ -27,8 +33,11 @@ def register(sub) -> None:
 def cmd_demo(args) -> int:
     """``demo``: replay one of the built-in recorded games."""
     game = builtin_game_dir(args.game)
-    print(f"demo: replaying the recorded game {game.name} ({game}) through the whole coach: "
-          "detect, track, advise", file=sys.stderr if args.json else sys.stdout, flush=True)
+    print(
+        f"demo: replaying the recorded game {game.name} ({game}) through the whole coach: detect, track, advise",
+        file=sys.stderr if args.json else sys.stdout,
+        flush=True,
+    )
     return run_replay(args, game)
 
 
@@ -62,8 +71,10 @@ def builtin_game_dir(name: str = DEMO_GAME) -> Path:
     if base is None:
         from ..repo import repo_root
 
-        raise CommandError(f"the built-in games were not found in {repo_root() / 'fixtures' / 'games'} "
-                           "(a wheel built from a clone carries them; reinstall with pip install .)")
+        raise CommandError(
+            f"the built-in games were not found in {repo_root() / 'fixtures' / 'games'} "
+            "(a wheel built from a clone carries them; reinstall with pip install .)"
+        )
     if name not in builtin_games():
         raise CommandError(f"unknown game {name!r}; the built-in games: {', '.join(builtin_games())}")
     return base / name

@@ -21,13 +21,23 @@ def jpeg_quality(text: str) -> int:
 
 def register(sub) -> None:
     """Add the ``record`` command to ``sub``."""
-    r = sub.add_parser("record", help="save camera frames into a folder, as they are read, for replay",
-                       description="Save camera frames into a new or empty folder as they are read, with "
-                       "frames.jsonl, for replay.")
-    r.add_argument("dir", type=Path, help="a new or empty folder: a folder that holds anything (say an earlier "
-                   "recording) is refused, so that one folder is one recording")
-    r.add_argument("--camera", default="0", help="camera index or device path (default 0), or a video file "
-                   "played as a camera: recording stops when it ends")
+    r = sub.add_parser(
+        "record",
+        help="save camera frames into a folder, as they are read, for replay",
+        description="Save camera frames into a new or empty folder as they are read, with frames.jsonl, for replay.",
+    )
+    r.add_argument(
+        "dir",
+        type=Path,
+        help="a new or empty folder: a folder that holds anything (say an earlier "
+        "recording) is refused, so that one folder is one recording",
+    )
+    r.add_argument(
+        "--camera",
+        default="0",
+        help="camera index or device path (default 0), or a video file "
+        "played as a camera: recording stops when it ends",
+    )
     r.add_argument("--width", type=positive_int, default=1280, help="camera picture width asked for (default 1280)")
     r.add_argument("--height", type=positive_int, default=720, help="camera picture height asked for (default 720)")
     r.add_argument("--fps", type=positive_float, default=5.0, help="frames saved per second (default 5)")
@@ -52,13 +62,20 @@ def cmd_record(args) -> int:
     if problem:
         return _err(problem)
     try:
-        cam = CameraSource(args.camera, width=args.width, height=args.height, warn=lambda m: say("warning: " + m),
-                           purpose="the recording")
+        cam = CameraSource(
+            args.camera,
+            width=args.width,
+            height=args.height,
+            warn=lambda m: say("warning: " + m),
+            purpose="the recording",
+        )
     except SourceError as exc:
         return _err(str(exc))
     recorder = FrameRecorder(args.dir, quality=args.quality, dedupe=not args.no_dedupe)
     keys = KeyReader(sys.stdin)
-    say(f"recording {cam.name} into {args.dir} at {args.fps:g} frames a second; q then Enter (or q in the window) stops")
+    say(
+        f"recording {cam.name} into {args.dir} at {args.fps:g} frames a second; q then Enter (or q in the window) stops"
+    )
     start = time.monotonic()
     next_t = start
     window = not args.no_window and _window_or_note(say, "recording without a window (--no-window silences this)")
@@ -82,13 +99,15 @@ def cmd_record(args) -> int:
                 cv2.imshow("solitaire-coach record", frame.image)
                 if (cv2.waitKey(1) & 0xFF) in (ord("q"), 27):
                     break
-    except KeyboardInterrupt:   # Ctrl-C is a way to stop recording (--seconds): what was recorded is kept
+    except KeyboardInterrupt:  # Ctrl-C is a way to stop recording (--seconds): what was recorded is kept
         say("interrupted: the recording stops here")
     finally:
         cam.close()
         recorder.close()
         if window:
             cv2.destroyAllWindows()
-    say(f"recorded {recorder.listed} frames ({recorder.written} pictures written) into {args.dir}; "
-        f"replay with: solitaire-coach replay {args.dir}")
+    say(
+        f"recorded {recorder.listed} frames ({recorder.written} pictures written) into {args.dir}; "
+        f"replay with: solitaire-coach replay {args.dir}"
+    )
     return 0

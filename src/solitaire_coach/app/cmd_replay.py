@@ -16,13 +16,17 @@ from .paths import output_problem
 
 def register(sub) -> None:
     """Add the ``replay`` command to ``sub``."""
-    y = sub.add_parser("replay", help="run the whole pipeline on recorded frames and print what play would",
-                       description="Run the whole coach (detect, track, advise) on recorded frames or a video "
-                       "and print what play would.")
+    y = sub.add_parser(
+        "replay",
+        help="run the whole pipeline on recorded frames and print what play would",
+        description="Run the whole coach (detect, track, advise) on recorded frames or a video "
+        "and print what play would.",
+    )
     y.add_argument("dir", type=Path, help="folder of frames (with frames.jsonl from record) or a video file")
     _replay_args(y)
-    y.add_argument("--fps", type=positive_float, default=5.0,
-                   help="frame rate of a folder without frames.jsonl (default 5)")
+    y.add_argument(
+        "--fps", type=positive_float, default=5.0, help="frame rate of a folder without frames.jsonl (default 5)"
+    )
     y.set_defaults(func=cmd_replay)
 
 
@@ -32,9 +36,14 @@ def _replay_args(y) -> None:
     add_model_argument(y)
     add_strategy_arguments(y)
     y.add_argument("--window", action="store_true", help="show the frames with the advice drawn, as play does")
-    y.add_argument("--save-overlay", type=Path, metavar="DIR", help="write every frame read (used or not), annotated, into DIR")
-    y.add_argument("--expect", type=Path, help="a move log to check the inferred moves against "
-                   "(default: moves.log in the folder, if there)")
+    y.add_argument(
+        "--save-overlay", type=Path, metavar="DIR", help="write every frame read (used or not), annotated, into DIR"
+    )
+    y.add_argument(
+        "--expect",
+        type=Path,
+        help="a move log to check the inferred moves against (default: moves.log in the folder, if there)",
+    )
     _rules_args(y)
 
 
@@ -83,8 +92,11 @@ def run_replay(args, folder: Path) -> int:
     if args.expect is not None and not args.expect.exists():
         return _err(f"--expect {str(args.expect)!r}: the move log does not exist")
     if expect_path is not None and expect_path.is_file():
-        where = f"--expect {str(expect_path)!r}" if args.expect is not None else \
-            f"{str(expect_path)!r} (the move log of the recording)"
+        where = (
+            f"--expect {str(expect_path)!r}"
+            if args.expect is not None
+            else f"{str(expect_path)!r} (the move log of the recording)"
+        )
         try:
             expected_log = parse_log(read_text_file(expect_path))
         except NotTextError as exc:
@@ -131,10 +143,16 @@ def run_replay(args, folder: Path) -> int:
         if args.json:
             print(json_line(result), flush=True)
         if args.window or args.save_overlay:
-            picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
-                                   else coach.last_accepted_detection, coach.advice, coach.state,
-                                   note=notes.update(result), take_back=notes.put_wrong,
-                                   gate=result.gate, calibration=calibration)
+            picture = draw_overlay(
+                frame.image,
+                coach.last_detection if result.snapshot is not None else coach.last_accepted_detection,
+                coach.advice,
+                coach.state,
+                note=notes.update(result),
+                take_back=notes.put_wrong,
+                gate=result.gate,
+                calibration=calibration,
+            )
             if args.save_overlay and result.snapshot is not None:  # every frame read, used or not
                 ok, jpeg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
                 if ok:
@@ -146,11 +164,16 @@ def run_replay(args, folder: Path) -> int:
     elapsed = time.perf_counter() - t_start
     inferred = list(session.tracker.history)
     history = [m.text for m in inferred]
-    summary = {"frames": frames, "reads": reads, "moves": len(history), "seconds": round(elapsed, 2),
-               "detect_ms_median": round(sorted(detect_ms)[len(detect_ms) // 2], 1) if detect_ms else None,
-               "moves_from_hand_frames": hand_moves,
-               "advice": session.last_advice.text if session.last_advice else None,
-               "joined": getattr(session.tracker, "joined_at", None) is not None}  # a game joined mid-way
+    summary = {
+        "frames": frames,
+        "reads": reads,
+        "moves": len(history),
+        "seconds": round(elapsed, 2),
+        "detect_ms_median": round(sorted(detect_ms)[len(detect_ms) // 2], 1) if detect_ms else None,
+        "moves_from_hand_frames": hand_moves,
+        "advice": session.last_advice.text if session.last_advice else None,
+        "joined": getattr(session.tracker, "joined_at", None) is not None,
+    }  # a game joined mid-way
     ok = True
     if expected is not None:
         # the same game as the log: move for move, or with moves seen in one picture (whose
@@ -162,14 +185,19 @@ def run_replay(args, folder: Path) -> int:
         summary["in_logged_order"] = history == expected
         if first is not None:
             ok = False
-            summary["first_difference"] = {"index": first, "inferred": history[first:first + 3],
-                                           "expected": expected[first:first + 3]}
+            summary["first_difference"] = {
+                "index": first,
+                "inferred": history[first : first + 3],
+                "expected": expected[first : first + 3],
+            }
     if hand_moves or frames == 0:
         ok = False  # moves from a hand, or no picture at all to replay: not a good replay
-    say(f"replay: {frames} frames, {reads} read, {len(history)} moves inferred"
+    say(
+        f"replay: {frames} frames, {reads} read, {len(history)} moves inferred"
         + (_expected_words(summary, expect_path.name, start, inferred) if expected is not None else "")
         + f", {len(hand_moves)} from frames with a hand; {elapsed:.1f} s"
-        + ("; no picture could be read" if frames == 0 else ""))
+        + ("; no picture could be read" if frames == 0 else "")
+    )
     if args.json:
         print(json.dumps({"summary": summary}, ensure_ascii=False), flush=True)
     return 0 if ok else 1
@@ -193,8 +221,10 @@ def _expected_words(summary: dict, log_name: str, start, inferred) -> str:
         deal = ""
     except IllegalMoveError:
         deal = f"; the moves seen cannot be played from {log_name}'s deal: another game?"
-    return (f" (NOT as in {log_name}, {expected} expected: from move {diff['index'] + 1} "
-            f"inferred {got}, expected {want}{deal})")
+    return (
+        f" (NOT as in {log_name}, {expected} expected: from move {diff['index'] + 1} "
+        f"inferred {got}, expected {want}{deal})"
+    )
 
 
 def _frame_truth(folder: Path, say) -> dict:

@@ -61,30 +61,64 @@ MAX_TIME_LIMIT = 86_400
 
 def register(sub) -> None:
     """Add the ``solve`` command to ``sub``."""
-    p = sub.add_parser("solve", help="solve a deal, game log or coach journal: won (with the moves), lost or unknown; "
-                                     "with a few cards unknown, won or lost whatever they are",
-                       description="Solve with every card seen: a deal line, a file of deal lines, the position "
-                       "at the end of a game log, or a coach journal's position. Each is won (the moves are "
-                       "printed), proven lost, or unknown at the limits. A position with unknown cards is "
-                       "proven won or lost whatever they are when there are few (--prove), or solved on random "
-                       "layouts of them (--samples). Exit status 3 when any is left undecided.")
-    p.add_argument("source", nargs="*", help="a deal line (52 codes), or a deal file, game log or journal; several "
-                   "are solved in turn")
-    p.add_argument("--seed", type=int, action="append", default=None, metavar="N",
-                   help="also solve the deal of seed N, as simulate --seed deals it (may be given again)")
+    p = sub.add_parser(
+        "solve",
+        help="solve a deal, game log or coach journal: won (with the moves), lost or unknown; "
+        "with a few cards unknown, won or lost whatever they are",
+        description="Solve with every card seen: a deal line, a file of deal lines, the position "
+        "at the end of a game log, or a coach journal's position. Each is won (the moves are "
+        "printed), proven lost, or unknown at the limits. A position with unknown cards is "
+        "proven won or lost whatever they are when there are few (--prove), or solved on random "
+        "layouts of them (--samples). Exit status 3 when any is left undecided.",
+    )
+    p.add_argument(
+        "source",
+        nargs="*",
+        help="a deal line (52 codes), or a deal file, game log or journal; several are solved in turn",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        action="append",
+        default=None,
+        metavar="N",
+        help="also solve the deal of seed N, as simulate --seed deals it (may be given again)",
+    )
     add_rules_arguments(p)
-    p.add_argument("--node-limit", type=at_most(positive_int, MAX_NODE_LIMIT), default=None,
-                   help=f"positions to search at most per deal (at most {MAX_NODE_LIMIT:,})")
-    p.add_argument("--time-limit", type=at_most(non_negative_float, MAX_TIME_LIMIT, " seconds"), default=30.0,
-                   help=f"seconds per deal (default 30; 0 for none; at most {MAX_TIME_LIMIT:,}, a day)")
-    p.add_argument("--memory-mb", type=at_most(positive_float, MAX_MEMORY_MB, " MB"), default=1024,
-                   help=f"transposition table size in MB (default 1024; at most {MAX_MEMORY_MB:,}, a terabyte)")
-    p.add_argument("--samples", type=non_negative_int, default=0,
-                   help="for a position with unknown cards: solve this many random layouts of them")
-    p.add_argument("--sample-seed", type=int, default=0, metavar="N", help="random seed of the --samples layouts (default 0)")
-    p.add_argument("--prove", type=at_most(non_negative_int, MAX_PROVE), default=5,
-                   help="for a position with at most this many unknown cards, search every arrangement of them "
-                        f"for a proof that it is won or lost whatever they are (default 5; 0 for none; at most {MAX_PROVE})")
+    p.add_argument(
+        "--node-limit",
+        type=at_most(positive_int, MAX_NODE_LIMIT),
+        default=None,
+        help=f"positions to search at most per deal (at most {MAX_NODE_LIMIT:,})",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=at_most(non_negative_float, MAX_TIME_LIMIT, " seconds"),
+        default=30.0,
+        help=f"seconds per deal (default 30; 0 for none; at most {MAX_TIME_LIMIT:,}, a day)",
+    )
+    p.add_argument(
+        "--memory-mb",
+        type=at_most(positive_float, MAX_MEMORY_MB, " MB"),
+        default=1024,
+        help=f"transposition table size in MB (default 1024; at most {MAX_MEMORY_MB:,}, a terabyte)",
+    )
+    p.add_argument(
+        "--samples",
+        type=non_negative_int,
+        default=0,
+        help="for a position with unknown cards: solve this many random layouts of them",
+    )
+    p.add_argument(
+        "--sample-seed", type=int, default=0, metavar="N", help="random seed of the --samples layouts (default 0)"
+    )
+    p.add_argument(
+        "--prove",
+        type=at_most(non_negative_int, MAX_PROVE),
+        default=5,
+        help="for a position with at most this many unknown cards, search every arrangement of them "
+        f"for a proof that it is won or lost whatever they are (default 5; 0 for none; at most {MAX_PROVE})",
+    )
     p.add_argument("--log", action="store_true", help="print each winning line as a full game log")
     p.add_argument("--quiet", action="store_true", help="print one line per deal, no moves")
     p.set_defaults(func=cmd_solve)
@@ -97,8 +131,9 @@ def _positions(args, rules) -> list[tuple[str, GameState, tuple]]:
     given as one argument; with no file among them, single card codes given as separate
     arguments make one deal line."""
     sources = args.source
-    seeded = [(f"seed {n}", GameState.from_deal(deal_for_seed(n), rules), tuple(deal_for_seed(n)))
-              for n in args.seed or ()]
+    seeded = [
+        (f"seed {n}", GameState.from_deal(deal_for_seed(n), rules), tuple(deal_for_seed(n))) for n in args.seed or ()
+    ]
     if not sources and not seeded:
         raise ValueError("give a deal line, a deal file, a game log or a journal to solve, or --seed N")
     if not sources:
@@ -113,8 +148,10 @@ def _source_positions(sources: list[str], rules) -> list[tuple[str, GameState, t
             try:
                 Card.parse(code)
             except CardParseError:
-                raise ValueError(f"{quote(code)} is neither a file nor a card code (a deal given as separate "
-                                 f"arguments is 52 card codes)") from None
+                raise ValueError(
+                    f"{quote(code)} is neither a file nor a card code (a deal given as separate "
+                    f"arguments is 52 card codes)"
+                ) from None
         deal = parse_deal(" ".join(sources))
         return [("deal", GameState.from_deal(deal, rules), tuple(deal))]
     jobs = []
@@ -159,12 +196,14 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
         text = read_text_file(path)
     except (OSError, NotTextError) as exc:
         raise ValueError(f"{path}: {describe_os_error(exc)}") from None
-    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [
+        (n, ln) for n, ln in enumerate(text.splitlines(), start=1) if ln.strip() and not ln.lstrip().startswith("#")
+    ]
     if not lines:
         raise ValueError(f"{path}: holds no deal, position or game (only blank lines and # comments)")
     if text.lstrip()[:1] in ("{", "["):
         from .journal import Journal, JournalError
+
         try:
             tracker = Journal(path).parse(text)
         except JournalError as exc:
@@ -172,13 +211,16 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
         if tracker.state is None:
             raise ValueError(f"{path}: the journal holds no game")
         if tracker.rules != rules:  # the game was played under its own rules: said, as the coach says it
-            print(f"note: {path}: the journal's game uses {tracker.rules.describe()}; it is solved with those "
-                  f"rules, not {rules.describe()}", file=sys.stderr)
+            print(
+                f"note: {path}: the journal's game uses {tracker.rules.describe()}; it is solved with those "
+                f"rules, not {rules.describe()}",
+                file=sys.stderr,
+            )
         return [(path.name, tracker.state, ())]
     try:
         if len(lines) > 1 and is_log_line(lines[1][1]):  # a game log: deal, then moves
             log, where = parse_log_lines(text)
-            try:   # as strictly as check-log: one checker for both
+            try:  # as strictly as check-log: one checker for both
                 state = replay_log(log, where, rules)
             except IllegalMoveError as exc:
                 raise ValueError(f"{path}: {exc}") from None
@@ -189,10 +231,14 @@ def _file_positions(path: Path, rules) -> list[tuple[str, GameState, tuple]]:
             try:
                 Card.parse(first)
             except CardParseError:
-                raise ValueError(f"{path}: line {n}: {quote(second.strip())} is neither a move (as in a game log) "
-                                 f"nor a deal line of 52 cards{wrong_kind_hint(text, _SOLVED_KINDS)}") from None
-        return [(f"{path.name} deal {i}", GameState.from_deal(d, rules), tuple(d))
-                for i, d in enumerate(parse_deals(text), start=1)]
+                raise ValueError(
+                    f"{path}: line {n}: {quote(second.strip())} is neither a move (as in a game log) "
+                    f"nor a deal line of 52 cards{wrong_kind_hint(text, _SOLVED_KINDS)}"
+                ) from None
+        return [
+            (f"{path.name} deal {i}", GameState.from_deal(d, rules), tuple(d))
+            for i, d in enumerate(parse_deals(text), start=1)
+        ]
     except (DealParseError, LogParseError) as exc:
         raise ValueError(f"{path}: {exc}{wrong_kind_hint(text, _SOLVED_KINDS)}") from None
 
@@ -215,27 +261,41 @@ def cmd_solve(args) -> int:
             if proof is not None:
                 counts[proof.status] += 1
                 if unknown == 1:
-                    print(f"{label}: {proof.status}: only one card is unknown, so its place is known"
-                          + (f"; first move: {proof.move.text}" if proof.move else ": every line was searched"))
+                    print(
+                        f"{label}: {proof.status}: only one card is unknown, so its place is known"
+                        + (f"; first move: {proof.move.text}" if proof.move else ": every line was searched")
+                    )
                 elif proof.status == "won":
-                    print(f"{label}: won whatever the {unknown} unknown cards are: a line that chooses each move "
-                          f"from the cards it has seen wins all {proof.layouts} ways they can lie; its first move: "
-                          f"{proof.move.text}")
+                    print(
+                        f"{label}: won whatever the {unknown} unknown cards are: a line that chooses each move "
+                        f"from the cards it has seen wins all {proof.layouts} ways they can lie; its first move: "
+                        f"{proof.move.text}"
+                    )
                 else:
-                    print(f"{label}: lost whatever the {unknown} unknown cards are: each of the {proof.layouts} "
-                          f"ways they can lie was searched and is lost")
+                    print(
+                        f"{label}: lost whatever the {unknown} unknown cards are: each of the {proof.layouts} "
+                        f"ways they can lie was searched and is lost"
+                    )
                 continue
             if args.samples <= 0 and unknown <= args.prove:
-                print(f"{label}: unknown: no proof that this position is won or lost whatever its {unknown} unknown "
-                      f"cards are (some of their arrangements are won and some lost, the right move depends on "
-                      f"cards not yet seen, or a limit was reached; pass --samples N to solve N random layouts)")
+                print(
+                    f"{label}: unknown: no proof that this position is won or lost whatever its {unknown} unknown "
+                    f"cards are (some of their arrangements are won and some lost, the right move depends on "
+                    f"cards not yet seen, or a limit was reached; pass --samples N to solve N random layouts)"
+                )
                 undecided += 1
                 continue
             if args.samples <= 0:
-                prove = (f", --prove {unknown} to prove it won or lost whatever they are (every arrangement "
-                         f"is searched: slower with more cards)" if unknown <= MAX_PROVE else "")
-                print(f"{label}: {unknown} cards are unknown in this position; the solver needs every card "
-                      f"(solve the deal{prove}, or pass --samples N to solve N random layouts of the unknown cards)")
+                prove = (
+                    f", --prove {unknown} to prove it won or lost whatever they are (every arrangement "
+                    f"is searched: slower with more cards)"
+                    if unknown <= MAX_PROVE
+                    else ""
+                )
+                print(
+                    f"{label}: {unknown} cards are unknown in this position; the solver needs every card "
+                    f"(solve the deal{prove}, or pass --samples N to solve N random layouts of the unknown cards)"
+                )
                 undecided += 1
                 continue
             _sampled(label, state, args, time_limit)
@@ -258,8 +318,11 @@ def cmd_solve(args) -> int:
             undecided += 1
             print(f"{label}: unknown: a limit was reached before a decision ({where})")
         if len(jobs) > 1 and n % 10 == 0:
-            print(f"[{n}/{len(jobs)}] won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[{n}/{len(jobs)}] won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}",
+                file=sys.stderr,
+                flush=True,
+            )
     if len(jobs) > 1:
         print(f"total of {len(jobs)}: won {counts['won']}, lost {counts['lost']}, unknown {counts['unknown']}")
     return 3 if undecided else 0
@@ -268,22 +331,28 @@ def cmd_solve(args) -> int:
 def _proof(state: GameState, args, time_limit):
     """The proven outcome of a position with few unknown cards (None: no proof)."""
     from ..core.proof import ProofSearch
-    search = ProofSearch(max_unseen=args.prove, node_limit=args.node_limit or 200_000,
-                         max_solves=10**9, time_limit=time_limit)
+
+    search = ProofSearch(
+        max_unseen=args.prove, node_limit=args.node_limit or 200_000, max_solves=10**9, time_limit=time_limit
+    )
     return search.prove(state)
 
 
 def _sampled(label: str, state: GameState, args, time_limit) -> None:
     from ..core.best import sample_layout
+
     rng = random.Random(args.sample_seed)
     tally = {"won": 0, "lost": 0, "unknown": 0}
     for _ in range(args.samples):
         try:
-            result = solve(sample_layout(state, rng), node_limit=args.node_limit, time_limit=time_limit,
-                           memory_mb=args.memory_mb)
+            result = solve(
+                sample_layout(state, rng), node_limit=args.node_limit, time_limit=time_limit, memory_mb=args.memory_mb
+            )
         except SolverError as exc:
             print(f"{label}: {exc}")
             return
         tally[result.status] += 1
-    print(f"{label}: of {args.samples} random layouts of the {len(state.unseen_cards())} unknown cards, "
-          f"{tally['won']} are won, {tally['lost']} lost, {tally['unknown']} unknown")
+    print(
+        f"{label}: of {args.samples} random layouts of the {len(state.unseen_cards())} unknown cards, "
+        f"{tally['won']} are won, {tally['lost']} lost, {tally['unknown']} unknown"
+    )

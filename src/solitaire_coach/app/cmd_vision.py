@@ -14,9 +14,11 @@ from .options import add_calibration_argument, add_json_argument, add_model_argu
 
 def register(subparsers) -> None:
     """Add the ``detect`` and ``learn-deck`` commands to ``subparsers``."""
-    p = subparsers.add_parser("detect", help="read the 12-slot snapshot from a photo of the table",
-                              description="Read the 12-slot snapshot (waste, foundations, columns) from a photo "
-                              "of the table.")
+    p = subparsers.add_parser(
+        "detect",
+        help="read the 12-slot snapshot from a photo of the table",
+        description="Read the 12-slot snapshot (waste, foundations, columns) from a photo of the table.",
+    )
     p.add_argument("image", help="photo or frame (any format OpenCV reads)")
     add_calibration_argument(p)
     p.add_argument("--deck", help="a deck learnt with learn-deck (its NAME, under decks/ of the per-user data folder)")
@@ -24,13 +26,18 @@ def register(subparsers) -> None:
     p.add_argument("--annotate", metavar="OUT.png", help="write the frame with what was read drawn on it")
     add_model_argument(p)
     p.set_defaults(func=cmd_detect)
-    q = subparsers.add_parser("learn-deck", help="learn a deck from a photo of its 52 cards in a 4x13 grid",
-                              description="Learn an unusual deck from a photo of its 52 cards laid out in a "
-                              "4x13 grid.")
+    q = subparsers.add_parser(
+        "learn-deck",
+        help="learn a deck from a photo of its 52 cards in a 4x13 grid",
+        description="Learn an unusual deck from a photo of its 52 cards laid out in a 4x13 grid.",
+    )
     q.add_argument("image", help="photo: rows C D H S top to bottom, ace to king left to right, face up")
-    q.add_argument("--name", help="deck name: letters, digits, - and _ (default: the photo's file name "
-                   "without extension); written to decks/NAME of the per-user data folder (SOLITAIRE_COACH_HOME or the platform's; or the folder SOLITAIRE_DECK_REFS names), "
-                   "with patches.png, the learnt corners to look at")
+    q.add_argument(
+        "--name",
+        help="deck name: letters, digits, - and _ (default: the photo's file name "
+        "without extension); written to decks/NAME of the per-user data folder (SOLITAIRE_COACH_HOME or the platform's; or the folder SOLITAIRE_DECK_REFS names), "
+        "with patches.png, the learnt corners to look at",
+    )
     q.set_defaults(func=cmd_learn_deck)
 
 
@@ -124,7 +131,9 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except DeckLayoutError as exc:  # the grid photo is not one of 52 cards: bad input
         return _fail(str(exc))
-    print(f"learnt deck {name!r}: references in {info['folder']} "
-          f"(the shipped model alone read {info['model_read_right_before']}/52 of its cards); "
-          f"use: solitaire-coach detect IMAGE --deck {name}")
+    print(
+        f"learnt deck {name!r}: references in {info['folder']} "
+        f"(the shipped model alone read {info['model_read_right_before']}/52 of its cards); "
+        f"use: solitaire-coach detect IMAGE --deck {name}"
+    )
     return 0

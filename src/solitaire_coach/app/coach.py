@@ -29,8 +29,14 @@ from .journal import Journal, JournalError
 class CoachSession:
     """One coached game: snapshot text in, report and advice out. No I/O but the journal."""
 
-    def __init__(self, rules: Rules, strategy: Strategy, journal: Journal | None = None,
-                 say: Callable[[str], None] = print, resume: bool = True) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        strategy: Strategy,
+        journal: Journal | None = None,
+        say: Callable[[str], None] = print,
+        resume: bool = True,
+    ) -> None:
         self.strategy = strategy
         self.journal = journal
         self.say = say
@@ -45,8 +51,10 @@ class CoachSession:
         self._join_offered = False  # a table to join instead of the game in hand was pointed out (said once)
         self._keep_old_journal = journal is not None and not resume and journal.exists()
         if self._keep_old_journal:
-            say(f"starting a new game (the old journal {journal.path} is kept, renamed {journal.path.name}.game-N, "
-                f"at the first accepted read)")
+            say(
+                f"starting a new game (the old journal {journal.path} is kept, renamed {journal.path.name}.game-N, "
+                f"at the first accepted read)"
+            )
         if journal is not None and resume:
             try:
                 game = journal.load_game()
@@ -57,8 +65,10 @@ class CoachSession:
                     aside = journal.set_aside()
                 except (OSError, JournalError) as why:
                     reason = describe_os_error(why) if isinstance(why, OSError) else why
-                    say(f"warning: {exc}; it cannot be moved aside ({reason}), so it is kept as it is and "
-                        f"this game is not journalled: a restart will not resume it")
+                    say(
+                        f"warning: {exc}; it cannot be moved aside ({reason}), so it is kept as it is and "
+                        f"this game is not journalled: a restart will not resume it"
+                    )
                     self.journal = None
                 else:
                     say(f"warning: {exc}; moved it to {aside.name} and starting a new game")
@@ -86,31 +96,45 @@ class CoachSession:
         if report.kind == "inconsistent" and not report.put_wrong and looks_like_a_deal(snap, self.tracker.rules):
             over = self._game_over()
             if over is None:
-                report = replace(report, message=report.message + (
-                    "; the table looks like a fresh deal: if a new game was dealt, restart with --new (the "
-                    f"game in hand, {_moves(len(self.tracker.history))}, is kept until then)"))
+                report = replace(
+                    report,
+                    message=report.message
+                    + (
+                        "; the table looks like a fresh deal: if a new game was dealt, restart with --new (the "
+                        f"game in hand, {_moves(len(self.tracker.history))}, is kept until then)"
+                    ),
+                )
             else:
                 return self._new_game(snap, over, where)
         elif report.kind == "inconsistent" and not report.put_wrong and not self._join_offered:
             if try_join(snap, self.tracker.rules)[0] is not None:
                 self._join_offered = True
-                report = replace(report, message=report.message + (
-                    "; if another game is on the table, restart with --new to join it as a new game (the game in "
-                    f"hand, {_moves(len(self.tracker.history))}, is kept until then; this is said once)"))
+                report = replace(
+                    report,
+                    message=report.message
+                    + (
+                        "; if another game is on the table, restart with --new to join it as a new game (the game in "
+                        f"hand, {_moves(len(self.tracker.history))}, is kept until then; this is said once)"
+                    ),
+                )
         if report.corrected:
-            self.say(report.message)   # earlier moves or cards re-read (a misread taken back, say)
+            self.say(report.message)  # earlier moves or cards re-read (a misread taken back, say)
         elif report.kind == "moves":
             played = " then ".join(m.text for m in report.moves)
             if advised is not None and report.moves[0] != advised:
-                self.say(f"you played {played} instead of the advised {advised.text}: that is legal, new advice follows")
+                self.say(
+                    f"you played {played} instead of the advised {advised.text}: that is legal, new advice follows"
+                )
             else:
                 self.say(f"seen: {played}")
         elif report.kind == "inconsistent":
             if report.message == self._last_refusal:
                 # said once, plainly: the same words again would only repeat what may be wrong
-                self.say("that is not a legal continuation, as said above (the game is unchanged): take back the last cards you moved, or "
-                         "keep the table still while I search for moves I did not see, or restart with --new "
-                         "to join the table as it is")
+                self.say(
+                    "that is not a legal continuation, as said above (the game is unchanged): take back the last cards you moved, or "
+                    "keep the table still while I search for moves I did not see, or restart with --new "
+                    "to join the table as it is"
+                )
             else:
                 self.say(f"that is not a legal continuation: {report.message} (the game is unchanged)")
             self._last_refusal = report.message
@@ -136,7 +160,7 @@ class CoachSession:
         joined, line = try_join(snap, self.tracker.rules)
         if joined is None:
             if any(v is UNKNOWN for v in snap.slots):
-                return report   # not read whole: the tracker's reason says what to wait for
+                return report  # not read whole: the tracker's reason says what to wait for
             return replace(report, message=f"{report.message}; {line}")
         self.tracker = joined
         self._join_offered = False
@@ -150,14 +174,18 @@ class CoachSession:
         if memory is None or restore is None:
             return
         if memory.get("strategy") != self.strategy.name:
-            self.say(f"note: the journal holds the memory of the {memory.get('strategy')!s:.40} advisor, not of "
-                     f"{self.strategy.name}: {self.strategy.name} starts with none")
+            self.say(
+                f"note: the journal holds the memory of the {memory.get('strategy')!s:.40} advisor, not of "
+                f"{self.strategy.name}: {self.strategy.name} starts with none"
+            )
             return
         try:
             restore(memory.get("memory"), self.tracker.rules)
         except ValueError as exc:
-            self.say(f"note: the advisor's memory of the game in the journal cannot be taken back ({exc}); "
-                     f"it starts with none")
+            self.say(
+                f"note: the advisor's memory of the game in the journal cannot be taken back ({exc}); "
+                f"it starts with none"
+            )
 
     def _advisor_memory(self) -> dict | None:
         """The advisor's memory of the game, for the journal (an advisor with a ``memory``
@@ -189,8 +217,10 @@ class CoachSession:
             except (OSError, JournalError) as why:
                 reason = describe_os_error(why) if isinstance(why, OSError) else why
                 kept = f"; its journal cannot be kept aside ({reason}) and is overwritten"
-        self.say(f"the last game is over ({over}, {_moves(len(self.tracker.history))}) and a fresh deal is on the "
-                 f"table: a new game starts{kept}")
+        self.say(
+            f"the last game is over ({over}, {_moves(len(self.tracker.history))}) and a fresh deal is on the "
+            f"table: a new game starts{kept}"
+        )
         self.tracker = TableTracker(self.tracker.rules, open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
         self.last_advice = None
         self._join_offered = False
@@ -207,15 +237,19 @@ class CoachSession:
                     self.say(f"the old journal is kept as {self.journal.set_aside('game').name}")
                 except (OSError, JournalError) as why:
                     reason = describe_os_error(why) if isinstance(why, OSError) else why
-                    self.say(f"warning: the old journal {self.journal.path} cannot be kept aside ({reason}) and is "
-                             f"overwritten")
+                    self.say(
+                        f"warning: the old journal {self.journal.path} cannot be kept aside ({reason}) and is "
+                        f"overwritten"
+                    )
         try:
             self.journal.save(self.tracker, self._advisor_memory())
         except OSError as exc:
             reason = describe_os_error(exc)
             if reason != self._journal_failure:
-                self.say(f"warning: cannot save the journal {self.journal.path} ({reason}); the game goes on, "
-                         f"but a restart now would not resume it")
+                self.say(
+                    f"warning: cannot save the journal {self.journal.path} ({reason}); the game goes on, "
+                    f"but a restart now would not resume it"
+                )
             self._journal_failure = reason
         else:
             if self._journal_failure is not None:
@@ -284,8 +318,15 @@ def _is_snapshot(text: str) -> bool:
     return True
 
 
-def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, poll_s: float = 0.1,
-                  exit_when_done: bool = False, settle_s: float = SETTLE_S, remind_s: float = 60.0) -> int:
+def run_file_loop(
+    session: CoachSession,
+    path: Path,
+    stdin: TextIO = sys.stdin,
+    poll_s: float = 0.1,
+    exit_when_done: bool = False,
+    settle_s: float = SETTLE_S,
+    remind_s: float = 60.0,
+) -> int:
     """Watch ``path``; process it when it changes or when Enter is pressed; ``q`` quits.
 
     A path that cannot be read (a folder on it replaced by a file, a symlink loop, a named
@@ -304,8 +345,9 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
     polling stdin meanwhile, so ``q`` quits at once."""
     session.say(f"watching {path}: press Enter to read it now, q then Enter (or the end of input) to quit")
     if not path.parent.is_dir():
-        session.say(f"note: the folder {path.parent} does not exist (yet): nothing is read until "
-                    f"{path.name} is written there")
+        session.say(
+            f"note: the folder {path.parent} does not exist (yet): nothing is read until {path.name} is written there"
+        )
     elif not path.exists():
         session.say(f"note: {path} does not exist yet: waiting for {path} to be written{_near_names(path)}")
     said_waiting = time.monotonic()  # when the missing file was last said (again every remind_s)
@@ -330,8 +372,14 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
             if ready:
                 line = stdin.readline()
                 if line == "":  # stdin closed: nobody is left to press q
-                    session.say("end of input: stopping" + (
-                        f" (the game is journalled in {session.journal.path})" if session.journal is not None else ""))
+                    session.say(
+                        "end of input: stopping"
+                        + (
+                            f" (the game is journalled in {session.journal.path})"
+                            if session.journal is not None
+                            else ""
+                        )
+                    )
                     return 0
                 elif line.strip().lower() in ("q", "quit"):
                     return 0
@@ -358,8 +406,11 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
                 continue  # caught mid-write, perhaps: wait until it has stayed unchanged
             if sig[1] > MAX_SNAPSHOT_BYTES:
                 last, unsettled = sig, None
-                cannot_read(f"it is {sig[1]:,} bytes, too large to be a snapshot (one line of 12 slots and a few "
-                            f"optional lines; at most {MAX_SNAPSHOT_BYTES:,} bytes are read)", force)
+                cannot_read(
+                    f"it is {sig[1]:,} bytes, too large to be a snapshot (one line of 12 slots and a few "
+                    f"optional lines; at most {MAX_SNAPSHOT_BYTES:,} bytes are read)",
+                    force,
+                )
                 continue
             try:
                 text = read_text_file(path)
@@ -381,7 +432,9 @@ def run_file_loop(session: CoachSession, path: Path, stdin: TextIO = sys.stdin, 
             problem = None
             session.process_text(text, where=str(path))
             if session.longer_search_waits and interactive:
-                session.say("if the table is right (moves made while the coach was not watching), press Enter to "
-                            "read it again: a longer search then looks for those moves")
+                session.say(
+                    "if the table is right (moves made while the coach was not watching), press Enter to "
+                    "read it again: a longer search then looks for those moves"
+                )
             if exit_when_done and session.finished:
                 return 0

@@ -11,8 +11,9 @@ def looks_like(text: str) -> tuple[str, int] | None:
     ``snapshot`` (a first line of 12 comma-separated codes) or a ``game log`` (a second
     line that is a move), with the line that shows it; None for anything else (a file of
     deal lines among them)."""
-    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [
+        (n, ln) for n, ln in enumerate(text.splitlines(), start=1) if ln.strip() and not ln.lstrip().startswith("#")
+    ]
     if not lines:
         return None
     n, first = lines[0]
@@ -41,6 +42,9 @@ def wrong_kind_hint(text: str, accepted: tuple[str, ...] = ()) -> str:
     if kind is None or kind[0] in accepted:
         return ""
     what, n = kind
-    shown = {"journal": "a coach journal (JSON)", "snapshot": f"a 12-slot snapshot: line {n} has 12 slots",
-             "game log": f"a game log: line {n} is a move"}[what]
+    shown = {
+        "journal": "a coach journal (JSON)",
+        "snapshot": f"a 12-slot snapshot: line {n} has 12 slots",
+        "game log": f"a game log: line {n} is a move",
+    }[what]
     return f" (the file looks like {shown}; {_READERS[what]})"

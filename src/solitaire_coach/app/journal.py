@@ -26,6 +26,7 @@ class JournalError(ValueError):
 class Journal:
     """The coach's journal file: the tracker, saved after each accepted snapshot that changes
     the game, so that a restart resumes it."""
+
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
 

@@ -31,21 +31,21 @@ from ..core.tracker import TrackerReport, illegal_placements, looks_like_a_deal
 from ..vision.reading import SLOT_INDEX, Reading, SlotGrid, reading_of
 from .coach import CoachSession
 
-GUESS_FLOOR = 0.3   # the least confidence of a face's best card that the coach still looks at
-DEAL_GUESS = 0.6    # ... and that it takes, unconfirmed, to start a game from a deal
+GUESS_FLOOR = 0.3  # the least confidence of a face's best card that the coach still looks at
+DEAL_GUESS = 0.6  # ... and that it takes, unconfirmed, to start a game from a deal
 PLACE_CHANGE = 12.0  # mean grey change of an empty column's place that shows a card was put there
 MISSED_CARD_MOVES = 3  # a card missed on a column is preferred to taking moves back when fewer moves explain it
-PROBE_BUDGET = 8    # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
+PROBE_BUDGET = 8  # readings tried on a copy of the tracker per read, at most (each costs a tracker update)
 
 
 @dataclass(frozen=True)
 class Judgement:
     """What the coach made of one read (see :meth:`ReadJudge.judge`)."""
 
-    snapshot: Snapshot       # the read for the tracker (unread piles ``UNKNOWN``)
-    unread: list[str]        # piles whose top card stays unread: the read is not used unless forced
-    guessed: list[str]       # piles whose unsure read was taken
-    doubted: list[str]       # a pile whose sure read was taken as a misread
+    snapshot: Snapshot  # the read for the tracker (unread piles ``UNKNOWN``)
+    unread: list[str]  # piles whose top card stays unread: the read is not used unless forced
+    guessed: list[str]  # piles whose unsure read was taken
+    doubted: list[str]  # a pile whose sure read was taken as a misread
 
     def look_again(self, forced: bool) -> bool:
         """Is the read not to be used (nothing read at all, or a top card unread and the
@@ -77,9 +77,9 @@ class ReadJudge:
                 detector.sure_strip_thresh = self._sure_strip
                 detector.strip_thresh = min(self._sure_strip, GUESS_FLOOR)
         self.detector = detector
-        self._image: np.ndarray | None = None            # the frame being read
-        self._accepted_image: np.ndarray | None = None   # the frame of the last accepted read
-        self._forced = False   # the person asked to use this read even with a card unread
+        self._image: np.ndarray | None = None  # the frame being read
+        self._accepted_image: np.ndarray | None = None  # the frame of the last accepted read
+        self._forced = False  # the person asked to use this read even with a card unread
 
     @property
     def judging(self) -> bool:
@@ -108,9 +108,14 @@ class ReadJudge:
         happened unseen (while a card was unreadable, say): the tracker is to take it as
         seen twice, which lets it search for a longer explanation."""
         tracker = self.session.tracker
-        return bool(self._sure is not None and tracker.state is not None and not forced
-                    and self._probe(snap)[1].kind == "inconsistent" and not self._probe(snap)[1].put_wrong
-                    and not looks_like_a_deal(snap, tracker.rules))  # a new deal: the session decides, unsearched
+        return bool(
+            self._sure is not None
+            and tracker.state is not None
+            and not forced
+            and self._probe(snap)[1].kind == "inconsistent"
+            and not self._probe(snap)[1].put_wrong
+            and not looks_like_a_deal(snap, tracker.rules)
+        )  # a new deal: the session decides, unsearched
 
     def accepted(self, image: np.ndarray) -> None:
         """The read of ``image`` was accepted: the next place changes are measured from it."""
@@ -132,34 +137,56 @@ class ReadJudge:
         unread visibly holds what it held (a column shows as many face-up cards as
         before; an unread waste is never taken on trust). Else the read is not used."""
         state = self.session.tracker.state
-        if (state is not None and not self._forced and not reading.guesses and not unreadable_tops(detection)
-                and ((report := self._probe(reading.snapshot)[1]).misread
-                     or report.kind == "moves" and any(m.kind is MoveKind.REDEAL for m in report.moves))):
+        if (
+            state is not None
+            and not self._forced
+            and not reading.guesses
+            and not unreadable_tops(detection)
+            and (
+                (report := self._probe(reading.snapshot)[1]).misread
+                or report.kind == "moves"
+                and any(m.kind is MoveKind.REDEAL for m in report.moves)
+            )
+        ):
             # the tracker explains the read by a redeal, unseen, or by an earlier read
             # being wrong; a card put on a column (a king into an empty one) that the
             # detector missed may explain it in fewer moves (the waste shows the card that
             # was under it, or none)
-            found = self._missed_card(reading.snapshot, detection,
-                                      MISSED_CARD_MOVES if report.misread else len(report.moves))
+            found = self._missed_card(
+                reading.snapshot, detection, MISSED_CARD_MOVES if report.misread else len(report.moves)
+            )
             if found is not None:
                 return found, [], []
-        missed_waste = (state is not None and reading.snapshot.slots[0] is EMPTY and len(state.stock) > 1
-                        and bool(state.waste) and _unseen_stock_pass(self._probe(reading.snapshot)[1]))
+        missed_waste = (
+            state is not None
+            and reading.snapshot.slots[0] is EMPTY
+            and len(state.stock) > 1
+            and bool(state.waste)
+            and _unseen_stock_pass(self._probe(reading.snapshot)[1])
+        )
         if missed_waste:
             # no card seen on the waste, and the tracker explains that by turning more than
             # one stock card and then the waste over, all unseen: a waste card the detector
             # missed leaves the same read -- the waste counts as unread (a real redeal is
             # seen at the next stock turn)
-            reading = replace(reading, snapshot=replace(reading.snapshot, slots=(UNKNOWN,) + reading.snapshot.slots[1:]))
-        if (state is not None and not reading.guesses and not unreadable_tops(detection) and any(state.foundations)
-                and looks_like_a_deal(reading.snapshot, state.rules)):
+            reading = replace(
+                reading, snapshot=replace(reading.snapshot, slots=(UNKNOWN,) + reading.snapshot.slots[1:])
+            )
+        if (
+            state is not None
+            and not reading.guesses
+            and not unreadable_tops(detection)
+            and any(state.foundations)
+            and looks_like_a_deal(reading.snapshot, state.rules)
+        ):
             # every foundation empty, a card on each column and the waste, runs of one card:
             # a new deal, not foundation cards missed -- the session starts a new game if
             # the game in hand has ended, else says to restart with --new
             return reading.snapshot, [], []
         missed_foundations = set()
-        if state is not None and (sum(1 for h in state.foundations if h > 0)
-                                  > sum(1 for v in reading.snapshot.foundations if v is not EMPTY)):
+        if state is not None and (
+            sum(1 for h in state.foundations if h > 0) > sum(1 for v in reading.snapshot.foundations if v is not EMPTY)
+        ):
             # fewer foundation slots show a card than the game has foundations started, and
             # a foundation never empties (an ace cannot leave it): a card there was missed;
             # the slots seen empty count as unread
@@ -173,8 +200,12 @@ class ReadJudge:
         if missed_waste:
             unread_idx.add(0)
         names = lambda idx: sorted(SLOT_NAMES[i] for i in idx)  # noqa: E731
-        if state is None and unread_idx and not self._forced and all(
-                i in reading.guesses and reading.guesses[i].confidence >= DEAL_GUESS for i in unread_idx):
+        if (
+            state is None
+            and unread_idx
+            and not self._forced
+            and all(i in reading.guesses and reading.guesses[i].confidence >= DEAL_GUESS for i in unread_idx)
+        ):
             # a deal has nothing to check a guess against; a fairly sure one is taken (the
             # line "new game started: ..." shows the person what was read)
             return reading.filled(unread_idx), [], names(unread_idx)
@@ -182,8 +213,9 @@ class ReadJudge:
             return snap, names(unread_idx), []
         if not unread_idx:
             return self._doubt(snap, detection, reading, [])
-        confirmed = {i for i in unread_idx if i in reading.guesses
-                     and _expected_here(state, i, reading.guesses[i].card)}
+        confirmed = {
+            i for i in unread_idx if i in reading.guesses and _expected_here(state, i, reading.guesses[i].card)
+        }
         if confirmed:
             snap = reading.filled(confirmed)
         rest = unread_idx - confirmed
@@ -214,7 +246,7 @@ class ReadJudge:
         cards that its count of face-up cards allows; an unread waste is never assumed."""
         state = self.session.tracker.state
         if 0 in blind:
-            return None   # a draw under an unread waste would go unseen
+            return None  # a draw under an unread waste would go unseen
         options = [[(i, c) for c in _column_candidates(state, detection, i, trial)] for i in sorted(blind) if i >= 5]
         explained = []
         for combo in itertools.islice(itertools.product(*options), 24):
@@ -227,17 +259,25 @@ class ReadJudge:
                 slots[i] = c
             candidate = replace(trial, slots=tuple(slots))
             probe, report = self._probe(candidate)
-            if (report.kind in ("moves", "no change", "revealed") and not report.corrected
-                    and _agrees_with_blind(state, probe.state, candidate, detection, blind,
-                                               self._sure_strip or self._sure or 0.0)):
+            if (
+                report.kind in ("moves", "no change", "revealed")
+                and not report.corrected
+                and _agrees_with_blind(
+                    state, probe.state, candidate, detection, blind, self._sure_strip or self._sure or 0.0
+                )
+            ):
                 explained.append((candidate, combo))
-        if len(explained) > 1:   # more than one card fits: the detector's unsure guess may tell
-            explained = [(c, combo) for c, combo in explained
-                         if all(i in reading.guesses and reading.guesses[i].card is card for i, card in combo)]
+        if len(explained) > 1:  # more than one card fits: the detector's unsure guess may tell
+            explained = [
+                (c, combo)
+                for c, combo in explained
+                if all(i in reading.guesses and reading.guesses[i].card is card for i, card in combo)
+            ]
         return explained[0][0] if len(explained) == 1 else None
 
-    def _doubt(self, snap: Snapshot, detection, reading: Reading,
-               guessed: list[str]) -> tuple[Snapshot, list[str], list[str]]:
+    def _doubt(
+        self, snap: Snapshot, detection, reading: Reading, guessed: list[str]
+    ) -> tuple[Snapshot, list[str], list[str]]:
         """A read with every top card read, checked against the game. When the tracker
         cannot explain it and it shows no card put where it may not go, one card read
         surely may still be wrong (the detector is sometimes sure and wrong): first the
@@ -259,7 +299,7 @@ class ReadJudge:
         snap = replace(snap, runs=None)
         surprising = _surprising_slots(state, snap) + _missed_columns(state, snap, detection)
         if len(surprising) > 3:
-            return snap, [], guessed   # the table differs from the game in many places: not one misread
+            return snap, [], guessed  # the table differs from the game in many places: not one misread
         results = []
         for i in surprising:
             if self._budget <= 0:
@@ -297,21 +337,27 @@ class ReadJudge:
             run, hidden = state.faceup[i - 5], state.hidden[i - 5]
             if run and v is run[-1]:
                 top = run[-1]
-                cards = [Card(top.rank - 1, suit) for suit in range(4)
-                         if top.rank > 1 and Card(top.rank - 1, suit).is_red != top.is_red]
+                cards = [
+                    Card(top.rank - 1, suit)
+                    for suit in range(4)
+                    if top.rank > 1 and Card(top.rank - 1, suit).is_red != top.is_red
+                ]
             elif not run and not hidden and v is EMPTY and not _slot_cards(detection, i):
                 cards = [Card(KING, suit) for suit in range(4)]
             else:
                 continue
             cards = [c for c in cards if c not in seen and state.foundations[c.suit] < c.rank]
-            cards.sort(key=lambda c: c is not state.waste_top())   # the waste's card first (the likeliest)
+            cards.sort(key=lambda c: c is not state.waste_top())  # the waste's card first (the likeliest)
             if cards:
                 options[i] = cards
         change = {i: _place_change(self._accepted_image, self._image, detection, self.grid, i) for i in options}
         if options and all(v is not None for v in change.values()):
             top = max(change.values())
-            options = {i: cards for i, cards in options.items() if change[i] == top and top >= PLACE_CHANGE
-                       and all(v * 3 <= top for j, v in change.items() if j != i)}
+            options = {
+                i: cards
+                for i, cards in options.items()
+                if change[i] == top and top >= PLACE_CHANGE and all(v * 3 <= top for j, v in change.items() if j != i)
+            }
         else:
             options = {i: cards for i, cards in options.items() if state.faceup[i - 5] == ()}
         found = []
@@ -321,12 +367,15 @@ class ReadJudge:
                     return None
                 slots = list(snap.slots)
                 slots[i] = card
-                runs = None if snap.runs is None else tuple(
-                    None if j == i - 5 else r for j, r in enumerate(snap.runs))
+                runs = None if snap.runs is None else tuple(None if j == i - 5 else r for j, r in enumerate(snap.runs))
                 candidate = replace(snap, slots=tuple(slots), runs=runs)
                 _, report = self._probe(candidate)
-                if (report.kind == "moves" and not report.corrected and len(report.moves) < moves
-                        and not any(m.kind is MoveKind.REDEAL for m in report.moves)):
+                if (
+                    report.kind == "moves"
+                    and not report.corrected
+                    and len(report.moves) < moves
+                    and not any(m.kind is MoveKind.REDEAL for m in report.moves)
+                ):
                     found.append((i, candidate))
         if len(found) != 1:
             return None
@@ -337,7 +386,7 @@ class ReadJudge:
     def _place(self, detection):
         """The detection with its cards' slots fitted to the table's grid (see SlotGrid)."""
         if getattr(self.detector, "calibration", None):
-            return detection   # a calibration places the cards already
+            return detection  # a calibration places the cards already
         self.grid.learn(detection.cards)
         state = self.session.tracker.state
         occupied = None if state is None else [bool(state.hidden[k] or state.faceup[k]) for k in range(7)]
@@ -363,8 +412,9 @@ class ReadJudge:
 def _face_up_cards(detection, index: int) -> list:
     """The face-up cards the detector saw in column slot ``index`` (5-11) after its last
     card back, from the first to the top one."""
-    cards = sorted(_slot_cards(detection, index),
-                   key=lambda c: float(np.asarray(c.quad, np.float32).reshape(-1, 2)[0, 1]))
+    cards = sorted(
+        _slot_cards(detection, index), key=lambda c: float(np.asarray(c.quad, np.float32).reshape(-1, 2)[0, 1])
+    )
     run: list = []
     for c in cards:
         run = run + [c] if getattr(c, "face_up", True) else []
@@ -395,12 +445,16 @@ def _slot_cards(detection, index: int) -> list:
 def _missed_columns(state: GameState, snap: Snapshot, detection) -> list[int]:
     """Column slots read empty with nothing at all seen there, where the game has face-up
     cards: the whole pile may have been missed by the detector."""
-    return [i for i, v in enumerate(snap.columns, start=5)
-            if v is EMPTY and state.faceup[i - 5] and not _slot_cards(detection, i)]
+    return [
+        i
+        for i, v in enumerate(snap.columns, start=5)
+        if v is EMPTY and state.faceup[i - 5] and not _slot_cards(detection, i)
+    ]
 
 
-def _place_change(before: np.ndarray | None, after: np.ndarray | None, detection, grid: SlotGrid,
-                  index: int) -> float | None:
+def _place_change(
+    before: np.ndarray | None, after: np.ndarray | None, detection, grid: SlotGrid, index: int
+) -> float | None:
     """How much the place of a new card on column slot ``index`` changed between two
     pictures (mean absolute grey difference): where the first card of an empty column
     lies, or the band just below where a column's lowest card ends (a card put on it
@@ -408,8 +462,11 @@ def _place_change(before: np.ndarray | None, after: np.ndarray | None, detection
     column seen, the band off the picture)."""
     if before is None or after is None or before.shape != after.shape or grid.pitch_ratio is None:
         return None
-    boxes = [(int(c.slot.split()[1]) - 1, np.asarray(c.quad, np.float32).reshape(-1, 2))
-             for c in getattr(detection, "cards", []) or [] if c.slot.startswith("column")]
+    boxes = [
+        (int(c.slot.split()[1]) - 1, np.asarray(c.quad, np.float32).reshape(-1, 2))
+        for c in getattr(detection, "cards", []) or []
+        if c.slot.startswith("column")
+    ]
     if not boxes:
         return None
     width = float(np.median([q[:, 0].max() - q[:, 0].min() for _, q in boxes]))
@@ -447,7 +504,7 @@ def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) 
     if n == 0:
         return [run[-1]] if run and not _slot_cards(detection, index) else []
     if n == len(run) - 1:
-        return [run[n - 1], run[-1]]   # the top taken off, or still there and missed
+        return [run[n - 1], run[-1]]  # the top taken off, or still there and missed
     if n <= len(run):
         return [run[n - 1]]
     added = n - len(run)
@@ -462,7 +519,7 @@ def _column_candidates(state: GameState, detection, index: int, snap: Snapshot) 
     else:
         return []
     seen = {v for v in snap.slots if isinstance(v, Card)}
-    return [c for c in cards if c not in seen]   # the tracker judges where each could come from
+    return [c for c in cards if c not in seen]  # the tracker judges where each could come from
 
 
 def _unseen_stock_pass(report: TrackerReport) -> bool:
@@ -480,8 +537,9 @@ def _unseen_stock_pass(report: TrackerReport) -> bool:
     return False
 
 
-def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, detection, blind: set[int],
-                       sure: float) -> bool:
+def _agrees_with_blind(
+    before: GameState, after: GameState, snap: Snapshot, detection, blind: set[int], sure: float
+) -> bool:
     """Does the position the tracker explained (``after``) agree with what the read shows
     of the piles whose top card it could not read (``blind``)? A column must show as many
     face-up cards as ``after`` has there, and each one under the top read surely must be
@@ -501,10 +559,10 @@ def _agrees_with_blind(before: GameState, after: GameState, snap: Snapshot, dete
                 return False
             continue
         if unchanged and len(seen) == len(run) - 1 >= 1:
-            seen = seen + [None]   # all but the top seen, and the pile as it was: its top missed
+            seen = seen + [None]  # all but the top seen, and the pile as it was: its top missed
         if len(seen) != len(run):
             return False
-        for c, card in zip(seen[:-1], run[:-1]):   # the top is the pile's unread (or doubted) card
+        for c, card in zip(seen[:-1], run[:-1]):  # the top is the pile's unread (or doubted) card
             if c.card is not None and c.card is not card and c.confidence >= sure:
                 return False
     if any(1 <= i <= 4 for i in blind):
@@ -550,7 +608,7 @@ def unreadable_tops(detection) -> list[str]:
             if top.card is None and getattr(top, "face_up", False):
                 out.append(slot)
         elif any(d.card is None and getattr(d, "face_up", False) for d in dets) and not any(
-                d.card is not None for d in dets):
+            d.card is not None for d in dets
+        ):
             out.append(slot)
     return sorted(out)
-

@@ -61,23 +61,30 @@ class StepResult:
 
     frame: Frame
     gate: GateView
-    detection: object | None = None          # the detector's result when the frame was read
+    detection: object | None = None  # the detector's result when the frame was read
     snapshot: Snapshot | None = None
-    accepted: bool = False                   # two reads agreed: given to the tracker
+    accepted: bool = False  # two reads agreed: given to the tracker
     report: TrackerReport | None = None
-    advice: Advice | None = None             # the advice in force after this frame
-    lines: list[str] = field(default_factory=list)   # what was said for this frame
+    advice: Advice | None = None  # the advice in force after this frame
+    lines: list[str] = field(default_factory=list)  # what was said for this frame
     timings_ms: dict[str, float] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)  # piles whose top face could not be read
-    guessed: list[str] = field(default_factory=list)     # piles whose unsure read was taken (see judgement.ReadJudge._choose)
-    doubted: list[str] = field(default_factory=list)     # a pile whose sure read was taken as a misread
+    guessed: list[str] = field(
+        default_factory=list
+    )  # piles whose unsure read was taken (see judgement.ReadJudge._choose)
+    doubted: list[str] = field(default_factory=list)  # a pile whose sure read was taken as a misread
     put_wrong: list[Placement] = field(default_factory=list)  # cards the read shows put down against the rules
 
     def to_json(self) -> dict:
-        d: dict = {"frame": self.frame.name, "index": self.frame.index, "t": round(self.frame.timestamp, 4),
-                   "read": self.snapshot is not None, "gate": self.gate.reason,
-                   "motion": round(self.gate.motion, 3) if math.isfinite(self.gate.motion) else None,
-                   "hand": self.gate.hand}
+        d: dict = {
+            "frame": self.frame.name,
+            "index": self.frame.index,
+            "t": round(self.frame.timestamp, 4),
+            "read": self.snapshot is not None,
+            "gate": self.gate.reason,
+            "motion": round(self.gate.motion, 3) if math.isfinite(self.gate.motion) else None,
+            "hand": self.gate.hand,
+        }
         if self.snapshot is not None:
             d["snapshot"] = self.snapshot.line()
             d["accepted"] = self.accepted
@@ -110,8 +117,15 @@ FRESH_DEAL_WORDS = "if a new game was dealt, restart with --new"
 class LiveCoach:
     """One coached game fed frame by frame. ``say`` gets every line meant for the person."""
 
-    def __init__(self, session: CoachSession, detector: Detector, gate: ReadGate | None = None, *,
-                 say: Callable[[str], None] = print, trigger: SerialTrigger | None = None) -> None:
+    def __init__(
+        self,
+        session: CoachSession,
+        detector: Detector,
+        gate: ReadGate | None = None,
+        *,
+        say: Callable[[str], None] = print,
+        trigger: SerialTrigger | None = None,
+    ) -> None:
         self.session = session
         # the coach judges unsure faces itself: the detector gives its best card for every
         # face (down to GUESS_FLOOR) and the coach counts as read only those at the
@@ -128,7 +142,7 @@ class LiveCoach:
         self._last_advice_line: str | None = None
         self._last_waiting: str | None = None
         self._last_unread_note: str | None = None
-        self._last_blank: str | None = None   # the last picture read was blank (said once)
+        self._last_blank: str | None = None  # the last picture read was blank (said once)
         self._fresh_deal_said = False
         self._forced = False
         session.say = self._collect  # the session speaks through us
@@ -140,10 +154,10 @@ class LiveCoach:
                 return
             self._last_advice_line = line
         if line.startswith("cannot start a game"):
-            if line == self._last_waiting:   # the still table is read again: say it once
+            if line == self._last_waiting:  # the still table is read again: say it once
                 return
             self._last_waiting = line
-        if FRESH_DEAL_WORDS in line:   # a fresh deal on the table while a game is in hand: said once a run
+        if FRESH_DEAL_WORDS in line:  # a fresh deal on the table while a game is in hand: said once a run
             if self._fresh_deal_said:
                 return
             self._fresh_deal_said = True
@@ -192,20 +206,20 @@ class LiveCoach:
         t0 = time.perf_counter()
         if frame.forced:
             self.force()
-        view = self.gate.observe(frame.image)                              # 1. the read gate: look or not
+        view = self.gate.observe(frame.image)  # 1. the read gate: look or not
         result = StepResult(frame, view, advice=self.session.last_advice)
         result.timings_ms["gate"] = (time.perf_counter() - t0) * 1000
         if view.read and not self._blank(frame, view, result):
-            detection, cards, t_read = self._detect(frame, result)         # 2. the card detector
-            if not self._object_over(cards, view, result):                 # (the gate again: no hand)
+            detection, cards, t_read = self._detect(frame, result)  # 2. the card detector
+            if not self._object_over(cards, view, result):  # (the gate again: no hand)
                 judged = self.judge.judge(detection, frame.image, forced=self._forced)  # 3. the judgement
                 result.detection, result.snapshot = detection, judged.snapshot
                 result.guessed, result.doubted = judged.guessed, judged.doubted
                 if judged.look_again(self._forced):
                     self._look_again(judged, result)
-                elif self.gate.offer(judged.snapshot.text(), cards):       # two reads agree
+                elif self.gate.offer(judged.snapshot.text(), cards):  # two reads agree
                     self._take(judged.snapshot, detection, frame, result, t_read)  # 4. tracker, advisor
-                    self._send_advice(result.put_wrong)                    # 5. the rig's reply
+                    self._send_advice(result.put_wrong)  # 5. the rig's reply
         self._flush(result)
         return result
 
@@ -217,8 +231,10 @@ class LiveCoach:
             # that does not follow from the game): say what the picture is, once
             self.gate.reject()
             result.gate = GateView(False, True, False, view.motion, f"blank picture ({blank})")
-            note = (f"the picture from {frame.name} is all {blank} (camera covered, light off or dazzled?): "
-                    f"nothing to read; the game is kept, waiting for the table")
+            note = (
+                f"the picture from {frame.name} is all {blank} (camera covered, light off or dazzled?): "
+                f"nothing to read; the game is kept, waiting for the table"
+            )
             if self._last_blank is None:
                 self._said.append(note)
             self._last_blank = blank
@@ -256,8 +272,14 @@ class LiveCoach:
         # is not used; look again (Enter or the trigger uses it anyway)
         self.gate.reject()
         result.unreadable = unread
-        note = ("cannot read the top card of " + ", ".join(unread) + ": looking again "
-                "(if this stays, move the light or the card, or press Enter to go on without it)") if unread else ""
+        note = (
+            (
+                "cannot read the top card of " + ", ".join(unread) + ": looking again "
+                "(if this stays, move the light or the card, or press Enter to go on without it)"
+            )
+            if unread
+            else ""
+        )
         if note and note != self._last_unread_note:
             self._said.append(note)
             self._last_unread_note = note
@@ -297,12 +319,25 @@ def json_line(result: StepResult) -> str:
 
 # the names that lived here before the frame's path was split into modules
 _MOVED = {
-    "judgement": ("GUESS_FLOOR", "DEAL_GUESS", "PLACE_CHANGE", "MISSED_CARD_MOVES", "PROBE_BUDGET",
-                  "unreadable_tops"),
+    "judgement": ("GUESS_FLOOR", "DEAL_GUESS", "PLACE_CHANGE", "MISSED_CARD_MOVES", "PROBE_BUDGET", "unreadable_tops"),
     "loop": ("KeyReader", "run_loop", "kept_words", "OverlayNote"),
-    "overlay": ("FONT", "slot_points", "arrow_for", "move_tag", "tag_box", "moving_quads", "take_back_quads",
-                "label_box", "draw_overlay", "waiting_text", "NOTE_LINES", "LABEL_UNIT_FLOOR", "BAND_UNIT_FLOOR",
-                "_wrap", "_urgent"),
+    "overlay": (
+        "FONT",
+        "slot_points",
+        "arrow_for",
+        "move_tag",
+        "tag_box",
+        "moving_quads",
+        "take_back_quads",
+        "label_box",
+        "draw_overlay",
+        "waiting_text",
+        "NOTE_LINES",
+        "LABEL_UNIT_FLOOR",
+        "BAND_UNIT_FLOOR",
+        "_wrap",
+        "_urgent",
+    ),
 }
 
 

@@ -104,8 +104,9 @@ def display_problem(environ=None, timeout: float = 20.0) -> str | None:
     if not shown:
         return NO_DISPLAY
     try:
-        done = subprocess.run([sys.executable, "-c", WINDOW_PROBE], env=env, capture_output=True, text=True,
-                              timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, "-c", WINDOW_PROBE], env=env, capture_output=True, text=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return f"{shown} does not answer within {timeout:g} s"
     if done.returncode == 0:
@@ -123,7 +124,6 @@ def _window_or_note(say, doing: str) -> bool:
     return problem is None
 
 
-
 def _recording_folder_problem(folder: Path, option: str) -> str | None:
     """Why ``folder`` cannot take a new recording (None if it can): it must be a new or
     empty folder, so that one folder is one recording (frames added to an earlier one
@@ -132,7 +132,9 @@ def _recording_folder_problem(folder: Path, option: str) -> str | None:
     if problem:
         return problem
     if folder.is_dir() and any(folder.iterdir()):
-        return (f"{option} {str(folder)!r} is not empty"
-                + (" (it holds a recording)" if (folder / "frames.jsonl").exists() else "")
-                + ": give a new or empty folder")
+        return (
+            f"{option} {str(folder)!r} is not empty"
+            + (" (it holds a recording)" if (folder / "frames.jsonl").exists() else "")
+            + ": give a new or empty folder"
+        )
     return None

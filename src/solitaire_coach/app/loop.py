@@ -53,11 +53,22 @@ class KeyReader:
         return "quit" if line.strip().lower() in ("q", "quit") else "read"
 
 
-def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, keys: KeyReader | None = None,
-             on_result: Callable[[StepResult], None] | None = None, recorder: FrameRecorder | None = None,
-             trigger: SerialTrigger | None = None, trigger_only: bool = False,
-             exit_when_done: bool = False, idle_s: float = 0.01, max_frames: int | None = None,
-             window_name: str = "solitaire-coach", calibration: dict | None = None) -> int:
+def run_loop(
+    coach: LiveCoach,
+    source: FrameSource,
+    *,
+    window: bool = False,
+    keys: KeyReader | None = None,
+    on_result: Callable[[StepResult], None] | None = None,
+    recorder: FrameRecorder | None = None,
+    trigger: SerialTrigger | None = None,
+    trigger_only: bool = False,
+    exit_when_done: bool = False,
+    idle_s: float = 0.01,
+    max_frames: int | None = None,
+    window_name: str = "solitaire-coach",
+    calibration: dict | None = None,
+) -> int:
     """Feed ``source`` through ``coach`` until it ends (files), ``q`` is pressed, or the game
     ends (with ``exit_when_done``). A live camera that stops answering is waited for.
 
@@ -89,22 +100,26 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
                     pending_trigger += n
             frame = source.read()
             if frame is None:
-                if not source.live or getattr(source, "ended", False):   # a file, or a video file as the camera
-                    coach.say(f"{source.name}: " + ("the video file ended" if getattr(source, "ended", False)
-                                                     else "no more frames") + kept_words(coach))
+                if not source.live or getattr(source, "ended", False):  # a file, or a video file as the camera
+                    coach.say(
+                        f"{source.name}: "
+                        + ("the video file ended" if getattr(source, "ended", False) else "no more frames")
+                        + kept_words(coach)
+                    )
                     return 0
                 if window and shown:
                     if (cv2.waitKey(50) & 0xFF) in (ord("q"), 27):
                         return 0
-                else:   # (no window shown yet to wait in: a camera down from the start must not spin)
+                else:  # (no window shown yet to wait in: a camera down from the start must not spin)
                     time.sleep(idle_s)
                 continue
             count += 1
             if recorder is not None:
                 recorder.add(frame)
             if trigger_only and not pending_trigger and not frame.forced:
-                result = StepResult(frame, GateView(False, False, False, float("nan"), "waiting for the trigger"),
-                                    advice=coach.advice)
+                result = StepResult(
+                    frame, GateView(False, False, False, float("nan"), "waiting for the trigger"), advice=coach.advice
+                )
             else:
                 result = coach.step(frame)
                 if result.accepted:
@@ -112,10 +127,16 @@ def run_loop(coach: LiveCoach, source: FrameSource, *, window: bool = False, key
             if on_result is not None:
                 on_result(result)
             if window:
-                picture = draw_overlay(frame.image, coach.last_detection if result.snapshot is not None
-                                       else coach.last_accepted_detection, coach.advice, coach.state,
-                                       note=notes.update(result), take_back=notes.put_wrong, gate=result.gate,
-                                       calibration=calibration)
+                picture = draw_overlay(
+                    frame.image,
+                    coach.last_detection if result.snapshot is not None else coach.last_accepted_detection,
+                    coach.advice,
+                    coach.state,
+                    note=notes.update(result),
+                    take_back=notes.put_wrong,
+                    gate=result.gate,
+                    calibration=calibration,
+                )
                 cv2.imshow(window_name, picture)
                 shown = True
                 key = cv2.waitKey(1) & 0xFF
@@ -155,7 +176,7 @@ class OverlayNote:
 
     def __init__(self) -> None:
         self.text = ""
-        self.put_wrong: list[Placement] = []   # the cards the note says to take back
+        self.put_wrong: list[Placement] = []  # the cards the note says to take back
 
     def update(self, result: StepResult) -> str:
         said = [ln for ln in result.lines if not ln.startswith("advice: ")]
@@ -166,4 +187,3 @@ class OverlayNote:
             self.text = ""
             self.put_wrong = []
         return self.text
-

@@ -23,9 +23,14 @@ def add_strategy_arguments(p) -> None:
     from .cmd_core import strategy_help
 
     p.add_argument("--strategy", type=strategy_name, default=None, help=strategy_help())
-    p.add_argument("--think-time", type=positive_float, default=None, metavar="SECONDS",
-                   help="seconds per decision for a searching strategy such as best (default: the strategy's "
-                        "own, 1 s for best; baseline does not search)")
+    p.add_argument(
+        "--think-time",
+        type=positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds per decision for a searching strategy such as best (default: the strategy's "
+        "own, 1 s for best; baseline does not search)",
+    )
 
 
 def strategy_from_args(args):
@@ -44,20 +49,26 @@ def strategy_from_args(args):
 
 def add_model_argument(p) -> None:
     """Add ``--model``: the card detector's model folder."""
-    p.add_argument("--model", type=Path, metavar="FOLDER",
-                   help="card detector model: a folder holding card_locator.onnx and card_reader.onnx "
-                        "(default: the shipped models, or the folder SOLITAIRE_MODELS names)")
+    p.add_argument(
+        "--model",
+        type=Path,
+        metavar="FOLDER",
+        help="card detector model: a folder holding card_locator.onnx and card_reader.onnx "
+        "(default: the shipped models, or the folder SOLITAIRE_MODELS names)",
+    )
 
 
 def add_calibration_argument(p, default: str = "none: the slots are found in the picture") -> None:
     """Add ``--calibration``: a camera calibration by NAME or .json path (``default`` says
     what is used without it)."""
-    p.add_argument("--calibration", metavar="NAME|FILE",
-                   help="camera calibration: NAME (as calibrate --name writes it in the per-user data folder; then "
-                        f"the shipped ones, such as example) or a .json path (default: {default})")
+    p.add_argument(
+        "--calibration",
+        metavar="NAME|FILE",
+        help="camera calibration: NAME (as calibrate --name writes it in the per-user data folder; then "
+        f"the shipped ones, such as example) or a .json path (default: {default})",
+    )
 
 
 def add_json_argument(p, what: str) -> None:
     """Add ``--json``: ``what`` as JSON on stdout, one object a line; other words on stderr."""
-    p.add_argument("--json", action="store_true",
-                   help=f"JSON on stdout, {what} (other words go to stderr)")
+    p.add_argument("--json", action="store_true", help=f"JSON on stdout, {what} (other words go to stderr)")

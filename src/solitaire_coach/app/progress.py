@@ -47,9 +47,16 @@ class Progress:
     for work that ends sooner). The time left is the mean time per item so far times the
     items left."""
 
-    def __init__(self, total: int, what: str, command: str, stream: TextIO | None = None,
-                 every_s: float | None = None, tty_every_s: float = 0.25,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        total: int,
+        what: str,
+        command: str,
+        stream: TextIO | None = None,
+        every_s: float | None = None,
+        tty_every_s: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.total, self.what, self.command = total, what, command
         self.stream = stream if stream is not None else sys.stderr
         self.tty = _is_terminal(self.stream)
@@ -98,8 +105,15 @@ class Ticker:
     terminal; elsewhere a line every ``every_s`` seconds. For work that releases the GIL
     (the C solver)."""
 
-    def __init__(self, label: str, command: str, limit_s: float | None = None, stream: TextIO | None = None,
-                 after_s: float = 1.0, every_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        label: str,
+        command: str,
+        limit_s: float | None = None,
+        stream: TextIO | None = None,
+        after_s: float = 1.0,
+        every_s: float = 5.0,
+    ) -> None:
         self.label, self.command, self.limit_s = label, command, limit_s
         self.stream = stream if stream is not None else sys.stderr
         self.tty = _is_terminal(self.stream)

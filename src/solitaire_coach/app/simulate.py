@@ -43,10 +43,17 @@ class GameRecord:
         return format_log(self.deal, self.moves, self.cards, self.result)
 
 
-def play_game(deal: Sequence[Card], strategy: str | Strategy = "baseline", rules: Rules = DEFAULT_RULES,
-              max_moves: int = 1500, check_sync: bool = True, strategy_options: dict | None = None,
-              label: str = "", keep_states: bool = False,
-              view: Callable[[GameState, GameState], GameState] | None = None) -> GameRecord:
+def play_game(
+    deal: Sequence[Card],
+    strategy: str | Strategy = "baseline",
+    rules: Rules = DEFAULT_RULES,
+    max_moves: int = 1500,
+    check_sync: bool = True,
+    strategy_options: dict | None = None,
+    label: str = "",
+    keep_states: bool = False,
+    view: Callable[[GameState, GameState], GameState] | None = None,
+) -> GameRecord:
     """Play ``deal`` on a virtual table: advice from the tracker's knowledge only, the
     advised move done on the true layout, the camera's snapshot fed back to the tracker.
     ``strategy`` is a strategy's name (built with ``strategy_options``) or a ready-made
@@ -112,8 +119,13 @@ def _play_job(job):
     return play_game(deal, strategy, rules, strategy_options=options, label=label)
 
 
-def run_games(deals: Iterable[tuple[str, Sequence[Card]]], strategy_name: str, rules: Rules,
-              workers: int = 1, strategy_options: dict | None = None):
+def run_games(
+    deals: Iterable[tuple[str, Sequence[Card]]],
+    strategy_name: str,
+    rules: Rules,
+    workers: int = 1,
+    strategy_options: dict | None = None,
+):
     """Yield GameRecords (in deal order) for labelled deals, over ``workers`` processes."""
     jobs = [(tuple(deal), strategy_name, rules, strategy_options or {}, label) for label, deal in deals]
     if workers <= 1:
@@ -137,17 +149,23 @@ def certainty(games: Iterable[tuple[str, int, int | None]]) -> dict:
         else:
             lost += 1
             proven_lost += proven_at is not None
-    return {"won_said_early_median": statistics.median(won) if won else None,
-            "won_said_before_last": sum(a > 0 for a in won), "won_with_proof": len(won),
-            "lost": lost, "lost_proven": proven_lost}
+    return {
+        "won_said_early_median": statistics.median(won) if won else None,
+        "won_said_before_last": sum(a > 0 for a in won),
+        "won_with_proof": len(won),
+        "lost": lost,
+        "lost_proven": proven_lost,
+    }
 
 
 def certainty_text(c: dict) -> str:
     """``certainty`` in one line."""
     parts = []
     if c["won_with_proof"]:
-        parts.append(f"won games said won a median {c['won_said_early_median']:g} moves before the end "
-                     f"({c['won_said_before_last']} of {c['won_with_proof']} before their last move)")
+        parts.append(
+            f"won games said won a median {c['won_said_early_median']:g} moves before the end "
+            f"({c['won_said_before_last']} of {c['won_with_proof']} before their last move)"
+        )
     if c["lost"]:
         parts.append(f"{c['lost_proven']} of {c['lost']} lost games ended on a proof")
     return "outcome certain: " + ("; ".join(parts) or "no game")
@@ -168,7 +186,10 @@ def summarize(records: list[GameRecord]) -> dict:
     think = [t for r in records for t in r.think_ms]
     per_move = [r.seconds * 1000 / max(1, len(r.moves)) for r in records]
     return {
-        "games": n, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [lo, hi],
+        "games": n,
+        "wins": wins,
+        "win_rate": wins / n if n else 0.0,
+        "ci95": [lo, hi],
         "median_ms_per_move": statistics.median(per_move) if per_move else 0.0,
         "median_think_ms": statistics.median(think) if think else 0.0,
         "p99_think_ms": percentile(think, 0.99),
@@ -184,6 +205,7 @@ def write_log(directory: str | os.PathLike, record: GameRecord) -> Path:
 
 
 # joining a game in progress: what not having followed from the deal costs ------------------
+
 
 @dataclass
 class JoinPair:
@@ -223,10 +245,18 @@ def _play_on(table: VirtualTable, tracker: TableTracker, strategy: Strategy, max
     return "won" if table.state.is_won() else "lost"
 
 
-def play_from_join(deal: Sequence[Card], strategy: str = "baseline", rules: Rules = DEFAULT_RULES,
-                   after: int = 30, warmup: str = "baseline", seed: int = 0, label: str = "",
-                   strategy_options: dict | None = None, max_moves: int = 1500,
-                   redeals_known: bool = False) -> JoinPair:
+def play_from_join(
+    deal: Sequence[Card],
+    strategy: str = "baseline",
+    rules: Rules = DEFAULT_RULES,
+    after: int = 30,
+    warmup: str = "baseline",
+    seed: int = 0,
+    label: str = "",
+    strategy_options: dict | None = None,
+    max_moves: int = 1500,
+    redeals_known: bool = False,
+) -> JoinPair:
     """Play ``deal`` for ``after`` moves (``warmup``: the baseline's advice, or ``random``
     legal moves drawn with ``seed``), then on to the end twice from that same position
     with ``strategy``: once followed from the deal, once joined from a snapshot with runs
@@ -281,12 +311,21 @@ def _join_job(job):
     return play_from_join(deal, strategy, rules, after, warmup, seed, label, options, redeals_known=redeals_known)
 
 
-def run_join_pairs(deals: Iterable[tuple[str, Sequence[Card]]], strategy: str, rules: Rules, after: int,
-                   warmup: str = "baseline", workers: int = 1, strategy_options: dict | None = None,
-                   redeals_known: bool = False):
+def run_join_pairs(
+    deals: Iterable[tuple[str, Sequence[Card]]],
+    strategy: str,
+    rules: Rules,
+    after: int,
+    warmup: str = "baseline",
+    workers: int = 1,
+    strategy_options: dict | None = None,
+    redeals_known: bool = False,
+):
     """Yield a JoinPair per labelled deal (in order), over ``workers`` processes."""
-    jobs = [(tuple(deal), strategy, rules, strategy_options or {}, label, after, warmup, n, redeals_known)
-            for n, (label, deal) in enumerate(deals)]
+    jobs = [
+        (tuple(deal), strategy, rules, strategy_options or {}, label, after, warmup, n, redeals_known)
+        for n, (label, deal) in enumerate(deals)
+    ]
     if workers <= 1:
         yield from map(_join_job, jobs)
         return

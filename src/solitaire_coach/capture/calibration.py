@@ -34,13 +34,14 @@ from ..repo import repo_root
 from ..storage import NotTextError, describe_os_error, read_text_file, write_json_atomic
 from ..userdata import user_calibrations_dir
 
-DEFAULT_PATTERN = (9, 6)          # inner corners (columns, rows): a 10 x 7 squares board
+DEFAULT_PATTERN = (9, 6)  # inner corners (columns, rows): a 10 x 7 squares board
 DEFAULT_SQUARE_MM = 25.0
-CARD_MM = (63.0, 88.0)            # a poker-size card
-SLOT_KEYS = ("stock", "waste") + tuple(f"foundation {i}" for i in range(1, 5)) + tuple(
-    f"column {i}" for i in range(1, 8))
+CARD_MM = (63.0, 88.0)  # a poker-size card
+SLOT_KEYS = (
+    ("stock", "waste") + tuple(f"foundation {i}" for i in range(1, 5)) + tuple(f"column {i}" for i in range(1, 8))
+)
 CALIBRATION_VERSION = 1
-MIN_LENS_VIEWS = 5                # board views a lens calibration needs at least
+MIN_LENS_VIEWS = 5  # board views a lens calibration needs at least
 
 
 class CalibrationError(ValueError):
@@ -48,8 +49,9 @@ class CalibrationError(ValueError):
 
 
 # ----------------------------------------------------------------------------- the board
-def make_board_image(pattern: tuple[int, int] = DEFAULT_PATTERN, square_px: int = 120,
-                     margin_px: int | None = None) -> np.ndarray:
+def make_board_image(
+    pattern: tuple[int, int] = DEFAULT_PATTERN, square_px: int = 120, margin_px: int | None = None
+) -> np.ndarray:
     """A printable chessboard with ``pattern`` inner corners (white margin around it)."""
     cols, rows = pattern[0] + 1, pattern[1] + 1
     margin = square_px if margin_px is None else margin_px
@@ -58,7 +60,7 @@ def make_board_image(pattern: tuple[int, int] = DEFAULT_PATTERN, square_px: int 
         for c in range(cols):
             if (r + c) % 2 == 0:
                 y, x = margin + r * square_px, margin + c * square_px
-                board[y:y + square_px, x:x + square_px] = 0
+                board[y : y + square_px, x : x + square_px] = 0
     return board
 
 
@@ -76,7 +78,9 @@ def find_board(image: np.ndarray, pattern: tuple[int, int] = DEFAULT_PATTERN) ->
     ok, corners = cv2.findChessboardCornersSB(grey, pattern, flags=cv2.CALIB_CB_ACCURACY | cv2.CALIB_CB_NORMALIZE_IMAGE)
     if ok:
         return corners.astype(np.float32).reshape(-1, 1, 2)
-    ok, corners = cv2.findChessboardCorners(grey, pattern, flags=cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE)
+    ok, corners = cv2.findChessboardCorners(
+        grey, pattern, flags=cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
+    )
     if not ok:
         return None
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 1e-3)
@@ -87,13 +91,14 @@ def find_board(image: np.ndarray, pattern: tuple[int, int] = DEFAULT_PATTERN) ->
 class LensCalibration:
     """A camera's lens from chessboard views: its camera matrix and distortion, and how well
     they fit each view."""
+
     camera_matrix: np.ndarray
     dist_coeffs: np.ndarray
-    image_size: tuple[int, int]           # (width, height)
-    rms_px: float                         # RMS reprojection error over all corners
-    view_errors_px: list[float]           # RMS per view
-    views: list[str]                      # names of the views used
-    skipped: list[str] = field(default_factory=list)   # "name: why" for views not used
+    image_size: tuple[int, int]  # (width, height)
+    rms_px: float  # RMS reprojection error over all corners
+    view_errors_px: list[float]  # RMS per view
+    views: list[str]  # names of the views used
+    skipped: list[str] = field(default_factory=list)  # "name: why" for views not used
     pattern: tuple[int, int] = DEFAULT_PATTERN
     square_mm: float = DEFAULT_SQUARE_MM
 
@@ -127,21 +132,39 @@ class LensCalibration:
         k, dist = _number_array(d["camera_matrix"]), _number_array(d["dist_coeffs"])
         if k is None or k.shape != (3, 3):
             raise CalibrationError(f"{where}: camera_matrix must be 3x3 numbers, not {_show(d['camera_matrix'])}")
-        if dist is None or not (dist.ndim == 1 or (dist.ndim == 2 and 1 in dist.shape)) \
-                or dist.size not in (4, 5, 8, 12, 14):
-            raise CalibrationError(f"{where}: dist_coeffs must be 4, 5, 8, 12 or 14 numbers, not {_show(d['dist_coeffs'])}")
+        if (
+            dist is None
+            or not (dist.ndim == 1 or (dist.ndim == 2 and 1 in dist.shape))
+            or dist.size not in (4, 5, 8, 12, 14)
+        ):
+            raise CalibrationError(
+                f"{where}: dist_coeffs must be 4, 5, 8, 12 or 14 numbers, not {_show(d['dist_coeffs'])}"
+            )
         if not _positive_pair(d["image_size"]) or any(v != int(v) for v in d["image_size"]):
-            raise CalibrationError(f"{where}: image_size must be [width, height] in whole pixels, not "
-                                   f"{_show(d['image_size'])}")
+            raise CalibrationError(
+                f"{where}: image_size must be [width, height] in whole pixels, not {_show(d['image_size'])}"
+            )
         size = tuple(int(v) for v in d["image_size"])
         board = d.get("board", {})
-        return LensCalibration(k, dist, size, float(d.get("reprojection_error_px", float("nan"))),
-                               list(d.get("view_errors_px", [])), list(d.get("views", [])), list(d.get("skipped", [])),
-                               tuple(board.get("inner_corners", DEFAULT_PATTERN)), float(board.get("square_mm", DEFAULT_SQUARE_MM)))
+        return LensCalibration(
+            k,
+            dist,
+            size,
+            float(d.get("reprojection_error_px", float("nan"))),
+            list(d.get("view_errors_px", [])),
+            list(d.get("views", [])),
+            list(d.get("skipped", [])),
+            tuple(board.get("inner_corners", DEFAULT_PATTERN)),
+            float(board.get("square_mm", DEFAULT_SQUARE_MM)),
+        )
 
 
-def calibrate_lens(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[int, int] = DEFAULT_PATTERN,
-                   square_mm: float = DEFAULT_SQUARE_MM, min_views: int = MIN_LENS_VIEWS) -> LensCalibration:
+def calibrate_lens(
+    images: Iterable[tuple[str, np.ndarray]],
+    pattern: tuple[int, int] = DEFAULT_PATTERN,
+    square_mm: float = DEFAULT_SQUARE_MM,
+    min_views: int = MIN_LENS_VIEWS,
+) -> LensCalibration:
     """Intrinsics and distortion from named views of the board.
 
     Views where the board is not fully found, or whose size differs from the first
@@ -168,8 +191,13 @@ def calibrate_lens(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[int,
         image_points.append(corners)
         names.append(name)
     if len(names) < min_views:
-        detail = (("; ".join(skipped[:6]) + (" ..." if len(skipped) > 6 else "")) if skipped
-                  else "every view given was used" if names else "no views given")
+        detail = (
+            ("; ".join(skipped[:6]) + (" ..." if len(skipped) > 6 else ""))
+            if skipped
+            else "every view given was used"
+            if names
+            else "no views given"
+        )
         raise CalibrationError(f"only {len(names)} usable view(s) of the board, {min_views} needed ({detail})")
     flags = cv2.CALIB_FIX_K3 if len(names) < 10 else 0
     rms, k, dist, rvecs, tvecs = cv2.calibrateCamera(object_points, image_points, size, None, None, flags=flags)
@@ -180,8 +208,9 @@ def calibrate_lens(images: Iterable[tuple[str, np.ndarray]], pattern: tuple[int,
     return LensCalibration(k, dist, size, float(rms), errors, names, skipped, tuple(pattern), float(square_mm))
 
 
-def camera_rays(camera_matrix: np.ndarray, dist_coeffs: np.ndarray, size: tuple[int, int],
-                supersample: int = 2) -> np.ndarray:
+def camera_rays(
+    camera_matrix: np.ndarray, dist_coeffs: np.ndarray, size: tuple[int, int], supersample: int = 2
+) -> np.ndarray:
     """Viewing rays (x, y, 1 in the camera frame) of every sub-pixel of a distorted camera;
     computed once per camera and reused by :func:`render_board_view`."""
     w, h = size
@@ -192,17 +221,31 @@ def camera_rays(camera_matrix: np.ndarray, dist_coeffs: np.ndarray, size: tuple[
     gy = np.arange(0, hs + step, step, dtype=np.float64)
     us, vs = np.meshgrid((gx + 0.5) / s - 0.5, (gy + 0.5) / s - 0.5)
     pix = np.stack([us.ravel(), vs.ravel()], axis=1).reshape(-1, 1, 2)
-    norm = cv2.undistortPoints(pix, camera_matrix, dist_coeffs, R=None, P=None,
-                               criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10))
+    norm = cv2.undistortPoints(
+        pix,
+        camera_matrix,
+        dist_coeffs,
+        R=None,
+        P=None,
+        criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10),
+    )
     coarse = norm.reshape(len(gy), len(gx), 2).astype(np.float32)
     mx, my = np.meshgrid(np.arange(ws, dtype=np.float32) / step, np.arange(hs, dtype=np.float32) / step)
     fine = cv2.remap(coarse, mx, my, cv2.INTER_CUBIC)
     return np.concatenate([fine.astype(np.float64), np.ones((hs, ws, 1))], axis=2)
 
 
-def render_board_view(board: np.ndarray, board_square_px: int, board_margin_px: int, square_mm: float,
-                      rays: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, size: tuple[int, int],
-                      background: int = 128) -> np.ndarray:
+def render_board_view(
+    board: np.ndarray,
+    board_square_px: int,
+    board_margin_px: int,
+    square_mm: float,
+    rays: np.ndarray,
+    rvec: np.ndarray,
+    tvec: np.ndarray,
+    size: tuple[int, int],
+    background: int = 128,
+) -> np.ndarray:
     """Render ``board`` (from :func:`make_board_image`) as seen by the camera whose
     :func:`camera_rays` are given, in the given pose, exactly (ray-plane intersection per
     sub-pixel, then area-averaged), so a calibration can be checked against known truth.
@@ -213,11 +256,11 @@ def render_board_view(board: np.ndarray, board_square_px: int, board_margin_px: 
     flat = rays.reshape(-1, 3)
     rot, _ = cv2.Rodrigues(np.asarray(rvec, np.float64))
     t = np.asarray(tvec, np.float64).reshape(3)
-    n = rot[:, 2]                                   # plane z_board = 0: n . X = n . t
+    n = rot[:, 2]  # plane z_board = 0: n . X = n . t
     lam = (n @ t) / (flat @ n)
-    pts_board = (flat * lam[:, None] - t) @ rot     # rot^T (X - t)
+    pts_board = (flat * lam[:, None] - t) @ rot  # rot^T (X - t)
     px_per_mm = board_square_px / square_mm
-    origin = board_margin_px + board_square_px - 0.5   # the first inner corner, pixel-centre convention
+    origin = board_margin_px + board_square_px - 0.5  # the first inner corner, pixel-centre convention
     map_x = (pts_board[:, 0] * px_per_mm + origin).astype(np.float32).reshape(hs, ws)
     map_y = (pts_board[:, 1] * px_per_mm + origin).astype(np.float32).reshape(hs, ws)
     map_x[(lam <= 0).reshape(hs, ws)] = -1e6
@@ -230,11 +273,12 @@ def render_board_view(board: np.ndarray, board_square_px: int, board_margin_px: 
 class TableCalibration:
     """Where a fresh deal's slots lie in the picture, the card size in pixels and the
     picture-to-table mapping."""
-    slots: dict[str, tuple[float, float]]    # slot name -> centre of its first card, pixels
-    card_size_px: tuple[float, float]         # (width, height) of an upright card
+
+    slots: dict[str, tuple[float, float]]  # slot name -> centre of its first card, pixels
+    card_size_px: tuple[float, float]  # (width, height) of an upright card
     image_size: tuple[int, int]
-    homography: np.ndarray                    # image pixels -> table millimetres (origin: stock card centre)
-    plane_rvec: np.ndarray | None = None      # table plane pose in the camera frame (with a lens)
+    homography: np.ndarray  # image pixels -> table millimetres (origin: stock card centre)
+    plane_rvec: np.ndarray | None = None  # table plane pose in the camera frame (with a lens)
     plane_tvec: np.ndarray | None = None
     quads: dict[str, list[list[float]]] = field(default_factory=dict)  # the card outlines found
 
@@ -243,8 +287,10 @@ class TableCalibration:
             "slots": {k: [round(float(v[0]), 1), round(float(v[1]), 1)] for k, v in self.slots.items()},
             "card_size_px": [round(float(self.card_size_px[0]), 1), round(float(self.card_size_px[1]), 1)],
             "image_size": list(self.image_size),
-            "table": {"homography_image_to_mm": [[float(v) for v in row] for row in self.homography],
-                      "card_mm": list(CARD_MM)},
+            "table": {
+                "homography_image_to_mm": [[float(v) for v in row] for row in self.homography],
+                "card_mm": list(CARD_MM),
+            },
             "quads": self.quads,
         }
         if self.plane_rvec is not None:
@@ -258,7 +304,7 @@ def _order_quad(pts: np.ndarray) -> np.ndarray:
     pts = np.asarray(pts, np.float32).reshape(4, 2)
     c = pts.mean(axis=0)
     ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
-    pts = pts[np.argsort(ang)]                  # from -pi: top-left first for a roughly upright card
+    pts = pts[np.argsort(ang)]  # from -pi: top-left first for a roughly upright card
     start = int(np.argmin(pts.sum(axis=1)))
     return np.roll(pts, -start, axis=0)
 
@@ -271,7 +317,9 @@ def find_card_blobs(image: np.ndarray, min_area_frac: float = 0.002) -> list[np.
     h, w = image.shape[:2]
     lab = cv2.cvtColor(cv2.GaussianBlur(image, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     b = max(4, min(h, w) // 40)
-    border = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3), lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    border = np.concatenate(
+        [lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3), lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)]
+    )
     cloth = np.median(border, axis=0)
     spread = np.percentile(np.linalg.norm(border - cloth, axis=1), 90)
     dist = np.linalg.norm(lab - cloth, axis=2)
@@ -310,8 +358,11 @@ def _table_from_detections(image: np.ndarray, result, lens: LensCalibration | No
     wanted = ["stock", "waste"] + [f"column {i}" for i in range(1, 8)]
     missing = [k for k in wanted if k not in piles]
     if missing:
-        raise CalibrationError("the card detector did not find " + ", ".join(missing)
-                               + " (calibrate on a freshly dealt game with one card turned onto the waste)")
+        raise CalibrationError(
+            "the card detector did not find "
+            + ", ".join(missing)
+            + " (calibrate on a freshly dealt game with one card turned onto the waste)"
+        )
     extra = [k for k in piles if k.startswith("foundation")]
     if extra:
         raise CalibrationError(f"cards seen on {', '.join(sorted(extra))}: a fresh deal has empty foundations")
@@ -355,8 +406,9 @@ def _card_geometry(quad: np.ndarray, lens: LensCalibration | None):
     rvec = tvec = None
     if lens is not None:
         obj = np.concatenate([mm, np.zeros((4, 1), np.float32)], axis=1)
-        ok, rvec, tvec = cv2.solvePnP(obj, quad.astype(np.float64), lens.camera_matrix, lens.dist_coeffs,
-                                      flags=cv2.SOLVEPNP_IPPE)
+        ok, rvec, tvec = cv2.solvePnP(
+            obj, quad.astype(np.float64), lens.camera_matrix, lens.dist_coeffs, flags=cv2.SOLVEPNP_IPPE
+        )
         if not ok:
             rvec = tvec = None
     return card_w, card_h, homography, rvec, tvec
@@ -368,7 +420,8 @@ def _table_from_blobs(image: np.ndarray, lens: LensCalibration | None) -> TableC
     if len(blobs) < 9:
         raise CalibrationError(
             f"found {len(blobs)} card region(s), expected 9 (stock, waste and 7 columns of a fresh deal); "
-            "check that the whole layout is in view, the cards do not touch, and the cloth is plain")
+            "check that the whole layout is in view, the cards do not touch, and the cloth is plain"
+        )
     rects = [(cv2.boundingRect(c), c) for c in blobs]
     # the upper row holds the two cards whose top edges are highest; columns are the rest
     rects.sort(key=lambda rc: rc[0][1])
@@ -387,7 +440,8 @@ def _table_from_blobs(image: np.ndarray, lens: LensCalibration | None) -> TableC
     if len(upper) != 2 or len(lower) != 7:
         raise CalibrationError(
             f"expected 2 cards in the upper row (stock, waste) and 7 columns below, found {len(upper)} and {len(lower)}; "
-            "calibrate on a freshly dealt game with one card turned onto the waste")
+            "calibrate on a freshly dealt game with one card turned onto the waste"
+        )
     # the waste card gives a clean single-card outline: card size and table plane
     waste_contour = upper[1][1]
     quad = cv2.approxPolyDP(waste_contour, 0.02 * cv2.arcLength(waste_contour, True), True)
@@ -423,8 +477,11 @@ class Calibration:
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        d: dict = {"version": CALIBRATION_VERSION, "name": self.name,
-                   "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+        d: dict = {
+            "version": CALIBRATION_VERSION,
+            "name": self.name,
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        }
         d.update(self.extra)
         if self.lens is not None:
             d["camera"] = self.lens.to_dict()
@@ -512,8 +569,10 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
         looked = repr(str(path))
         if path != shipped and folder is None:
             looked += f" nor {str(shipped)!r}"  # a name is looked for among the shipped ones too
-        raise CalibrationError(f"calibration {str(name_or_path)!r}: no file {looked} "
-                               f"(make one with: solitaire-coach calibrate --camera 0 --name {Path(str(name_or_path)).stem})")
+        raise CalibrationError(
+            f"calibration {str(name_or_path)!r}: no file {looked} "
+            f"(make one with: solitaire-coach calibrate --camera 0 --name {Path(str(name_or_path)).stem})"
+        )
     try:
         text = read_text_file(path)
     except NotTextError as exc:
@@ -530,8 +589,10 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
     if not isinstance(d, dict):
         raise CalibrationError(f"{path}: expected a JSON object at the top")
     if "slots" not in d and "camera" not in d:
-        raise CalibrationError(f"{path}: holds neither 'slots' (the table) nor 'camera' (the lens): "
-                               "not a calibration written by solitaire-coach calibrate")
+        raise CalibrationError(
+            f"{path}: holds neither 'slots' (the table) nor 'camera' (the lens): "
+            "not a calibration written by solitaire-coach calibrate"
+        )
     size = d.get("card_size_px")
     if size is not None and not _positive_pair(size):
         raise CalibrationError(f"{path}: card_size_px must be [width, height] in pixels, not {json.dumps(size)}")
@@ -549,14 +610,19 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
             if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(_finite(v) for v in value)):
                 raise CalibrationError(f"{path}: slots: {key!r} must be [x, y] in pixels, not {json.dumps(value)}")
             x, y = value
-            if picture is not None and not (-half[0] <= x <= picture[0] + half[0]
-                                            and -half[1] <= y <= picture[1] + half[1]):
-                raise CalibrationError(f"{path}: slots: {key!r} at {json.dumps(value)} lies outside the "
-                                       f"{picture[0]:g}x{picture[1]:g} picture the calibration was made on "
-                                       "(image_size)")
+            if picture is not None and not (
+                -half[0] <= x <= picture[0] + half[0] and -half[1] <= y <= picture[1] + half[1]
+            ):
+                raise CalibrationError(
+                    f"{path}: slots: {key!r} at {json.dumps(value)} lies outside the "
+                    f"{picture[0]:g}x{picture[1]:g} picture the calibration was made on "
+                    "(image_size)"
+                )
             if picture is None and (x < 0 or y < 0):
-                raise CalibrationError(f"{path}: slots: {key!r} at {json.dumps(value)}: a slot centre is in pixels "
-                                       "from the picture's top-left corner, never negative")
+                raise CalibrationError(
+                    f"{path}: slots: {key!r} at {json.dumps(value)}: a slot centre is in pixels "
+                    "from the picture's top-left corner, never negative"
+                )
     if "camera" in d:
         LensCalibration.from_dict(d["camera"], where=f"{path}: camera")
     return d
@@ -565,6 +631,7 @@ def load_calibration(name_or_path: str | os.PathLike, folder: str | os.PathLike 
 def load_images(folder: str | os.PathLike) -> list[tuple[str, np.ndarray | None]]:
     """All images of a folder, sorted by name, as (name, image or None if unreadable)."""
     from .sources import IMAGE_SUFFIXES, _natural_key
+
     folder = Path(folder)
     if not folder.is_dir():
         raise CalibrationError(f"images folder {str(folder)!r} does not exist")
@@ -576,14 +643,19 @@ def load_images(folder: str | os.PathLike) -> list[tuple[str, np.ndarray | None]
     def read(p: Path) -> np.ndarray | None:
         try:
             return read_picture(p)
-        except PictureError:   # named as unreadable by the lens calibration
+        except PictureError:  # named as unreadable by the lens calibration
             return None
 
     return [(p.name, read(p)) for p in paths]
 
 
-def random_board_poses(n: int, rng: np.random.Generator, pattern: tuple[int, int] = DEFAULT_PATTERN,
-                       square_mm: float = DEFAULT_SQUARE_MM, distance_mm: float = 450.0) -> list[tuple[np.ndarray, np.ndarray]]:
+def random_board_poses(
+    n: int,
+    rng: np.random.Generator,
+    pattern: tuple[int, int] = DEFAULT_PATTERN,
+    square_mm: float = DEFAULT_SQUARE_MM,
+    distance_mm: float = 450.0,
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n`` varied, plausible board poses (tilted up to ~35 degrees) in front of a camera."""
     cx = (pattern[0] - 1) * square_mm / 2
     cy = (pattern[1] - 1) * square_mm / 2

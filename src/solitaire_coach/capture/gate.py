@@ -120,10 +120,18 @@ def edge_strength(image: np.ndarray) -> np.ndarray:
     return cv2.dilate(magnitude, np.ones((5, 5), np.uint8))
 
 
-def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: float, *,
-                 need_border: bool = False,
-                 present: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None, gain: float = 0.0,
-                 direction: bool = False, box: list | None = None) -> int:
+def sharp_region(
+    mask: np.ndarray,
+    diff: np.ndarray,
+    min_pixels: float,
+    edge: float,
+    *,
+    need_border: bool = False,
+    present: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None,
+    gain: float = 0.0,
+    direction: bool = False,
+    box: list | None = None,
+) -> int:
     """The area in pixels of the largest region of ``mask`` (at least ``min_pixels``) whose
     outline is a sharp step in ``diff`` (median slope at least ``edge`` grey levels a pixel:
     an object, not a change of light fading in); with ``need_border`` only regions that reach
@@ -151,10 +159,11 @@ def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: fl
             gx = cv2.Sobel(diff, cv2.CV_32F, 1, 0, ksize=3)
             gy = cv2.Sobel(diff, cv2.CV_32F, 0, 1, ksize=3)
             slope = cv2.magnitude(gx, gy) / 8.0
-        region = (labels[y:y + bh, x:x + bw] == k).astype(np.uint8)
-        outline = (region - cv2.erode(region, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT,
-                                      borderValue=0)) > 0
-        sharp = float(np.median(slope[y:y + bh, x:x + bw][outline])) >= edge
+        region = (labels[y : y + bh, x : x + bw] == k).astype(np.uint8)
+        outline = (
+            region - cv2.erode(region, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+        ) > 0
+        sharp = float(np.median(slope[y : y + bh, x : x + bw][outline])) >= edge
         if not sharp and present is None:
             continue
         if present is not None and (direction or not sharp):
@@ -175,7 +184,7 @@ def sharp_region(mask: np.ndarray, diff: np.ndarray, min_pixels: float, edge: fl
                 continue
             if callable(present):
                 present = present()
-            now, before = (float(np.median(e[y:y + bh, x:x + bw][outer])) for e in present)
+            now, before = (float(np.median(e[y : y + bh, x : x + bw][outer])) for e in present)
             if (direction and now <= before) or (not sharp and now - before <= gain):
                 continue
         if box is not None:
@@ -288,9 +297,18 @@ class ObjectCheck:
     must reach the picture's edge. Runs on a 320-pixel-wide thumbnail.
     """
 
-    def __init__(self, min_area: float = 0.012, change: int = 20, edge: float = 8.0, gain: float = 3.0,
-                 margin: float = 0.15, scene: float = 0.35, shift: float = 1.5, light: float = 10.0,
-                 weak: float | None = 10.0) -> None:
+    def __init__(
+        self,
+        min_area: float = 0.012,
+        change: int = 20,
+        edge: float = 8.0,
+        gain: float = 3.0,
+        margin: float = 0.15,
+        scene: float = 0.35,
+        shift: float = 1.5,
+        light: float = 10.0,
+        weak: float | None = 10.0,
+    ) -> None:
         self.min_area = min_area
         self.gain = gain
         self.weak = weak
@@ -310,12 +328,16 @@ class ObjectCheck:
         distance (full-picture pixels) the face-up cards read in both moved; None when no
         card is read in both."""
         ref = {c: np.asarray(q, np.float32).reshape(-1, 2).mean(axis=0) for q, c in before if c is not None}
-        moved = [float(np.hypot(*(np.asarray(q, np.float32).reshape(-1, 2).mean(axis=0) - ref[c])))
-                 for q, c in now if c is not None and c in ref]
+        moved = [
+            float(np.hypot(*(np.asarray(q, np.float32).reshape(-1, 2).mean(axis=0) - ref[c])))
+            for q, c in now
+            if c is not None and c in ref
+        ]
         return float(np.median(moved)) if moved else None
 
-    def card_mask(self, shape: tuple[int, int], quads: list[np.ndarray], scale: tuple[float, float],
-                  grow: bool = True) -> np.ndarray:
+    def card_mask(
+        self, shape: tuple[int, int], quads: list[np.ndarray], scale: tuple[float, float], grow: bool = True
+    ) -> np.ndarray:
         """255 where a card (of ``quads``, in full-picture pixels, scaled by ``scale``) lies,
         grown by ``margin`` of a card's width unless ``grow`` is False."""
         mask = np.zeros(shape, np.uint8)
@@ -323,7 +345,7 @@ class ObjectCheck:
         polys = [p for p in polys if len(p) >= 3]
         if not polys:
             return mask
-        for p in polys:   # one at a time: overlapping polygons drawn together leave holes
+        for p in polys:  # one at a time: overlapping polygons drawn together leave holes
             cv2.fillConvexPoly(mask, np.round(cv2.convexHull(p)).astype(np.int32), 255)
         if not grow:
             return mask
@@ -337,8 +359,9 @@ class ObjectCheck:
         return float(np.median(widths)) if widths else 0.0
 
     @staticmethod
-    def accounted(now: list[tuple[np.ndarray, object]],
-                  before: list[tuple[np.ndarray, object]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    def accounted(
+        now: list[tuple[np.ndarray, object]], before: list[tuple[np.ndarray, object]]
+    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """(the quads of the places a move changed, the quads of the cards that stayed). The
         places a move changed: of each card read now that the reference
         did not have at its place (a card put down or turned up), and of each face-up card
@@ -346,44 +369,59 @@ class ObjectCheck:
         A card read at the same place in both pictures explains no change there (its own
         picture did not change; a hand over it did), nor does a card read nowhere now.
         Cards are (quad, card) pairs in full-picture pixels, card None for a back."""
+
         def parts(cards):
             quads = [np.asarray(q, np.float32).reshape(-1, 2) for q, _ in cards]
             return quads, [q.mean(axis=0) for q in quads], [float(q[:, 0].max() - q[:, 0].min()) for q in quads]
 
         def stays(q_centre, width, card, others, other_centres):
-            return any(c == card and float(np.hypot(*(q_centre - oc))) < 0.35 * width
-                       for (_, c), oc in zip(others, other_centres))
+            return any(
+                c == card and float(np.hypot(*(q_centre - oc))) < 0.35 * width
+                for (_, c), oc in zip(others, other_centres)
+            )
 
         now_q, now_c, now_w = parts(now)
         before_q, before_c, before_w = parts(before)
         seen = {c for _, c in now if c is not None}
         kept = [stays(c, w, card, before, before_c) for c, w, (_, card) in zip(now_c, now_w, now)]
         out = [q for q, k in zip(now_q, kept) if not k]
-        out += [q for q, c, w, (_, card) in zip(before_q, before_c, before_w, before)
-                if card is not None and card in seen and not stays(c, w, card, now, now_c)]
+        out += [
+            q
+            for q, c, w, (_, card) in zip(before_q, before_c, before_w, before)
+            if card is not None and card in seen and not stays(c, w, card, now, now_c)
+        ]
         return out, [q for q, k in zip(now_q, kept) if k]
 
-    def unexplained(self, picture: np.ndarray, reference: np.ndarray, now: list[tuple[np.ndarray, object]],
-                    before: list[tuple[np.ndarray, object]], scale: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    def unexplained(
+        self,
+        picture: np.ndarray,
+        reference: np.ndarray,
+        now: list[tuple[np.ndarray, object]],
+        before: list[tuple[np.ndarray, object]],
+        scale: tuple[float, float],
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(mask of the changes no card accounts for, per-pixel colour change), on the
         thumbnails ``picture`` and ``reference`` (the reference warped by the camera's
         motion first)."""
         diff = colour_change(picture, reference)
         moved, stayed = self.accounted(now, before)
         free = ~self.card_mask(diff.shape, moved, scale)
-        changed = cv2.morphologyEx(np.where(diff > self.change, 255, 0).astype(np.uint8) & free, cv2.MORPH_OPEN,
-                                   self._kernel)
+        changed = cv2.morphologyEx(
+            np.where(diff > self.change, 255, 0).astype(np.uint8) & free, cv2.MORPH_OPEN, self._kernel
+        )
         if self.weak is None or not changed.any():
             return changed, diff, stayed
         # hysteresis: a region of weaker change on the bare table joined to a strong one
         # belongs to it (a sleeve nearly the colour of the cloth shows strongly only where it
         # lies over cards); not over cards, where a card nudged a pixel changes every pip edge
         table = ~self.card_mask(diff.shape, [q for q, _ in now] + [q for q, _ in before], scale)
-        weak = cv2.morphologyEx(np.where(diff > self.weak, 255, 0).astype(np.uint8) & table, cv2.MORPH_OPEN,
-                                self._kernel) | changed
+        weak = (
+            cv2.morphologyEx(np.where(diff > self.weak, 255, 0).astype(np.uint8) & table, cv2.MORPH_OPEN, self._kernel)
+            | changed
+        )
         n, labels = cv2.connectedComponents(weak, connectivity=8)
         keep = np.zeros(n, bool)
-        reach = 2 * int(round(self.margin * self.card_width(now + before, scale))) + 5   # across the margin
+        reach = 2 * int(round(self.margin * self.card_width(now + before, scale))) + 5  # across the margin
         near = cv2.dilate(changed, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
         keep[np.unique(labels[near > 0])] = True
         keep[0] = False
@@ -398,9 +436,15 @@ class ObjectCheck:
         values = diff[inside > 0]
         return float(np.median(values)) if values.size else 0.0
 
-    def largest_fraction(self, picture: np.ndarray, reference: np.ndarray, now: list[tuple[np.ndarray, object]],
-                         before: list[tuple[np.ndarray, object]], scale: tuple[float, float],
-                         clean: bool = True) -> float:
+    def largest_fraction(
+        self,
+        picture: np.ndarray,
+        reference: np.ndarray,
+        now: list[tuple[np.ndarray, object]],
+        before: list[tuple[np.ndarray, object]],
+        scale: tuple[float, float],
+        clean: bool = True,
+    ) -> float:
         """The area (fraction of the picture) of the largest object found; 0.0 if none.
         ``clean`` False: the reference itself may hold an object (it was accepted without
         this check having looked), so a change counts only where the picture has more of an
@@ -421,9 +465,17 @@ class ObjectCheck:
             return 0.0
         self.looked = True
         box: list = []
-        area = sharp_region(changed, diff, self.min_area * changed.size, self.edge, need_border=True, gain=self.gain,
-                            present=lambda: (edge_strength(picture), edge_strength(reference)),
-                            direction=not clean, box=box)
+        area = sharp_region(
+            changed,
+            diff,
+            self.min_area * changed.size,
+            self.edge,
+            need_border=True,
+            gain=self.gain,
+            present=lambda: (edge_strength(picture), edge_strength(reference)),
+            direction=not clean,
+            box=box,
+        )
         if box:
             x, y, w, h = box
             self.box = (x / scale[0], y / scale[1], w / scale[0], h / scale[1])
@@ -442,7 +494,7 @@ class GateView:
     hand: bool
     motion: float
     reason: str
-    box: tuple[float, float, float, float] | None = None   # where an object over the table was found (x, y, w, h)
+    box: tuple[float, float, float, float] | None = None  # where an object over the table was found (x, y, w, h)
 
 
 class ReadGate:
@@ -461,9 +513,17 @@ class ReadGate:
       trigger) asks for one with the hand check.
     """
 
-    def __init__(self, *, motion_threshold: float = 2.0, change_fraction: float = 0.0005, still_frames: int = 1,
-                 agree: int = 2, hand_check: HandCheck | None = None, fine_pixels: int = 8,
-                 object_check: ObjectCheck | None | bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        motion_threshold: float = 2.0,
+        change_fraction: float = 0.0005,
+        still_frames: int = 1,
+        agree: int = 2,
+        hand_check: HandCheck | None = None,
+        fine_pixels: int = 8,
+        object_check: ObjectCheck | None | bool = True,
+    ) -> None:
         self.motion_threshold = motion_threshold
         self.fine_pixels = fine_pixels
         self.change_fraction = change_fraction
@@ -473,16 +533,16 @@ class ReadGate:
         self.hand_check = hand_check if hand_check is not None else HandCheck()
         self.object_check = ObjectCheck() if object_check is True else (object_check or None)
         self._shape: tuple[int, int] | None = None  # (h, w) of the last frame looked at
-        self._reference_cards: list | None = None   # the cards read in the reference picture
-        self._reference_clean = False   # the object check looked at the reference when it was accepted
+        self._reference_cards: list | None = None  # the cards read in the reference picture
+        self._reference_clean = False  # the object check looked at the reference when it was accepted
         self.object_box: tuple[float, float, float, float] | None = None  # where object_seen found one
-        self._looked = False            # ... and at the last read
+        self._looked = False  # ... and at the last read
         self._still_run = 0
         self._resting = False
         self._forced = False
         self._candidate: str | None = None
         self._candidate_count = 0
-        self._picture: np.ndarray | None = None    # thumbnail of the last frame looked at
+        self._picture: np.ndarray | None = None  # thumbnail of the last frame looked at
         self._reference: np.ndarray | None = None  # thumbnail of the last accepted picture
         self._accepted_fine: np.ndarray | None = None
         self._read_fine: np.ndarray | None = None
@@ -542,13 +602,20 @@ class ReadGate:
         Never after ``force()``, and not before the first accepted read (no reference)."""
         self._looked = False
         self.object_box = None
-        if (self.object_check is None or self._forced or self._reference_cards is None
-                or self._picture is None or self._reference is None or self._shape is None):
+        if (
+            self.object_check is None
+            or self._forced
+            or self._reference_cards is None
+            or self._picture is None
+            or self._reference is None
+            or self._shape is None
+        ):
             return False
         h, w = self._shape
         scale = (self._picture.shape[1] / w, self._picture.shape[0] / h)
-        found = self.object_check(self._picture, self._reference, cards, self._reference_cards, scale,
-                                  clean=self._reference_clean)
+        found = self.object_check(
+            self._picture, self._reference, cards, self._reference_cards, scale, clean=self._reference_clean
+        )
         self._looked = self.object_check.looked
         self.object_box = self.object_check.box if found else None
         if found:

@@ -43,8 +43,21 @@ def describe_port_error(exc: BaseException) -> str:
         return _PORT_ERRORS[code]
     return str(exc) or exc.__class__.__name__
 
-_ASCII = {"♣": "C", "♦": "D", "♥": "H", "♠": "S", "→": "->", "—": "-", "–": "-", "…": "...",
-          "‘": "'", "’": "'", "“": '"', "”": '"'}
+
+_ASCII = {
+    "♣": "C",
+    "♦": "D",
+    "♥": "H",
+    "♠": "S",
+    "→": "->",
+    "—": "-",
+    "–": "-",
+    "…": "...",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+}
 
 
 def ascii_line(text: str, max_line: int = 80) -> str:
@@ -63,10 +76,19 @@ class SerialTrigger:
     ``serial.serial_for_url`` with a zero read timeout); tests pass their own.
     """
 
-    def __init__(self, port: str, baudrate: int = 9600, *, warn: Callable[[str], None] | None = None,
-                 opener: Callable[[str, int], object] | None = None, retry_s: float = 0.5,
-                 max_retry_s: float = 5.0, max_line: int = 80, clock: Callable[[], float] = time.monotonic,
-                 require_open: bool = True) -> None:
+    def __init__(
+        self,
+        port: str,
+        baudrate: int = 9600,
+        *,
+        warn: Callable[[str], None] | None = None,
+        opener: Callable[[str, int], object] | None = None,
+        retry_s: float = 0.5,
+        max_retry_s: float = 5.0,
+        max_line: int = 80,
+        clock: Callable[[], float] = time.monotonic,
+        require_open: bool = True,
+    ) -> None:
         self.port_name = port
         self.baudrate = baudrate
         self.max_line = max_line
@@ -162,16 +184,18 @@ class SerialTrigger:
             if not ends:
                 break
             nl = min(ends)
-            raw, self._buffer = self._buffer[:nl], self._buffer[nl + 1:]
+            raw, self._buffer = self._buffer[:nl], self._buffer[nl + 1 :]
             self._overflowing = False
             triggers += self._handle_line(raw)
         if len(self._buffer) > MAX_PENDING:
             if not self._overflowing:
                 # said once for a run of bytes with no end of line (a rig at another baud
                 # rate sends such noise for ever), not again at every poll
-                self._say(f"serial port {self.port_name}: {len(self._buffer)} bytes without an end of line, dropped "
-                          f"(starts {self._buffer[:16]!r}); more are dropped unsaid until a line ends (if this goes "
-                          f"on, check that --baud {self.baudrate} is the rig's rate)")
+                self._say(
+                    f"serial port {self.port_name}: {len(self._buffer)} bytes without an end of line, dropped "
+                    f"(starts {self._buffer[:16]!r}); more are dropped unsaid until a line ends (if this goes "
+                    f"on, check that --baud {self.baudrate} is the rig's rate)"
+                )
             self._overflowing = True
             self._buffer = b""
         return triggers
@@ -209,9 +233,11 @@ class SerialTrigger:
         if self._ignored <= MAX_IGNORED_SAID:
             self._say(f"serial port {self.port_name}: {what}")
         if self._ignored == MAX_IGNORED_SAID:
-            self._say(f"serial port {self.port_name}: {MAX_IGNORED_SAID} lines in a row were not a clean SNAP or "
-                      f"PING; more such lines go unsaid until a clean one comes (if this goes on, check that --baud "
-                      f"{self.baudrate} is the rig's rate)")
+            self._say(
+                f"serial port {self.port_name}: {MAX_IGNORED_SAID} lines in a row were not a clean SNAP or "
+                f"PING; more such lines go unsaid until a clean one comes (if this goes on, check that --baud "
+                f"{self.baudrate} is the rig's rate)"
+            )
 
     @property
     def pending(self) -> bytes:

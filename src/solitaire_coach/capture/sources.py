@@ -90,9 +90,9 @@ def _declared_size(data: bytes) -> tuple[int, int] | None:
     if data.startswith(b"\xff\xd8"):
         i = 2
         while i + 9 < len(data) and data[i] == 0xFF:
-            marker, length = data[i + 1], int.from_bytes(data[i + 2:i + 4], "big")
+            marker, length = data[i + 1], int.from_bytes(data[i + 2 : i + 4], "big")
             if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
-                return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+                return int.from_bytes(data[i + 7 : i + 9], "big"), int.from_bytes(data[i + 5 : i + 7], "big")
             i += 2 + length
     return None
 
@@ -120,20 +120,23 @@ def read_picture(path: str | os.PathLike) -> np.ndarray:
             image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
         except cv2.error as exc:
             if "CV_IO_MAX_IMAGE_PIXELS" not in str(exc):
-                raise PictureError(f"{name} is not an image OpenCV can decode ({str(exc).strip().splitlines()[-1]})") \
-                    from None
+                raise PictureError(
+                    f"{name} is not an image OpenCV can decode ({str(exc).strip().splitlines()[-1]})"
+                ) from None
             size = size or (0, 0)
         else:
             if image is None:
                 raise PictureError(f"{name} is not an image OpenCV can decode (empty, damaged or not a picture)")
     if image is None:
         said = f"{size[0]}x{size[1]} pixels" if size and size[0] else "larger than that"
-        raise PictureError(f"{name}: the picture is {said}: OpenCV reads at most {MAX_PICTURE_PIXELS:,} pixels "
-                           f"(shrink it first)")
+        raise PictureError(
+            f"{name}: the picture is {said}: OpenCV reads at most {MAX_PICTURE_PIXELS:,} pixels (shrink it first)"
+        )
     h, w = image.shape[:2]
     if min(h, w) < MIN_PICTURE_SIDE:
-        raise PictureError(f"{name}: the picture is {w}x{h} pixels: too small to show any card "
-                           f"(a camera frame is 1280x720)")
+        raise PictureError(
+            f"{name}: the picture is {w}x{h} pixels: too small to show any card (a camera frame is 1280x720)"
+        )
     return image
 
 
@@ -141,8 +144,10 @@ def small_picture_warning(path, image: np.ndarray) -> str | None:
     """A warning for a picture smaller than SMALL_PICTURE (its cards too small to read), or None."""
     h, w = image.shape[:2]
     if w < SMALL_PICTURE[0] or h < SMALL_PICTURE[1]:
-        return (f"{str(path)!r}: the picture is only {w}x{h} pixels: its cards are likely too small to read "
-                f"(a camera frame is 1280x720)")
+        return (
+            f"{str(path)!r}: the picture is only {w}x{h} pixels: its cards are likely too small to read "
+            f"(a camera frame is 1280x720)"
+        )
     return None
 
 
@@ -151,8 +156,9 @@ def _natural_key(path: Path) -> list:
 
 
 MANIFEST = "frames.jsonl"
-ENTRY_FORM = ('a JSON object like {"file": "frame_000001.jpg", "t": 0.2}: "file" a picture in the folder, '
-              '"t" its time in seconds')
+ENTRY_FORM = (
+    'a JSON object like {"file": "frame_000001.jpg", "t": 0.2}: "file" a picture in the folder, "t" its time in seconds'
+)
 
 
 def _frame_entry(line: str, default_t: float) -> dict | str:
@@ -192,8 +198,9 @@ class FolderSource:
 
     live = False
 
-    def __init__(self, folder: str | os.PathLike, *, fps: float = 5.0,
-                 warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, folder: str | os.PathLike, *, fps: float = 5.0, warn: Callable[[str], None] | None = None
+    ) -> None:
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise SourceError(f"frames folder {str(self.folder)!r} does not exist or is not a folder")
@@ -204,8 +211,10 @@ class FolderSource:
         if manifest.is_file():
             self.entries = self._read_manifest(manifest)
         else:
-            paths = sorted((p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()),
-                           key=_natural_key)
+            paths = sorted(
+                (p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()),
+                key=_natural_key,
+            )
             self.entries = [{"file": p.name, "t": i / fps} for i, p in enumerate(paths)]
         if not self.entries and manifest.is_file():
             raise SourceError(f"{manifest}: lists no frames (each line: {ENTRY_FORM})")
@@ -249,7 +258,7 @@ class FolderSource:
             if self._cache is not None and self._cache[0] == entry["file"]:
                 image = self._cache[1].copy()
             else:
-                if not path.is_file():   # checked first: OpenCV would print its own warning
+                if not path.is_file():  # checked first: OpenCV would print its own warning
                     self._warn_once(entry["file"], f"{path}: no such file, skipped")
                     continue
                 try:
@@ -288,8 +297,15 @@ class FrameRecorder:
     the live coach's gate would read as changed is always written.
     """
 
-    def __init__(self, folder: str | os.PathLike, *, quality: int = 85, dedupe: bool = True,
-                 dedupe_level: float = 0.6, fine_pixels: int = 8) -> None:
+    def __init__(
+        self,
+        folder: str | os.PathLike,
+        *,
+        quality: int = 85,
+        dedupe: bool = True,
+        dedupe_level: float = 0.6,
+        fine_pixels: int = 8,
+    ) -> None:
         from .gate import MotionMeter
 
         self.folder = Path(folder)
@@ -299,7 +315,9 @@ class FrameRecorder:
         self.dedupe_level = dedupe_level
         self._meter = MotionMeter()
         existing = [p for p in self.folder.glob("frame_*.jpg")]
-        self._count = 1 + max((int(p.stem.split("_")[1]) for p in existing if p.stem.split("_")[1].isdigit()), default=0)
+        self._count = 1 + max(
+            (int(p.stem.split("_")[1]) for p in existing if p.stem.split("_")[1].isdigit()), default=0
+        )
         self._last_file: str | None = None
         self._last_thumb = None
         self._last_fine = None
@@ -314,9 +332,13 @@ class FrameRecorder:
         from .gate import MotionMeter
 
         thumb = self._meter.thumbnail(frame.image)
-        same = (self.dedupe and self._last_thumb is not None and self._last_file is not None
-                and thumb.shape == self._last_thumb.shape
-                and float(np.mean(np.abs(thumb - self._last_thumb))) < self.dedupe_level)
+        same = (
+            self.dedupe
+            and self._last_thumb is not None
+            and self._last_file is not None
+            and thumb.shape == self._last_thumb.shape
+            and float(np.mean(np.abs(thumb - self._last_thumb))) < self.dedupe_level
+        )
         fine = MotionMeter.fine(frame.image) if self.dedupe else None
         if same:
             # a small change (a waste card turned, a suit sign) moves the thumbnail's mean
@@ -357,15 +379,16 @@ class VideoFileSource:
         self.path = Path(path)
         if not self.path.is_file():
             raise SourceError(f"video file {str(self.path)!r} does not exist")
-        with _stderr_silenced():   # FFmpeg's own lines for a file that is no video ("moov atom not found")
+        with _stderr_silenced():  # FFmpeg's own lines for a file that is no video ("moov atom not found")
             self.cap = _open_capture_quietly(str(self.path))
             ok, first = self.cap.read() if self.cap.isOpened() else (False, None)
         if not self.cap.isOpened():
             raise SourceError(f"video file {str(self.path)!r} could not be opened (not a video OpenCV can read?)")
         if not ok or first is None:
             self.cap.release()
-            raise SourceError(f"video file {str(self.path)!r} holds no frame OpenCV can read (not a video, or a "
-                              f"damaged one?)")
+            raise SourceError(
+                f"video file {str(self.path)!r} holds no frame OpenCV can read (not a video, or a damaged one?)"
+            )
         self._first = first  # read at the open, to know it is a video: the first frame read() gives
         fps = self.cap.get(cv2.CAP_PROP_FPS)
         self.fps = fps if fps and fps > 0 else 30.0
@@ -498,17 +521,32 @@ class CameraSource:
 
     live = True
 
-    def __init__(self, camera: str | int = 0, *, width: int = 1280, height: int = 720,
-                 warn: Callable[[str], None] | None = None, retry_s: float = 0.5, max_retry_s: float = 5.0,
-                 opener: Callable[[int | str], object] | None = None, clock: Callable[[], float] = time.monotonic,
-                 require_open: bool = True, purpose: str = "the game") -> None:
+    def __init__(
+        self,
+        camera: str | int = 0,
+        *,
+        width: int = 1280,
+        height: int = 720,
+        warn: Callable[[str], None] | None = None,
+        retry_s: float = 0.5,
+        max_retry_s: float = 5.0,
+        opener: Callable[[int | str], object] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        require_open: bool = True,
+        purpose: str = "the game",
+    ) -> None:
         self.device = parse_camera(camera)
-        if (isinstance(self.device, str) and not any(mark in self.device for mark in ("://", "%", "!"))
-                and not Path(self.device).exists()):
+        if (
+            isinstance(self.device, str)
+            and not any(mark in self.device for mark in ("://", "%", "!"))
+            and not Path(self.device).exists()
+        ):
             # (a stream URL, an image sequence such as img_%04d.png and a GStreamer
             # pipeline go to OpenCV as they are)
-            raise SourceError(f"camera {self.device!r}: no such file or device (a camera is an index such as 0, "
-                              f"a device path such as /dev/video0, a stream URL, or a video file)")
+            raise SourceError(
+                f"camera {self.device!r}: no such file or device (a camera is an index such as 0, "
+                f"a device path such as /dev/video0, a stream URL, or a video file)"
+            )
         self.file = isinstance(self.device, str) and Path(self.device).is_file()
         self.ended = False
         self.purpose = purpose
@@ -525,15 +563,19 @@ class CameraSource:
         self._cap = None
         self._index = 0
         self._down = False
-        self._misses = 0   # reads in a row without a picture
-        self._formats_said: set[str] = set()   # the picture formats warned of
+        self._misses = 0  # reads in a row without a picture
+        self._formats_said: set[str] = set()  # the picture formats warned of
         self.reconnects = 0
         if not self._open() and require_open:
             if self.file:
-                raise SourceError(f"camera {str(self.device)!r}: the file could not be opened as a video (damaged, "
-                                  f"or not a video format OpenCV reads)")
-            raise SourceError(f"{self.name} could not be opened: is it plugged in, and not used by another program? "
-                              f"(on Linux check ls /dev/video*)")
+                raise SourceError(
+                    f"camera {str(self.device)!r}: the file could not be opened as a video (damaged, "
+                    f"or not a video format OpenCV reads)"
+                )
+            raise SourceError(
+                f"{self.name} could not be opened: is it plugged in, and not used by another program? "
+                f"(on Linux check ls /dev/video*)"
+            )
 
     def _open(self) -> bool:
         try:
@@ -607,13 +649,19 @@ class CameraSource:
         if other is not None and other not in self._formats_said:
             # once per kind: a camera that gives grey pictures gives them all along
             self._formats_said.add(other)
-            self._warn(f"{self.name}: gives {other}, " + ("converted to colour (BGR) for reading" if image is not None
-                                                         else f"which cannot be read; skipped ({self.purpose} is kept)"))
+            self._warn(
+                f"{self.name}: gives {other}, "
+                + (
+                    "converted to colour (BGR) for reading"
+                    if image is not None
+                    else f"which cannot be read; skipped ({self.purpose} is kept)"
+                )
+            )
         if image is None:
             return None
         i = self._index
         self._index += 1
-        if self.file:   # a file stands in for a camera: its frames come at its frame rate
+        if self.file:  # a file stands in for a camera: its frames come at its frame rate
             if self._start is None:
                 self._start = time.monotonic()
             time.sleep(max(0.0, self._start + i / self._fps - time.monotonic()))
@@ -629,9 +677,16 @@ class CameraSource:
         self._drop()
 
 
-def open_source(*, camera: str | int | None = None, frames: str | os.PathLike | None = None,
-                video: str | os.PathLike | None = None, width: int = 1280, height: int = 720,
-                fps: float = 5.0, warn: Callable[[str], None] | None = None) -> FrameSource:
+def open_source(
+    *,
+    camera: str | int | None = None,
+    frames: str | os.PathLike | None = None,
+    video: str | os.PathLike | None = None,
+    width: int = 1280,
+    height: int = 720,
+    fps: float = 5.0,
+    warn: Callable[[str], None] | None = None,
+) -> FrameSource:
     """Open exactly one of ``camera``, ``frames`` (folder, or a video file) or ``video``."""
     given = [x for x in (camera, frames, video) if x is not None]
     if len(given) != 1:
@@ -644,7 +699,9 @@ def open_source(*, camera: str | int | None = None, frames: str | os.PathLike | 
     if path.is_file() and (video is not None or path.suffix.lower() in VIDEO_SUFFIXES):
         return VideoFileSource(path)
     if path.is_file():
-        raise SourceError(f"{str(path)!r} is a file but not a video ({', '.join(VIDEO_SUFFIXES)}); give a folder of frames")
+        raise SourceError(
+            f"{str(path)!r} is a file but not a video ({', '.join(VIDEO_SUFFIXES)}); give a folder of frames"
+        )
     raise SourceError(f"frames source {str(path)!r} does not exist")
 
 

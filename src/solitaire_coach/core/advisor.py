@@ -52,8 +52,9 @@ def describe_move(state: GameState, move: Move) -> str:
         if len(state.stock) > 3:
             return "Turn the next three stock cards"
         # the stock's last cards: say how many there are, not three
-        return ("Turn the last stock card", "Turn the last two stock cards",
-                "Turn the last three stock cards")[len(state.stock) - 1]
+        return ("Turn the last stock card", "Turn the last two stock cards", "Turn the last three stock cards")[
+            len(state.stock) - 1
+        ]
     if k is MoveKind.REDEAL:
         limit = state.rules.redeal_limit
         if limit is None:
@@ -74,7 +75,11 @@ def describe_move(state: GameState, move: Move) -> str:
     else:
         src = f"from column {move.source + 1}"
     top = state.column_top(move.target)
-    dest = f"onto {top.symbol} in column {move.target + 1}" if top is not None else f"into the empty column {move.target + 1}"
+    dest = (
+        f"onto {top.symbol} in column {move.target + 1}"
+        if top is not None
+        else f"into the empty column {move.target + 1}"
+    )
     return f"Move {head} {src} {dest}"
 
 
@@ -118,6 +123,8 @@ def make_strategy(name: str, **options) -> Strategy:
     if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         unknown = sorted(set(options) - set(parameters))
         if unknown:
-            raise ValueError(f"strategy {name!r} takes no option {', '.join(map(repr, unknown))}; "
-                             f"its options: {', '.join(parameters)}")
+            raise ValueError(
+                f"strategy {name!r} takes no option {', '.join(map(repr, unknown))}; "
+                f"its options: {', '.join(parameters)}"
+            )
     return factory(**options)

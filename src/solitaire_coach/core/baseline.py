@@ -38,8 +38,12 @@ class BaselineStrategy:
         if done is not None:
             return done
         # the cards moved last lie on top of the last move's target column
-        last_target = history[-1].target if history and history[-1].kind in (
-            MoveKind.COLUMN_TO_COLUMN, MoveKind.WASTE_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN) else None
+        last_target = (
+            history[-1].target
+            if history
+            and history[-1].kind in (MoveKind.COLUMN_TO_COLUMN, MoveKind.WASTE_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
+            else None
+        )
         col_moves_in_a_row = 0
         for m in reversed(history):
             if m.kind is MoveKind.COLUMN_TO_COLUMN:
@@ -75,8 +79,9 @@ class BaselineStrategy:
             return Advice("lost", None, "No moves left: the game is lost", proven=True)
         # moves are left, but none this player makes progress with (only turning the stock
         # round again, or moves it never plays): it gives up, without claiming a proof
-        return Advice("lost", None, "No move this player makes progress with is left: the baseline player "
-                      "gives up", proven=False)
+        return Advice(
+            "lost", None, "No move this player makes progress with is left: the baseline player gives up", proven=False
+        )
 
     @staticmethod
     def _priority(state: GameState, move: Move) -> tuple[int | None, str]:
@@ -110,4 +115,3 @@ class BaselineStrategy:
         if k is MoveKind.REDEAL:
             return 5, "the stock is used up: go through it again"
         return None, ""
-

@@ -107,12 +107,17 @@ def is_safe_foundation_card(state: GameState, card: Card) -> bool:
 
 def _visible_key(state: GameState) -> str:
     """A text naming the visible position (unknown cards as ``??``); seeds the sampling."""
+
     def c(card):
         return "??" if card is None else card.code
-    cols = "|".join(" ".join(c(x) for x in state.hidden[i]) + "/" + " ".join(x.code for x in state.faceup[i])
-                    for i in range(7))
-    return (f"{cols}#{' '.join(c(x) for x in state.stock)}#{' '.join(c(x) for x in state.waste)}"
-            f"#{state.foundations}#{state.redeals_used}#{state.rules}")
+
+    cols = "|".join(
+        " ".join(c(x) for x in state.hidden[i]) + "/" + " ".join(x.code for x in state.faceup[i]) for i in range(7)
+    )
+    return (
+        f"{cols}#{' '.join(c(x) for x in state.stock)}#{' '.join(c(x) for x in state.waste)}"
+        f"#{state.foundations}#{state.redeals_used}#{state.rules}"
+    )
 
 
 def sample_layout(state: GameState, rng: random.Random) -> GameState:
@@ -201,8 +206,11 @@ def explain(state: GameState, move: Move, short: bool = False) -> str:
     if k in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.COLUMN_TO_FOUNDATION):
         effect = ""
         if k is MoveKind.COLUMN_TO_FOUNDATION and len(state.faceup[move.source]) == 1:
-            effect = (f"frees a face-down card in column {move.source + 1}" if state.hidden[move.source]
-                      else f"empties column {move.source + 1}")
+            effect = (
+                f"frees a face-down card in column {move.source + 1}"
+                if state.hidden[move.source]
+                else f"empties column {move.source + 1}"
+            )
         if short and effect:
             return effect
         text = f"the {card.symbol} is needed on the foundation"
@@ -238,6 +246,7 @@ def _taker_of_return(state: GameState, move: Move, card: Card) -> str:
     """For a card brought back from its foundation: the seen card that can go on it once it
     lies in its column, in words ("the 5♥ from the waste", "... from column 3", "... in the
     stock"), looked for in that order; empty when no seen card can."""
+
     def fits(other: Card | None) -> bool:
         return other is not None and other.goes_on_tableau(card)
 
@@ -369,8 +378,20 @@ def _next_stock_card_unseen(state: GameState) -> bool:
 # tables.
 UNKNOWN_WON_SHARE = {
     1: ((45, 0.90), (75, 0.80), (95, 0.68), (115, 0.56), (135, 0.45), (155, 0.30), (175, 0.20), (190, 0.0)),
-    3: ((55, 0.95), (85, 0.92), (95, 0.89), (105, 0.84), (115, 0.65), (125, 0.48), (135, 0.36), (145, 0.23),
-        (155, 0.14), (165, 0.09), (175, 0.04), (190, 0.0)),
+    3: (
+        (55, 0.95),
+        (85, 0.92),
+        (95, 0.89),
+        (105, 0.84),
+        (115, 0.65),
+        (125, 0.48),
+        (135, 0.36),
+        (145, 0.23),
+        (155, 0.14),
+        (165, 0.09),
+        (175, 0.04),
+        (190, 0.0),
+    ),
 }
 
 
@@ -474,12 +495,25 @@ class BestStrategy:
 
     name = "best"
 
-    def __init__(self, think_time: float | None = 1.0, seed: int = 0, samples: int = 96, min_samples: int | None = None,
-                 node_limit: int = 3000, solve_node_limit: int = 400_000, ease: float | None = None,
-                 unknown_value: float = 0.5, drop: float = 1.0, graded: bool | None = None,
-                 reveal_bonus: float | None = None, uct: int | None = None, uct_depth: int = 6,
-                 uct_explore: float = 0.5, uct_moves: int = 3, prove: int = 5,
-                 ) -> None:
+    def __init__(
+        self,
+        think_time: float | None = 1.0,
+        seed: int = 0,
+        samples: int = 96,
+        min_samples: int | None = None,
+        node_limit: int = 3000,
+        solve_node_limit: int = 400_000,
+        ease: float | None = None,
+        unknown_value: float = 0.5,
+        drop: float = 1.0,
+        graded: bool | None = None,
+        reveal_bonus: float | None = None,
+        uct: int | None = None,
+        uct_depth: int = 6,
+        uct_explore: float = 0.5,
+        uct_moves: int = 3,
+        prove: int = 5,
+    ) -> None:
         if samples < 1 or (min_samples is not None and min_samples < 1):
             raise ValueError("samples and min_samples must be at least 1")
         if node_limit < 1 or solve_node_limit < 1:
@@ -498,8 +532,9 @@ class BestStrategy:
         self.unknown_value = unknown_value
         self.drop = drop
         if (uct is not None and uct < 0) or uct_depth < 1 or uct_explore < 0 or uct_moves < 2:
-            raise ValueError("uct must be >= 0 (layouts for the search), uct_depth >= 1, uct_explore >= 0 "
-                             "and uct_moves >= 2")
+            raise ValueError(
+                "uct must be >= 0 (layouts for the search), uct_depth >= 1, uct_explore >= 0 and uct_moves >= 2"
+            )
         self.uct_option = uct
         self.uct_depth = uct_depth
         self.uct_explore = uct_explore
@@ -521,7 +556,7 @@ class BestStrategy:
         self._moves: tuple[Move, ...] = ()
         self._asked: dict[int, _Asked] = {}
         self._visited: set[str] = set()  # the positions of ``_asked`` (derived)
-        self._looped: set[str] = set()   # those where it said "go round again" (derived)
+        self._looped: set[str] = set()  # those where it said "go round again" (derived)
         self.last_stats: dict = {}
 
     # ---------------------------------------------------------------------------
@@ -529,6 +564,7 @@ class BestStrategy:
         """Set the options whose default depends on the draw count (``ease``,
         ``reveal_bonus``, ``uct``, ``graded`` and ``min_samples``) for this game's rules,
         unless given explicitly."""
+
         def pick(option, defaults):
             return defaults[draw_count] if option is None else option
 
@@ -591,9 +627,15 @@ class BestStrategy:
         """The memory of the game as plain JSON values, for the coach's journal: a restarted
         coach gives it back (:meth:`restore`) and answers as if it had never stopped. It holds
         views only (an unseen card as ``??``), as the strategy itself does."""
+
         def advice(a: Advice) -> dict:
-            return {"status": a.status, "move": a.move.text if a.move else None, "text": a.text,
-                    "reason": a.reason, "proven": a.proven}
+            return {
+                "status": a.status,
+                "move": a.move.text if a.move else None,
+                "text": a.text,
+                "reason": a.reason,
+                "proven": a.proven,
+            }
 
         asked = []
         for n in sorted(self._asked):
@@ -614,6 +656,7 @@ class BestStrategy:
     def restore(self, memory: dict, rules: Rules) -> None:
         """Take back the memory :meth:`memory` wrote, for a game under ``rules``, in place of
         the memory held now. ValueError says what is wrong; the memory is then unchanged."""
+
         def need(ok: bool, what: str) -> None:
             if not ok:
                 raise ValueError(f"the advisor's memory: {what}")
@@ -626,19 +669,33 @@ class BestStrategy:
         listed = memory.get("asked")
         need(isinstance(listed, list), "'asked' is not a list")
         for entry in listed:  # type: ignore[union-attr]
-            need(isinstance(entry, dict) and type(entry.get("at")) is int and 0 <= entry["at"] <= len(moves)
-                 and isinstance(entry.get("view"), str) and isinstance(entry.get("key", ""), str)
-                 and isinstance(entry.get("stats", {}), dict) and isinstance(entry.get("answer"), dict),
-                 f"a question is not one it wrote: {entry!r:.80}")
+            need(
+                isinstance(entry, dict)
+                and type(entry.get("at")) is int
+                and 0 <= entry["at"] <= len(moves)
+                and isinstance(entry.get("view"), str)
+                and isinstance(entry.get("key", ""), str)
+                and isinstance(entry.get("stats", {}), dict)
+                and isinstance(entry.get("answer"), dict),
+                f"a question is not one it wrote: {entry!r:.80}",
+            )
             a = entry["answer"]
-            need(a.get("status") in ("move", "flip", "won", "lost") and isinstance(a.get("text"), str)
-                 and isinstance(a.get("reason", ""), str) and type(a.get("proven", False)) is bool
-                 and (a.get("move") is None) == (a["status"] != "move"),
-                 f"an answer is not one it wrote: {a!r:.80}")
+            need(
+                a.get("status") in ("move", "flip", "won", "lost")
+                and isinstance(a.get("text"), str)
+                and isinstance(a.get("reason", ""), str)
+                and type(a.get("proven", False)) is bool
+                and (a.get("move") is None) == (a["status"] != "move"),
+                f"an answer is not one it wrote: {a!r:.80}",
+            )
             move = Move.parse(a["move"]) if a.get("move") is not None else None
-            asked[entry["at"]] = _Asked(entry["view"], entry.get("key", entry["view"]), entry.get("looped") is True,
-                                        Advice(a["status"], move, a["text"], a.get("reason", ""), a.get("proven", False)),
-                                        dict(entry.get("stats", {})))
+            asked[entry["at"]] = _Asked(
+                entry["view"],
+                entry.get("key", entry["view"]),
+                entry.get("looped") is True,
+                Advice(a["status"], move, a["text"], a.get("reason", ""), a.get("proven", False)),
+                dict(entry.get("stats", {})),
+            )
         plan = None
         if memory.get("plan") is not None:
             p = memory["plan"]
@@ -687,14 +744,19 @@ class BestStrategy:
                 return self._advice(state, turns[0], go_round_reason(state))
             return Advice("lost", None, "No move makes progress: every move only repeats an earlier position")
         if len(fresh) == 1:
-            return self._advice(state, fresh[0], "the only move that makes progress" if len(moves) > 1 else "the only move")
+            return self._advice(
+                state, fresh[0], "the only move that makes progress" if len(moves) > 1 else "the only move"
+            )
         return self._sampled(state, fresh)
 
     def _fresh_moves(self, state: GameState, moves: list[Move]) -> list[Move]:
         """The moves that lead to a position not yet seen in this game; moves that achieve
         nothing by themselves only when nothing else is left."""
-        fresh = [m for m in moves if not is_pointless_return(state, m)
-                 and self._position_key(state.play(m)) not in self._visited]
+        fresh = [
+            m
+            for m in moves
+            if not is_pointless_return(state, m) and self._position_key(state.play(m)) not in self._visited
+        ]
         return [m for m in fresh if is_useful(state, m)] or fresh
 
     def _position_key(self, state: GameState) -> str:
@@ -723,8 +785,9 @@ class BestStrategy:
         move = plan[0]
         self._plan = (state.play(move), plan[1:])
         left = len(plan)
-        return self._advice(state, move, f"every card is known: this line wins in {left} move{'s' if left != 1 else ''}",
-                            proven=True)
+        return self._advice(
+            state, move, f"every card is known: this line wins in {left} move{'s' if left != 1 else ''}", proven=True
+        )
 
     def _solve_layout(self, layout: GameState):
         """The solver on one sampled layout, with this strategy's budget a layout."""
@@ -741,16 +804,20 @@ class BestStrategy:
         if result.status == "won":
             # a win found with few nodes is a sturdy position (the solver sees every card;
             # a player who does not needs slack): easy wins count more
-            return (1.0 + self.ease * (1.0 - math.log(result.nodes + 1) / self._log_limit)
-                    + 0.001 * max(0, 400 - len(result.moves)) / 400)
+            return (
+                1.0
+                + self.ease * (1.0 - math.log(result.nodes + 1) / self._log_limit)
+                + 0.001 * max(0, 400 - len(result.moves)) / 400
+            )
         if result.status != "unknown":
             return 0.0
         if self.graded and result.closest is not None:
             return unknown_won_share(result.closest, self._draw_count)
         return self.unknown_value
 
-    def _uct_values(self, state: GameState, candidates: list[Move], close: list[int],
-                    kept: list[GameState], start: float) -> tuple[dict[int, float], int]:
+    def _uct_values(
+        self, state: GameState, candidates: list[Move], close: list[int], kept: list[GameState], start: float
+    ) -> tuple[dict[int, float], int]:
         """Each close move's value in a search over the player's information sets several
         moves deep (UCT over sampled layouts).
 
@@ -807,8 +874,9 @@ class BestStrategy:
                     k = untried
                 else:
                     log_n = math.log(sum(visits))
-                    k = max(range(len(moves)),
-                            key=lambda i: (total[i] / visits[i] + c * math.sqrt(log_n / visits[i]), -i))
+                    k = max(
+                        range(len(moves)), key=lambda i: (total[i] / visits[i] + c * math.sqrt(log_n / visits[i]), -i)
+                    )
                 move = moves[k]
                 path.append((node, k))
                 depth += 1
@@ -886,9 +954,12 @@ class BestStrategy:
                 if reveals_unseen(state, candidates[j]):
                     value[j] += self.reveal_bonus
         best = max(active, key=lambda j: (value[j], -j))
-        self.last_stats = {"samples": done, "looked": looked,
-                           "scores": {m.text: value[j] for j, m in enumerate(candidates)},
-                           "seconds": time.perf_counter() - start}
+        self.last_stats = {
+            "samples": done,
+            "looked": looked,
+            "scores": {m.text: value[j] for j, m in enumerate(candidates)},
+            "seconds": time.perf_counter() - start,
+        }
         n = tried[best]
         extra = f"wins {won[best]} of {n} sampled layout{'s' if n != 1 else ''}"
         if scores[best] == 0 and n >= self.min_samples:
@@ -896,6 +967,9 @@ class BestStrategy:
             # that the player is not led on by moves that only shuffle runs
             extra += f": {LOOKS_LOST}"
         if complete:  # nothing was sampled: the one layout is the true one, its search undecided
-            extra = ("every card is known: a win follows this move" if won[best]
-                     else "every card is known, but the search found no win")
+            extra = (
+                "every card is known: a win follows this move"
+                if won[best]
+                else "every card is known, but the search found no win"
+            )
         return self._advice(state, candidates[best], extra)

@@ -67,8 +67,8 @@ class TableView:
     runs: tuple[tuple[Card, ...], ...]
     down: tuple[int, ...] | None = None
     stock: bool | None = None
-    redeals_used: int | None = None   # None: not known (none assumed)
-    runs_read: bool = True   # False: only each column's top card was read (no runs: line)
+    redeals_used: int | None = None  # None: not known (none assumed)
+    runs_read: bool = True  # False: only each column's top card was read (no runs: line)
 
     @staticmethod
     def of_snapshot(snap: Snapshot, stock: bool | None = None) -> TableView:
@@ -78,15 +78,23 @@ class TableView:
         unread = [slot_name(i) for i, v in enumerate(snap.slots) if v is UNKNOWN]
         if unread:
             raise JoinError(f"{', '.join(unread)} could not be read (UU): a game is joined from a table read whole")
-        waste = snap.waste_fan if snap.waste_fan is not None else (
-            (snap.waste,) if isinstance(snap.waste, Card) else ())
+        waste = (
+            snap.waste_fan if snap.waste_fan is not None else ((snap.waste,) if isinstance(snap.waste, Card) else ())
+        )
         foundations = tuple(v if isinstance(v, Card) else None for v in snap.foundations)
         runs = []
         for i, top in enumerate(snap.columns):
             seen = snap.runs[i] if snap.runs is not None else None
             runs.append(tuple(seen) if seen else ((top,) if top is not EMPTY else ()))
-        return TableView(tuple(waste), foundations, tuple(runs), snap.down, stock,  # type: ignore[arg-type]
-                         snap.redeals, runs_read=snap.runs is not None)
+        return TableView(
+            tuple(waste),
+            foundations,
+            tuple(runs),  # type: ignore[arg-type]
+            snap.down,
+            stock,
+            snap.redeals,
+            runs_read=snap.runs is not None,
+        )
 
 
 @dataclass(frozen=True)
@@ -117,9 +125,11 @@ def _check_cards(view: TableView) -> None:
             continue
         if top.suit in suits:
             j = suits[top.suit]
-            raise JoinError(f"{slot_name(1 + j)} and {slot_name(1 + k)} both hold the {SUIT_SYMBOLS[top.suit]} "
-                            f"foundation ({view.foundations[j].symbol} and {top.symbol}): "  # type: ignore[union-attr]
-                            "one pile a suit")
+            raise JoinError(
+                f"{slot_name(1 + j)} and {slot_name(1 + k)} both hold the {SUIT_SYMBOLS[top.suit]} "
+                f"foundation ({view.foundations[j].symbol} and {top.symbol}): "  # type: ignore[union-attr]
+                "one pile a suit"
+            )
         suits[top.suit] = k
     places: dict[Card, str] = {}
 
@@ -140,14 +150,16 @@ def _check_cards(view: TableView) -> None:
             put(card, _column(i))
         for lower, upper in zip(run, run[1:]):
             if not upper.goes_on_tableau(lower):
-                raise JoinError(f"{_column(i)}: {upper.symbol} lies on {lower.symbol}, which no legal move does "
-                                f"(a run descends by one and alternates colours)")
+                raise JoinError(
+                    f"{_column(i)}: {upper.symbol} lies on {lower.symbol}, which no legal move does "
+                    f"(a run descends by one and alternates colours)"
+                )
 
 
 def _fewest_down(view: TableView, face_up: int, on_foundations: int) -> tuple[int, ...]:
     """The fewest face-down cards that fit (module docstring), rightmost columns first."""
     need = max(0, TABLEAU_CARD_COUNT - face_up - on_foundations)
-    if view.stock is False and not view.waste:   # no stock and no waste: every unseen card is face down
+    if view.stock is False and not view.waste:  # no stock and no waste: every unseen card is face down
         need = 52 - face_up - on_foundations
     counts = [0] * COLUMN_COUNT
     for i in range(COLUMN_COUNT - 1, -1, -1):
@@ -158,9 +170,11 @@ def _fewest_down(view: TableView, face_up: int, on_foundations: int) -> tuple[in
             need -= counts[i]
     if need > 0:
         room = sum(i for i in range(COLUMN_COUNT) if view.runs[i])
-        raise JoinError(f"the table shows only {face_up} face-up tableau cards and {on_foundations} on the "
-                        f"foundations: the columns showing a card hold at most {room} face-down cards, and the stock "
-                        f"and the waste never more than {STOCK_CARD_COUNT}, so {need} cards are missing")
+        raise JoinError(
+            f"the table shows only {face_up} face-up tableau cards and {on_foundations} on the "
+            f"foundations: the columns showing a card hold at most {room} face-down cards, and the stock "
+            f"and the waste never more than {STOCK_CARD_COUNT}, so {need} cards are missing"
+        )
     return tuple(counts)
 
 
@@ -168,8 +182,9 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
     """Every position ``view`` can be (see the module docstring), the likeliest first;
     JoinError naming the slot when no legal game shows such a table."""
     if len(view.foundations) != 4 or len(view.runs) != COLUMN_COUNT:
-        raise JoinError(f"a table has 4 foundations and {COLUMN_COUNT} columns, not {len(view.foundations)} "
-                        f"and {len(view.runs)}")
+        raise JoinError(
+            f"a table has 4 foundations and {COLUMN_COUNT} columns, not {len(view.foundations)} and {len(view.runs)}"
+        )
     _check_cards(view)
     limit = rules.redeal_limit
     redeals = 0 if view.redeals_used is None else view.redeals_used
@@ -181,31 +196,43 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
     assumed = []
     if view.down is None:
         down = _fewest_down(view, face_up, on_foundations)
-        assumed.append(f"no face-down counts given (a down: line): assumed the fewest that fit, "
-                       f"{' '.join(map(str, down))} in columns 1-7")
+        assumed.append(
+            f"no face-down counts given (a down: line): assumed the fewest that fit, "
+            f"{' '.join(map(str, down))} in columns 1-7"
+        )
     else:
         down = tuple(view.down)
         if len(down) != COLUMN_COUNT:
             raise JoinError(f"one face-down count per column, {COLUMN_COUNT}, not {len(down)}")
         for i, n in enumerate(down):
             if not is_whole_number(n) or not 0 <= n <= i:
-                raise JoinError(f"{_column(i)}: {n!r} face-down cards; the deal puts {i} there and a column never "
-                                f"gets more")
+                raise JoinError(
+                    f"{_column(i)}: {n!r} face-down cards; the deal puts {i} there and a column never gets more"
+                )
     face_down = sum(down)
-    rest = 52 - shown - face_down   # unseen cards in the stock and under the waste's visible ones
+    rest = 52 - shown - face_down  # unseen cards in the stock and under the waste's visible ones
     if rest < 0:
-        raise JoinError(f"more than 52 cards: {face_up} face up in the columns, {len(view.waste)} on the waste, "
-                        f"{on_foundations} on the foundations and {face_down} face down make {shown + face_down}")
+        raise JoinError(
+            f"more than 52 cards: {face_up} face up in the columns, {len(view.waste)} on the waste, "
+            f"{on_foundations} on the foundations and {face_down} face down make {shown + face_down}"
+        )
     if rest + len(view.waste) > STOCK_CARD_COUNT:
-        raise JoinError(f"too few face-down cards ({' '.join(map(str, down))} in columns 1-7): that leaves "
-                        f"{rest + len(view.waste)} cards for the stock and the waste, which never hold more than the "
-                        f"{STOCK_CARD_COUNT} the deal left there" + (
-                            "" if view.runs_read else " (no runs: line was read, so each column counts its top card "
-                            "alone as face up)"))
+        raise JoinError(
+            f"too few face-down cards ({' '.join(map(str, down))} in columns 1-7): that leaves "
+            f"{rest + len(view.waste)} cards for the stock and the waste, which never hold more than the "
+            f"{STOCK_CARD_COUNT} the deal left there"
+            + (
+                ""
+                if view.runs_read
+                else " (no runs: line was read, so each column counts its top card alone as face up)"
+            )
+        )
     if not view.waste:
         if view.stock is False and rest:
-            raise JoinError(f"{slot_name(0)}: the stock and the waste are both empty, but {rest} cards are "
-                            f"neither seen nor face down")
+            raise JoinError(
+                f"{slot_name(0)}: the stock and the waste are both empty, but {rest} cards are "
+                f"neither seen nor face down"
+            )
         if view.stock is True and not rest:
             raise JoinError("the stock is said to hold cards, but every card is seen or face down in a column")
         splits = [rest]
@@ -226,10 +253,16 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
     hidden = tuple((None,) * n for n in down)
     positions = []
     for in_stock in splits:
-        state = GameState(hidden, tuple(tuple(run) for run in view.runs), (None,) * in_stock,
-                          (None,) * (rest - in_stock) + tuple(view.waste), tuple(heights),  # type: ignore[arg-type]
-                          redeals, rules)
-        check_position(state)   # the checks above cover it: a last guard, never expected to fire
+        state = GameState(
+            hidden,
+            tuple(tuple(run) for run in view.runs),
+            (None,) * in_stock,
+            (None,) * (rest - in_stock) + tuple(view.waste),
+            tuple(heights),  # type: ignore[arg-type]
+            redeals,
+            rules,
+        )
+        check_position(state)  # the checks above cover it: a last guard, never expected to fire
         positions.append(state)
     return Join(tuple(positions), down, "; ".join(assumed))
 
@@ -239,9 +272,10 @@ def describe_join(join: Join) -> str:
     state = join.position
     unseen = len(state.unseen_cards())
     stock = len(join.positions) > 1
-    text = (f"joined a game in progress: {sum(join.down)} face-down cards ({' '.join(map(str, join.down))}), "
-            f"{unseen} cards unseen" + (", split between the stock and the waste as later pictures show" if stock
-                                        else ""))
+    text = (
+        f"joined a game in progress: {sum(join.down)} face-down cards ({' '.join(map(str, join.down))}), "
+        f"{unseen} cards unseen" + (", split between the stock and the waste as later pictures show" if stock else "")
+    )
     return text + (f"; {join.assumed}" if join.assumed else "")
 
 
@@ -261,7 +295,7 @@ class JoinedTracker(TableTracker):
         (at most ``max_hypotheses``), the likeliest first. ``options`` as TableTracker's."""
         first = join.position
         tracker = cls(first.rules, first, joined_at=first, join_note=describe_join(join), **options)
-        tracker._hypotheses += [_Hypothesis(0, p, ()) for p in join.positions[1:tracker.max_hypotheses]]
+        tracker._hypotheses += [_Hypothesis(0, p, ()) for p in join.positions[1 : tracker.max_hypotheses]]
         return tracker
 
     def to_dict(self) -> dict:
@@ -275,7 +309,7 @@ class JoinedTracker(TableTracker):
     def from_dict(cls, data: dict) -> JoinedTracker:
         """The tracker ``to_dict`` wrote; ValueError names what is wrong."""
         tracker = super().from_dict(data)
-        assert isinstance(tracker, JoinedTracker)   # TableTracker.from_dict makes a cls
+        assert isinstance(tracker, JoinedTracker)  # TableTracker.from_dict makes a cls
         joined = data.get("joined")
         if not isinstance(joined, dict) or not isinstance(joined.get("note", ""), str):
             raise ValueError("'joined' must be an object with the position joined and a note")
@@ -304,5 +338,13 @@ def try_join(snap: Snapshot, rules: Rules = DEFAULT_RULES) -> tuple[JoinedTracke
     return tracker, tracker.join_note
 
 
-__all__ = ["JoinError", "TableView", "Join", "join_table", "describe_join", "JoinedTracker", "tracker_from_dict",
-           "try_join"]
+__all__ = [
+    "JoinError",
+    "TableView",
+    "Join",
+    "join_table",
+    "describe_join",
+    "JoinedTracker",
+    "tracker_from_dict",
+    "try_join",
+]

@@ -23,11 +23,13 @@ def replay_log(log: GameLog, where, rules: Rules) -> GameState:
         except IllegalMoveError as exc:
             raise IllegalMoveError(f"line {line}, move {n} ({move.text}): {exc}") from None
         if card is not None and moved and moved[0] is not card:
-            raise IllegalMoveError(f"line {line}, move {n} ({move.text}) moves {moved[0].symbol}, "
-                                   f"the log says {card.symbol}")
+            raise IllegalMoveError(
+                f"line {line}, move {n} ({move.text}) moves {moved[0].symbol}, the log says {card.symbol}"
+            )
     if log.result == "won" and not state.is_won():
         raise IllegalMoveError(f"line {where.result}: the log says won but the foundations are not complete")
     if log.result == "lost" and state.is_won():
-        raise IllegalMoveError(f"line {where.result}: the log says lost but the game is won (every card is "
-                               f"on the foundations)")
+        raise IllegalMoveError(
+            f"line {where.result}: the log says lost but the game is won (every card is on the foundations)"
+        )
     return state

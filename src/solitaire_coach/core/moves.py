@@ -26,6 +26,7 @@ from .cards import SUITS, is_whole_number, quote
 
 class MoveKind(enum.Enum):
     """The seven kinds of Klondike move; the value is the kind in words."""
+
     DRAW = "draw"
     REDEAL = "redeal"
     WASTE_TO_FOUNDATION = "waste to foundation"
@@ -130,8 +131,10 @@ class Move:
             return _REDEAL
         words = t.split()
         if len(words) == 2 and _is_card_code(words[1]):
-            raise MoveParseError(f"{quote(text)}: expected one move with nothing after it (a card after the move, as in "
-                                 f"'3-5 7H', is written only in a game log line)")
+            raise MoveParseError(
+                f"{quote(text)}: expected one move with nothing after it (a card after the move, as in "
+                f"'3-5 7H', is written only in a game log line)"
+            )
         parts = text.strip().split("-")
         if len(parts) == 2:
             a, b = parts

@@ -121,8 +121,8 @@ class Snapshot:
     # what the picture shows of the stock: True a pile is there, False its place is empty,
     # None not read (the 12 slots have none for the stock: a ``stock: pile|empty`` line)
     stock: bool | None = None
-    down: tuple[int, ...] | None = None   # face-down cards of each column (a ``down:`` line)
-    redeals: int | None = None   # the waste turned over so far (a ``redeals:`` line)
+    down: tuple[int, ...] | None = None  # face-down cards of each column (a ``down:`` line)
+    redeals: int | None = None  # the waste turned over so far (a ``redeals:`` line)
 
     def __post_init__(self) -> None:
         slots = tuple(self.slots)
@@ -227,8 +227,10 @@ def _down_problem(down: tuple) -> str:
         if not is_whole_number(n) or n < 0:
             return f"{slot_name(5 + col)}: {n!r} is not a count of cards (0 or more)"
         if n > col:
-            return (f"{slot_name(5 + col)}: {n} face-down card{'s' if n != 1 else ''}, but the deal puts "
-                    f"{col} there and a column never gets more")
+            return (
+                f"{slot_name(5 + col)}: {n} face-down card{'s' if n != 1 else ''}, but the deal puts "
+                f"{col} there and a column never gets more"
+            )
     return ""
 
 
@@ -240,8 +242,9 @@ def repeated_cards(slots: Sequence[SlotValue]) -> str:
     for index, value in enumerate(slots):
         if isinstance(value, Card):
             where.setdefault(value, []).append(slot_name(index))
-    return "; ".join(f"{card.symbol} is read in {' and '.join(names)}"
-                     for card, names in where.items() if len(names) > 1)
+    return "; ".join(
+        f"{card.symbol} is read in {' and '.join(names)}" for card, names in where.items() if len(names) > 1
+    )
 
 
 def _run_problem(run: tuple[Card, ...] | None, top: SlotValue) -> str:
@@ -270,19 +273,23 @@ def parse_slot(text: str, index: int) -> SlotValue:
         return Card.parse(t)
     except CardParseError:
         raise SnapshotParseError(
-            f"{slot_name(index)}: {quote(text.strip())} is not a card code, XX (empty) or UU (unreadable)") from None
+            f"{slot_name(index)}: {quote(text.strip())} is not a card code, XX (empty) or UU (unreadable)"
+        ) from None
 
 
 def parse_snapshot(text: str) -> Snapshot:
     """Parse snapshot text (the slot line and optional extra lines)."""
-    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [
+        (n, ln) for n, ln in enumerate(text.splitlines(), start=1) if ln.strip() and not ln.lstrip().startswith("#")
+    ]
     if not lines:
         raise SnapshotParseError("empty snapshot: expected one line of 12 comma-separated slots")
     n0, first = lines[0]
     fields = first.split(",")
     if len(fields) != 12:
-        raise SnapshotParseError(f"line {n0}: expected 12 comma-separated slots, found {len(fields)}: {quote(first.strip())}")
+        raise SnapshotParseError(
+            f"line {n0}: expected 12 comma-separated slots, found {len(fields)}: {quote(first.strip())}"
+        )
     slots = tuple(parse_slot(f, i) for i, f in enumerate(fields))
     repeated = repeated_cards(slots)
     if repeated:
@@ -296,10 +303,13 @@ def parse_snapshot(text: str) -> Snapshot:
     for n, ln in lines[1:]:
         key, sep, value = ln.partition(":")
         name = key.strip().lower() if sep else ""
-        if name in ("waste", "runs", "stock", "down", "redeals") and value.strip():   # an empty one is no line (not read)
+        if (
+            name in ("waste", "runs", "stock", "down", "redeals") and value.strip()
+        ):  # an empty one is no line (not read)
             if name in seen:
-                raise SnapshotParseError(f"line {n}: a second {name}: line (the first is line {seen[name]}): "
-                                         f"a snapshot shows the table once")
+                raise SnapshotParseError(
+                    f"line {n}: a second {name}: line (the first is line {seen[name]}): a snapshot shows the table once"
+                )
             seen[name] = n
         if name == "waste":
             codes = value.split()
@@ -320,16 +330,19 @@ def parse_snapshot(text: str) -> Snapshot:
             if not word:
                 continue  # not read
             if word not in ("pile", "empty"):
-                raise SnapshotParseError(f"line {n}: stock: {quote(value.strip())} is not 'pile' (cards there) or "
-                                         f"'empty' (no card there)")
+                raise SnapshotParseError(
+                    f"line {n}: stock: {quote(value.strip())} is not 'pile' (cards there) or 'empty' (no card there)"
+                )
             stock = word == "pile"
         elif name == "redeals":
             text = value.strip()
             if not text:
                 continue  # not read
             if not (text.isascii() and text.isdigit()) or len(text) > 3 or int(text) > MAX_REDEAL_LIMIT:
-                raise SnapshotParseError(f"line {n}: redeals: {quote(text)} is not a count of the times the waste "
-                                         f"was turned over (0 to {MAX_REDEAL_LIMIT})")
+                raise SnapshotParseError(
+                    f"line {n}: redeals: {quote(text)} is not a count of the times the waste "
+                    f"was turned over (0 to {MAX_REDEAL_LIMIT})"
+                )
             redeals = int(text)
         elif name == "down":
             codes = value.split()
@@ -338,8 +351,10 @@ def parse_snapshot(text: str) -> Snapshot:
             counts = []
             for col, code in enumerate(codes, start=1):
                 if not (code.isascii() and code.isdigit()) or len(code) > 2:
-                    raise SnapshotParseError(f"line {n}: down: the count for column {col}, {quote(code)}, is not a "
-                                             f"number of face-down cards (0 to {col - 1} in column {col})")
+                    raise SnapshotParseError(
+                        f"line {n}: down: the count for column {col}, {quote(code)}, is not a "
+                        f"number of face-down cards (0 to {col - 1} in column {col})"
+                    )
                 counts.append(int(code))
             problem = _down_problem(tuple(counts))
             if problem:
@@ -358,8 +373,10 @@ def parse_snapshot(text: str) -> Snapshot:
                 except CardParseError as exc:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {exc}") from None
                 if len(parsed[-1] or ()) > MAX_RUN:
-                    raise SnapshotParseError(f"line {n}: runs of column {col + 1}: {len(parsed[-1] or ())} cards; a "
-                                             f"visible run holds {MAX_RUN} at most (a king down to an ace)")
+                    raise SnapshotParseError(
+                        f"line {n}: runs of column {col + 1}: {len(parsed[-1] or ())} cards; a "
+                        f"visible run holds {MAX_RUN} at most (a king down to an ace)"
+                    )
                 problem = _run_problem(parsed[-1], slots[5 + col])
                 if problem:
                     raise SnapshotParseError(f"line {n}: runs of column {col + 1} ({slot_name(5 + col)}): {problem}")
@@ -387,8 +404,11 @@ def _impossible_table(slots: tuple[SlotValue, ...], runs, fan, lines: tuple[int,
             places.setdefault(card, []).append(f"the run of column {col + 1} on line {runs_line}")
     for card in (fan or ())[:-1]:
         places.setdefault(card, []).append(f"the waste fan on line {fan_line}")
-    return "; ".join(f"{card.symbol} is shown in {' and '.join(where)}: a card lies in one place only"
-                     for card, where in places.items() if len(where) > 1)
+    return "; ".join(
+        f"{card.symbol} is shown in {' and '.join(where)}: a card lies in one place only"
+        for card, where in places.items()
+        if len(where) > 1
+    )
 
 
 def format_deal(deal: Sequence[Card]) -> str:
@@ -448,8 +468,9 @@ class GameLog:
 
     def __post_init__(self) -> None:
         if len(self.cards) != len(self.moves):
-            raise ValueError(f"a game log has a card (or None) for each move: {len(self.moves)} moves, "
-                             f"{len(self.cards)} cards")
+            raise ValueError(
+                f"a game log has a card (or None) for each move: {len(self.moves)} moves, {len(self.cards)} cards"
+            )
         if self.result not in (None, "won", "lost"):
             raise ValueError(f"a game log's result is won, lost or None (unfinished), not {self.result!r}")
 
@@ -463,8 +484,9 @@ class GameLog:
         return "\n".join(lines) + "\n"
 
 
-def format_log(deal: Sequence[Card], moves: Iterable[Move], cards: Iterable[Card | None] | None = None,
-               result: str | None = None) -> str:
+def format_log(
+    deal: Sequence[Card], moves: Iterable[Move], cards: Iterable[Card | None] | None = None, result: str | None = None
+) -> str:
     moves = tuple(moves)
     cards_t = tuple(cards) if cards is not None else (None,) * len(moves)
     return GameLog(tuple(deal), moves, cards_t, result).text()
@@ -502,8 +524,11 @@ def parse_log(text: str) -> GameLog:
 
 def parse_log_lines(text: str) -> tuple[GameLog, LogLines]:
     """:func:`parse_log`, and the line number of the deal, of each move and of the result."""
-    lines = [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
+    lines = [
+        (n, ln.strip())
+        for n, ln in enumerate(text.splitlines(), start=1)
+        if ln.strip() and not ln.lstrip().startswith("#")
+    ]
     if not lines:
         raise LogParseError("empty game log: the first line must be a deal")
     n0, first = lines[0]
@@ -533,6 +558,7 @@ def parse_log_lines(text: str) -> tuple[GameLog, LogLines]:
 
 
 # positions and rules as JSON objects (the journal, `solve` on a position) ---------------
+
 
 def json_type(value) -> str:
     """The JSON name of the type of ``value`` (as ``json.loads`` gives it): null, true/false,
@@ -576,8 +602,10 @@ def rules_from_dict(data: dict) -> Rules:
     if type(draw) is not int or draw not in (1, 3):
         raise ValueError(f"the rules: draw_count must be the number 1 or 3, not {_described(draw)}")
     if limit is not None and (type(limit) is not int or not 0 <= limit <= MAX_REDEAL_LIMIT):
-        raise ValueError(f"the rules: redeal_limit must be a whole number from 0 to {MAX_REDEAL_LIMIT} or null "
-                         f"(unlimited), not {_described(limit)}")
+        raise ValueError(
+            f"the rules: redeal_limit must be a whole number from 0 to {MAX_REDEAL_LIMIT} or null "
+            f"(unlimited), not {_described(limit)}"
+        )
     if type(back) is not bool:
         raise ValueError(f"the rules: foundation_return must be true or false, not {_described(back)}")
     return Rules(draw_count=draw, redeal_limit=limit, foundation_return=back)

@@ -27,11 +27,15 @@ def advise_open(strategy: Strategy, positions: Sequence[GameState], history: Seq
     if not positions:
         raise ValueError("advise_open needs at least one position")
     advice = strategy.advise(positions[0], history)
-    if advice.status != "move" or advice.move is None or len(positions) == 1 \
-            or all(p.is_legal(advice.move) for p in positions):
+    if (
+        advice.status != "move"
+        or advice.move is None
+        or len(positions) == 1
+        or all(p.is_legal(advice.move) for p in positions)
+    ):
         return advice
     asked = [advice]
-    for position in _distinct(positions[1:])[:MAX_ASKED - 1]:
+    for position in _distinct(positions[1:])[: MAX_ASKED - 1]:
         other = strategy.advise(position, history)
         if other.status == "move" and other.move is not None:
             if all(p.is_legal(other.move) for p in positions):
@@ -47,13 +51,21 @@ def check_advice(positions: Sequence[GameState], moves: Sequence[Move]) -> Advic
     kinds = {m.kind for m in moves}
     stock_states = {bool(p.stock) for p in positions}
     if kinds <= {MoveKind.DRAW, MoveKind.REDEAL} and len(stock_states) > 1:
-        return Advice("check", None, "Turn the next stock card, or if the stock is empty, turn the waste over",
-                      reason="I did not see every stock turn, so I do not know whether the stock is used up",
-                      moves=(Move.draw(), Move.redeal()))
+        return Advice(
+            "check",
+            None,
+            "Turn the next stock card, or if the stock is empty, turn the waste over",
+            reason="I did not see every stock turn, so I do not know whether the stock is used up",
+            moves=(Move.draw(), Move.redeal()),
+        )
     if MoveKind.REDEAL in kinds and any(p.redeals_left() == 0 for p in positions):
-        return Advice("check", None, "Turn the waste over if the rules still allow it; if not, the game is over",
-                      reason="I may have missed a redeal, so I do not know how many are left",
-                      moves=(Move.redeal(),))
+        return Advice(
+            "check",
+            None,
+            "Turn the waste over if the rules still allow it; if not, the game is over",
+            reason="I may have missed a redeal, so I do not know how many are left",
+            moves=(Move.redeal(),),
+        )
     named = []
     for m in dict.fromkeys(moves):
         for p in positions:
@@ -61,9 +73,13 @@ def check_advice(positions: Sequence[GameState], moves: Sequence[Move]) -> Advic
                 named.append(describe_move(p, m))
                 break
     text = " or ".join(named) if named else "Show the table still for a moment"
-    return Advice("check", None, f"Check the table: {text}, whichever the table allows",
-                  reason=f"I missed some moves, and {len(positions)} positions fit what I saw",
-                  moves=tuple(dict.fromkeys(moves)))
+    return Advice(
+        "check",
+        None,
+        f"Check the table: {text}, whichever the table allows",
+        reason=f"I missed some moves, and {len(positions)} positions fit what I saw",
+        moves=tuple(dict.fromkeys(moves)),
+    )
 
 
 def _distinct(positions: Sequence[GameState]) -> list[GameState]:

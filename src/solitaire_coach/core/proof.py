@@ -46,8 +46,9 @@ def fill_unseen(view: GameState, cards: Iterable[Card]) -> GameState:
     cards = list(cards)
     places = sum(x is None for pile in (*view.hidden, view.stock, view.waste) for x in pile)
     if len(cards) != places:
-        raise ValueError(f"the position does not account for every card: {len(cards)} cards unseen "
-                         f"for {places} unknown places")
+        raise ValueError(
+            f"the position does not account for every card: {len(cards)} cards unseen for {places} unknown places"
+        )
     it = iter(cards)
 
     def fill(pile):
@@ -111,8 +112,9 @@ class ProofSearch:
     found (and where it failed), so a game that follows a proof is answered at once;
     :meth:`clear` for a new game."""
 
-    def __init__(self, max_unseen: int = 5, node_limit: int = 20_000, max_solves: int = 400,
-                 time_limit: float | None = None) -> None:
+    def __init__(
+        self, max_unseen: int = 5, node_limit: int = 20_000, max_solves: int = 400, time_limit: float | None = None
+    ) -> None:
         if max_unseen < 0 or node_limit < 1 or max_solves < 1:
             raise ValueError("max_unseen must be >= 0, node_limit and max_solves >= 1")
         if time_limit is not None and time_limit <= 0:

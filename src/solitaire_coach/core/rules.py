@@ -30,10 +30,13 @@ class Rules:
     def __post_init__(self) -> None:
         if not is_whole_number(self.draw_count) or self.draw_count not in (1, 3):
             raise ValueError(f"draw count must be 1 or 3, not {self.draw_count!r}")
-        if self.redeal_limit is not None and not (is_whole_number(self.redeal_limit)
-                                                  and 0 <= self.redeal_limit <= MAX_REDEAL_LIMIT):
-            raise ValueError(f"redeal limit must be a whole number 0 to {MAX_REDEAL_LIMIT} (or None: unlimited), "
-                             f"not {self.redeal_limit!r}")
+        if self.redeal_limit is not None and not (
+            is_whole_number(self.redeal_limit) and 0 <= self.redeal_limit <= MAX_REDEAL_LIMIT
+        ):
+            raise ValueError(
+                f"redeal limit must be a whole number 0 to {MAX_REDEAL_LIMIT} (or None: unlimited), "
+                f"not {self.redeal_limit!r}"
+            )
         if not isinstance(self.foundation_return, bool):
             raise ValueError(f"foundation return must be True or False, not {self.foundation_return!r}")
 

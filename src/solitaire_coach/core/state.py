@@ -119,14 +119,19 @@ class GameState:
 
     def is_complete_knowledge(self) -> bool:
         """True if no card of the position is unknown."""
-        return all(c is not None for h in self.hidden for c in h) and all(
-            c is not None for c in self.stock) and all(c is not None for c in self.waste)
+        return (
+            all(c is not None for h in self.hidden for c in h)
+            and all(c is not None for c in self.stock)
+            and all(c is not None for c in self.waste)
+        )
 
     def __hash__(self) -> int:
         # positions are hashed often by searches; compute once (the value is immutable)
         h = self.__dict__.get("_hash")
         if h is None:
-            h = hash((self.hidden, self.faceup, self.stock, self.waste, self.foundations, self.redeals_used, self.rules))
+            h = hash(
+                (self.hidden, self.faceup, self.stock, self.waste, self.foundations, self.redeals_used, self.rules)
+            )
             object.__setattr__(self, "_hash", h)
         return h
 
@@ -179,7 +184,7 @@ class GameState:
                 top = dest[-1]
                 if top.rank == ACE:
                     continue
-                for suit in ((0, 3) if top.is_red else (1, 2)):
+                for suit in (0, 3) if top.is_red else (1, 2):
                     i = where.get(Card(top.rank - 1, suit), j)
                     if i != j:
                         pairs.append((i, j))
@@ -258,8 +263,11 @@ class GameState:
         k = move.kind
         if k is MoveKind.DRAW:
             if not self.stock:
-                raise IllegalMoveError("the stock is empty: turn the waste over instead" if self.waste
-                                       else "the stock and the waste are both empty")
+                raise IllegalMoveError(
+                    "the stock is empty: turn the waste over instead"
+                    if self.waste
+                    else "the stock and the waste are both empty"
+                )
             return
         if k is MoveKind.REDEAL:
             if self.stock:
@@ -297,14 +305,17 @@ class GameState:
                     top = dest[-1]
                     raise IllegalMoveError(
                         f"no card of column {move.source + 1} can go on {top.symbol} in column {move.target + 1}: "
-                        f"{run[-1].symbol} cannot go on {top.symbol}: it needs {_rank_words(top.rank - 1, not top.is_red)}")
+                        f"{run[-1].symbol} cannot go on {top.symbol}: it needs {_rank_words(top.rank - 1, not top.is_red)}"
+                    )
                 if self.hidden[move.target]:
                     raise IllegalMoveError(f"column {move.target + 1} has a face-down card on top: turn it over first")
                 if run[0].rank == KING and not self.hidden[move.source]:
                     raise IllegalMoveError(
-                        f"{run[0].symbol} already heads column {move.source + 1}: moving it to another empty column gains nothing")
+                        f"{run[0].symbol} already heads column {move.source + 1}: moving it to another empty column gains nothing"
+                    )
                 raise IllegalMoveError(
-                    f"only a king, or a run headed by a king, can go into the empty column {move.target + 1}")
+                    f"only a king, or a run headed by a king, can go into the empty column {move.target + 1}"
+                )
             return
         if k is MoveKind.FOUNDATION_TO_COLUMN:
             if not self.rules.foundation_return:
@@ -328,12 +339,15 @@ class GameState:
         height = self.foundations[card.suit]
         if card.rank != height + 1:
             if height == 0:
-                raise IllegalMoveError(f"{card.symbol} cannot go to the empty {SUIT_SYMBOLS[card.suit]} foundation: it needs the ace first")
+                raise IllegalMoveError(
+                    f"{card.symbol} cannot go to the empty {SUIT_SYMBOLS[card.suit]} foundation: it needs the ace first"
+                )
             top = Card(height, card.suit)
             if card.rank <= height:
                 raise IllegalMoveError(f"{card.symbol} cannot go on {top.symbol}: it is already on the foundation")
             raise IllegalMoveError(
-                f"{card.symbol} cannot go on {top.symbol} on the foundation: it needs {_rank_words(height + 1)} first")
+                f"{card.symbol} cannot go on {top.symbol} on the foundation: it needs {_rank_words(height + 1)} first"
+            )
 
     def _check_column_target(self, card: Card, column: int) -> None:
         run = self.faceup[column]
@@ -341,9 +355,12 @@ class GameState:
             top = run[-1]
             if not card.goes_on_tableau(top):
                 if top.rank == ACE:
-                    raise IllegalMoveError(f"{card.symbol} cannot go on {top.symbol}: nothing goes on an ace in a column")
+                    raise IllegalMoveError(
+                        f"{card.symbol} cannot go on {top.symbol}: nothing goes on an ace in a column"
+                    )
                 raise IllegalMoveError(
-                    f"{card.symbol} cannot go on {top.symbol}: it needs {_rank_words(top.rank - 1, not top.is_red)}")
+                    f"{card.symbol} cannot go on {top.symbol}: it needs {_rank_words(top.rank - 1, not top.is_red)}"
+                )
             return
         if self.hidden[column]:
             raise IllegalMoveError(f"column {column + 1} has a face-down card on top: turn it over first")
@@ -365,11 +382,16 @@ class GameState:
             return _evolve(self, waste=self.waste[:-1], foundations=_raised(self.foundations, card.suit))  # type: ignore[union-attr]
         if k is MoveKind.WASTE_TO_COLUMN:
             card = self.waste[-1]
-            return _evolve(self, waste=self.waste[:-1], faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,)))
+            return _evolve(
+                self, waste=self.waste[:-1], faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,))
+            )
         if k is MoveKind.COLUMN_TO_FOUNDATION:
             card = self.faceup[move.source][-1]
-            state = _evolve(self, foundations=_raised(self.foundations, card.suit),
-                            faceup=_set(self.faceup, move.source, self.faceup[move.source][:-1]))
+            state = _evolve(
+                self,
+                foundations=_raised(self.foundations, card.suit),
+                faceup=_set(self.faceup, move.source, self.faceup[move.source][:-1]),
+            )
             return state._flip(move.source)
         if k is MoveKind.COLUMN_TO_COLUMN:
             start = self._run_start(move.source, move.target)
@@ -381,7 +403,9 @@ class GameState:
         card = Card(self.foundations[move.source], move.source)
         f = list(self.foundations)
         f[move.source] -= 1
-        return _evolve(self, foundations=tuple(f), faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,)))
+        return _evolve(
+            self, foundations=tuple(f), faceup=_set(self.faceup, move.target, self.faceup[move.target] + (card,))
+        )
 
     def _flip(self, column: int) -> GameState:
         if self.faceup[column] or not self.hidden[column] or self.hidden[column][-1] is None:
@@ -421,7 +445,7 @@ class GameState:
             raise ValueError(f"the waste card {depth} below the top is not unknown")
         self._check_unseen(card)
         i = len(self.waste) - 1 - depth
-        return _evolve(self, waste=self.waste[:i] + (card,) + self.waste[i + 1:])
+        return _evolve(self, waste=self.waste[:i] + (card,) + self.waste[i + 1 :])
 
     def _check_unseen(self, card: Card) -> None:
         if card in self.known_cards():
@@ -463,8 +487,10 @@ def check_position(state: GameState) -> None:
     descending run of alternating colours, a card in two places, not 52 cards in all, or
     more redeals used than the rules allow. For positions read from outside (a journal)."""
     if len(state.hidden) != COLUMN_COUNT or len(state.faceup) != COLUMN_COUNT:
-        raise ValueError(f"the position has {len(state.hidden)} face-down and {len(state.faceup)} face-up "
-                         f"columns, not {COLUMN_COUNT}")
+        raise ValueError(
+            f"the position has {len(state.hidden)} face-down and {len(state.faceup)} face-up "
+            f"columns, not {COLUMN_COUNT}"
+        )
     if len(state.foundations) != 4:
         raise ValueError(f"the position has {len(state.foundations)} foundations, not 4")
     for suit, height in enumerate(state.foundations):
@@ -473,10 +499,13 @@ def check_position(state: GameState) -> None:
     for i, run in enumerate(state.faceup):
         for lower, upper in zip(run, run[1:]):
             if upper.rank != lower.rank - 1 or upper.is_red == lower.is_red:
-                raise ValueError(f"column {i + 1}: {upper.symbol} lies on {lower.symbol}, which is no descending run "
-                                 f"of alternating colours")
-    places: dict[Card, str] = {Card(r, s): f"the {SUIT_SYMBOLS[s]} foundation"
-                               for s in range(4) for r in range(1, state.foundations[s] + 1)}
+                raise ValueError(
+                    f"column {i + 1}: {upper.symbol} lies on {lower.symbol}, which is no descending run "
+                    f"of alternating colours"
+                )
+    places: dict[Card, str] = {
+        Card(r, s): f"the {SUIT_SYMBOLS[s]} foundation" for s in range(4) for r in range(1, state.foundations[s] + 1)
+    }
     piles = [(f"column {i + 1}", (*h, *f)) for i, (h, f) in enumerate(zip(state.hidden, state.faceup))]
     unknown = 0
     for name, pile in [*piles, ("the stock", state.stock), ("the waste", state.waste)]:
@@ -488,8 +517,9 @@ def check_position(state: GameState) -> None:
             else:
                 places[card] = name
     if len(places) + unknown != len(FULL_DECK):
-        raise ValueError(f"the position holds {len(places) + unknown} cards ({len(places)} known, "
-                         f"{unknown} unknown), not 52")
+        raise ValueError(
+            f"the position holds {len(places) + unknown} cards ({len(places)} known, {unknown} unknown), not 52"
+        )
     limit = state.rules.redeal_limit
     if state.redeals_used < 0 or (limit is not None and state.redeals_used > limit):
         raise ValueError(f"{state.redeals_used} redeals used: the rules allow 0 to {limit}")
@@ -497,11 +527,14 @@ def check_position(state: GameState) -> None:
 
 def render_text(state: GameState) -> str:
     """A plain-text picture of the position for the terminal (unknown cards as ``??``)."""
+
     def c(card: MaybeCard) -> str:
         return card.symbol if card is not None else "??"
 
     f = "  ".join(c(state.foundation_top(s)) if state.foundations[s] else "[" + SUIT_SYMBOLS[s] + "]" for s in range(4))
-    lines = [f"stock {len(state.stock):2d}   waste {c(state.waste_top()) if state.waste else '--'} ({len(state.waste)})   foundations {f}"]
+    lines = [
+        f"stock {len(state.stock):2d}   waste {c(state.waste_top()) if state.waste else '--'} ({len(state.waste)})   foundations {f}"
+    ]
     for i in range(COLUMN_COUNT):
         cards = ["##"] * len(state.hidden[i]) + [card.symbol for card in state.faceup[i]]
         lines.append(f"  {i + 1}: " + " ".join(cards))
@@ -527,8 +560,7 @@ def stock_cycle(state: GameState, max_moves: int | None = None) -> Iterator[tupl
         yield tuple(moves), state
 
 
-def first_difference(start: GameState, played: Sequence[Move], other: Sequence[Move],
-                     window: int = 4) -> int | None:
+def first_difference(start: GameState, played: Sequence[Move], other: Sequence[Move], window: int = 4) -> int | None:
     """The index of the first move at which two move lists from ``start`` are different
     games, or None when they are the same game: move for move, or with a few moves in a row
     (at most ``window``) played in another order that ends in the same position.

@@ -78,6 +78,7 @@ class Placement(NamedTuple):
 class TrackerReport:
     """What the tracker made of one snapshot: its ``kind`` (started, moves, no change,
     revealed, taken back, waiting or inconsistent), the moves found and a message."""
+
     kind: str
     moves: tuple[Move, ...] = ()
     message: str = ""
@@ -107,7 +108,7 @@ def _view_matches(state: GameState, snap: Snapshot) -> GameState | None:
 
 def _merge_view(state: GameState, snap: Snapshot) -> GameState:
     reveals: list[tuple[str, int, Card]] = []
-    if snap.stock is not None and bool(state.stock) != snap.stock:   # a pile seen, or its place seen empty
+    if snap.stock is not None and bool(state.stock) != snap.stock:  # a pile seen, or its place seen empty
         raise _Mismatch
     # waste
     w = snap.waste
@@ -173,7 +174,7 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
             run = state.faceup[i]
             if not run and any(r[0] == "column" and r[1] == i for r in reveals):
                 run = (seen[-1],)
-            if tuple(run[-len(seen):]) != tuple(seen) or len(seen) > len(run):
+            if tuple(run[-len(seen) :]) != tuple(seen) or len(seen) > len(run):
                 raise _Mismatch
     if not reveals:
         return state
@@ -188,9 +189,9 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
     return state
 
 
-def _steps(state: GameState, max_moves: int | None = None,
-           novel: frozenset[Card] = frozenset(),
-           open_turns: bool = False) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+def _steps(
+    state: GameState, max_moves: int | None = None, novel: frozenset[Card] = frozenset(), open_turns: bool = False
+) -> Iterator[tuple[tuple[Move, ...], GameState]]:
     """One tracker step: a single non-stock move, or a run of stock turns (at most
     ``max_moves`` moves). ``novel`` are cards the snapshot shows that were unknown: an
     unseen waste top or an unturned column top may have been one of them and been
@@ -233,11 +234,11 @@ def _extra_turns(path: Sequence[Move]) -> int:
 
 @dataclass(frozen=True)
 class _Hypothesis:
-    cost: int                     # moves assumed since the start (fewer is likelier)
+    cost: int  # moves assumed since the start (fewer is likelier)
     state: GameState
     history: tuple[Move, ...]
-    misread: bool = False         # holds that a snapshot since the last report was misread
-    slack: int = 0                # stock turns of ``cost`` assumed unseen beyond one a run (see _extra_turns)
+    misread: bool = False  # holds that a snapshot since the last report was misread
+    slack: int = 0  # stock turns of ``cost`` assumed unseen beyond one a run (see _extra_turns)
 
     def weight(self, open_turns: bool) -> int:
         """The cost that decides whether the explanation is kept open. With ``open_turns``
@@ -277,19 +278,31 @@ class TableTracker:
     positions kept open, and :func:`open_advice.advise_open` advises in all of them. Off by
     default (about eight times the searching per read: the simulations stay fast)."""
 
-    def __init__(self, rules: Rules = DEFAULT_RULES, state: GameState | None = None,
-                 history: list[Move] | None = None, max_steps: int = 3, node_limit: int = 20000,
-                 max_hypotheses: int = 32, margin: int = 2, deep_after: int = 2,
-                 keep_misread: bool = True, misread_cost: int = 2, undo_depth: int = 12,
-                 open_turns: bool = False) -> None:
+    def __init__(
+        self,
+        rules: Rules = DEFAULT_RULES,
+        state: GameState | None = None,
+        history: list[Move] | None = None,
+        max_steps: int = 3,
+        node_limit: int = 20000,
+        max_hypotheses: int = 32,
+        margin: int = 2,
+        deep_after: int = 2,
+        keep_misread: bool = True,
+        misread_cost: int = 2,
+        undo_depth: int = 12,
+        open_turns: bool = False,
+    ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, not {rules!r}")
         if state is not None:
             if not isinstance(state, GameState):
                 raise TypeError(f"state must be a GameState, not {state!r}")
             if state.rules != rules:
-                raise ValueError(f"the state is played under other rules ({state.rules.describe()}) than the "
-                                 f"tracker's ({rules.describe()})")
+                raise ValueError(
+                    f"the state is played under other rules ({state.rules.describe()}) than the "
+                    f"tracker's ({rules.describe()})"
+                )
         self.rules = rules
         self.open_turns = open_turns
         self.keep_misread = keep_misread
@@ -345,14 +358,18 @@ class TableTracker:
             if not isinstance(v, Card):
                 problems.append(f"{slot_name(5 + i)}: a fresh deal shows a card here, saw {v.code}")
         if not isinstance(snap.waste, Card):
-            problems.append(f"{slot_name(0)}: a fresh deal has the first stock card turned onto the waste, saw {snap.waste.code}")
+            problems.append(
+                f"{slot_name(0)}: a fresh deal has the first stock card turned onto the waste, saw {snap.waste.code}"
+            )
         for i, v in enumerate(snap.foundations):
             if isinstance(v, Card):
                 problems.append(f"{slot_name(1 + i)}: a fresh deal has empty foundations, saw {v.code}")
         for i, run in enumerate(snap.runs or ()):
             if run is not None and len(run) > 1:
-                problems.append(f"{slot_name(5 + i)}: a fresh deal shows one face-up card on each column, the run "
-                                f"read shows {len(run)} ({' '.join(c.code for c in run)}): a game in progress")
+                problems.append(
+                    f"{slot_name(5 + i)}: a fresh deal shows one face-up card on each column, the run "
+                    f"read shows {len(run)} ({' '.join(c.code for c in run)}): a game in progress"
+                )
         repeated = repeated_cards(snap.slots)
         if repeated:
             problems.append(repeated)
@@ -360,15 +377,19 @@ class TableTracker:
             return TrackerReport("waiting", (), "cannot start a game: " + "; ".join(problems))
         n = self.rules.draw_count
         hidden = tuple((None,) * i for i in range(COLUMN_COUNT))
-        faceup = tuple((v,) for v in snap.columns if isinstance(v, Card))   # every one a card (checked above)
+        faceup = tuple((v,) for v in snap.columns if isinstance(v, Card))  # every one a card (checked above)
         waste: tuple[Card | None, ...] = (None,) * (n - 1) + (snap.waste,) if isinstance(snap.waste, Card) else ()
         state = GameState(hidden, faceup, (None,) * (24 - n), waste, rules=self.rules)
         if snap.waste_fan is not None:
             merged = _view_matches(state, snap)
             if merged is None:
                 fan = " ".join(c.code for c in snap.waste_fan)
-                return TrackerReport("waiting", (), f"cannot start a game: the waste fan {fan} does not fit a fresh "
-                                     f"deal (at most {n} card{'s' if n > 1 else ''}, none seen elsewhere)")
+                return TrackerReport(
+                    "waiting",
+                    (),
+                    f"cannot start a game: the waste fan {fan} does not fit a fresh "
+                    f"deal (at most {n} card{'s' if n > 1 else ''}, none seen elsewhere)",
+                )
             state = merged
         self._hypotheses = [_Hypothesis(0, state, ())]
         return TrackerReport("started", (), "new game started: " + snap.line())
@@ -384,7 +405,7 @@ class TableTracker:
             return self._start(snap)
         old = self._hypotheses[0]
         children: dict[GameState, _Hypothesis] = {}
-        parent: dict[GameState, int] = {}   # which hypothesis each child came from (0: the likeliest)
+        parent: dict[GameState, int] = {}  # which hypothesis each child came from (0: the likeliest)
         best: int | None = None
         self._nodes = 0
         for index, hyp in enumerate(self._hypotheses):
@@ -398,8 +419,9 @@ class TableTracker:
             if prefer is not None and found:
                 found = self._preferred(hyp.state, snap, prefer, found) + found
             for path, merged in found:
-                child = _Hypothesis(hyp.cost + len(path), merged, hyp.history + path, hyp.misread,
-                                    hyp.slack + _extra_turns(path))
+                child = _Hypothesis(
+                    hyp.cost + len(path), merged, hyp.history + path, hyp.misread, hyp.slack + _extra_turns(path)
+                )
                 known = children.get(merged)
                 if known is None or child.cost < known.cost:
                     children[merged] = child
@@ -412,8 +434,9 @@ class TableTracker:
             deep = self._deep_search(old, snap)
             if deep is None:
                 put_wrong = () if repeated_cards(snap.slots) else tuple(misplaced_cards(old.state, snap))
-                return TrackerReport("inconsistent", (), explain_inconsistency(old.state, snap, put_wrong),
-                                     put_wrong=put_wrong)
+                return TrackerReport(
+                    "inconsistent", (), explain_inconsistency(old.state, snap, put_wrong), put_wrong=put_wrong
+                )
             children[deep.state] = deep
             parent[deep.state] = 0
             # the snapshot may also have been misread: keep the old positions in mind
@@ -425,20 +448,23 @@ class TableTracker:
         # stable: search order breaks ties, but a redeal loses one to a take-back of the same table
         taken_back = [h for h in children.values() if h.misread]
         advised_else = prefer is not None and prefer.kind is not MoveKind.REDEAL
-        ranked = sorted(children.values(), key=lambda h: (h.weight(self.open_turns), h.cost,
-                                                          advised_else and _a_redeal_for_nothing(h, taken_back)))
+        ranked = sorted(
+            children.values(),
+            key=lambda h: (h.weight(self.open_turns), h.cost, advised_else and _a_redeal_for_nothing(h, taken_back)),
+        )
         limit = min(h.weight(self.open_turns) for h in ranked) + self.margin
         kept = [h for h in ranked if h.weight(self.open_turns) <= limit][: self.max_hypotheses]
         new = kept[0]
         misread = new.misread
-        if misread:   # reported now: the alternatives are measured from this explanation on
+        if misread:  # reported now: the alternatives are measured from this explanation on
             kept = [replace(h, misread=False) for h in kept]
         if self.keep_misread and all(h.state != old.state for h in kept):
             # the snapshot itself may have been misread (a card read as another that legal
             # moves can explain): the position before it stays in mind, last, so that the
             # next snapshots can take the moves back
-            kept.append(_Hypothesis(old.cost + self._misread_cost(old.state, snap), old.state, old.history, True,
-                                    old.slack))
+            kept.append(
+                _Hypothesis(old.cost + self._misread_cost(old.state, snap), old.state, old.history, True, old.slack)
+            )
         elif self.keep_misread and new.state == old.state:
             # nothing changed: the misread alternatives still stand (the camera may read the
             # same wrong table again before the true one), though no cheaper than the position
@@ -446,7 +472,7 @@ class TableTracker:
         self._hypotheses = kept
         if new.state != old.state and self.undo_depth:  # a new list: a copy of the tracker shares the old one
             earlier = [h for h in self._recent if h.history != old.history]
-            self._recent = earlier[len(earlier) - (self.undo_depth - 1):] if self.undo_depth > 1 else []
+            self._recent = earlier[len(earlier) - (self.undo_depth - 1) :] if self.undo_depth > 1 else []
             self._recent = self._recent + [old]
         report = self._report(old, new, parent[new.state] == 0)
         return replace(report, misread=True) if misread else report
@@ -476,40 +502,58 @@ class TableTracker:
             merged = _view_matches(past.state, snap)
             if merged is None:
                 continue
-            undone = old.history[len(past.history):]
+            undone = old.history[len(past.history) :]
             # the position before stays in mind, as after a misread: the cards may be put
             # forward again, or this read may be the wrong one
             self._hypotheses = [_Hypothesis(past.cost, merged, past.history, False, past.slack)] + (
-                [_Hypothesis(past.cost + self.misread_cost, old.state, old.history, True, old.slack)] if self.keep_misread else [])
+                [_Hypothesis(past.cost + self.misread_cost, old.state, old.history, True, old.slack)]
+                if self.keep_misread
+                else []
+            )
             self._recent = self._recent[:k]
             self._unexplained = None
             return TrackerReport(
-                "taken back", (), f"taken back: {' '.join(m.text for m in undone)} (the table is as it was after "
-                f"move {len(past.history)})", corrected=True, undone=undone)
+                "taken back",
+                (),
+                f"taken back: {' '.join(m.text for m in undone)} (the table is as it was after "
+                f"move {len(past.history)})",
+                corrected=True,
+                undone=undone,
+            )
         return None
 
     def _report(self, old: _Hypothesis, new: _Hypothesis, from_likeliest: bool) -> TrackerReport:
         """What changed from the likeliest explanation ``old`` to ``new``."""
         if len(new.history) < len(old.history) and old.history[: len(new.history)] == new.history:
-            undone = old.history[len(new.history):]
+            undone = old.history[len(new.history) :]
             return TrackerReport(
-                "taken back", (), f"taken back: {' '.join(m.text for m in undone)} (after move {len(new.history)}); "
+                "taken back",
+                (),
+                f"taken back: {' '.join(m.text for m in undone)} (after move {len(new.history)}); "
                 f"the table is as it was before {'them' if len(undone) > 1 else 'it'}: put back, or the read that "
-                f"showed {'them' if len(undone) > 1 else 'it'} was wrong", corrected=True, undone=undone)
+                f"showed {'them' if len(undone) > 1 else 'it'} was wrong",
+                corrected=True,
+                undone=undone,
+            )
         if new.history[: len(old.history)] == old.history and not from_likeliest:
             # the same moves and more, but from another position than the likeliest: a card
             # the camera showed before was read wrong
-            moves = new.history[len(old.history):]
+            moves = new.history[len(old.history) :]
             lost = sorted(old.state.known_cards() - new.state.known_cards())
-            note = (f"the {', '.join(c.symbol for c in lost)} read before {'was' if len(lost) == 1 else 'were'} "
-                    f"a misread" if lost else "an earlier read was wrong")
+            note = (
+                f"the {', '.join(c.symbol for c in lost)} read before {'was' if len(lost) == 1 else 'were'} a misread"
+                if lost
+                else "an earlier read was wrong"
+            )
             if moves:
-                return TrackerReport("moves", moves, f"played: {' '.join(m.text for m in moves)} ({note})",
-                                     corrected=True)
-            return TrackerReport("revealed", (), f"re-read: {_describe_rereads(old.state, new.state)} ({note})",
-                                 corrected=True)
+                return TrackerReport(
+                    "moves", moves, f"played: {' '.join(m.text for m in moves)} ({note})", corrected=True
+                )
+            return TrackerReport(
+                "revealed", (), f"re-read: {_describe_rereads(old.state, new.state)} ({note})", corrected=True
+            )
         if new.history[: len(old.history)] == old.history:
-            moves = new.history[len(old.history):]
+            moves = new.history[len(old.history) :]
             if moves:
                 return TrackerReport("moves", moves, "played: " + " ".join(m.text for m in moves))
             if new.state == old.state:
@@ -518,21 +562,28 @@ class TableTracker:
         common = 0
         while common < min(len(old.history), len(new.history)) and old.history[common] == new.history[common]:
             common += 1
-        moves = new.history[len(old.history):] if len(new.history) > len(old.history) else ()
+        moves = new.history[len(old.history) :] if len(new.history) > len(old.history) else ()
         return TrackerReport(
-            "moves", tuple(moves),
+            "moves",
+            tuple(moves),
             f"played: {' '.join(m.text for m in moves) or 'nothing new'} (the moves after move {common} "
             f"re-read as {' '.join(m.text for m in new.history[common:])} instead of "
-            f"{' '.join(m.text for m in old.history[common:]) or 'nothing'})", corrected=True,
-            undone=old.history[common:])
+            f"{' '.join(m.text for m in old.history[common:]) or 'nothing'})",
+            corrected=True,
+            undone=old.history[common:],
+        )
 
     def searches_longer_if_read_again(self, snap: Snapshot) -> bool:
         """True when ``snap``, just found no legal continuation, would start the longer
         search for many moves made unseen if it came again (``deep_after`` reads in a
         row; never for a card put down against the rules, which must be taken back)."""
-        return (self._unexplained is not None and self._unexplained[0] == snap.text()
-                and self._unexplained[1] < self.deep_after and self.state is not None
-                and not illegal_placements(self.state, snap))
+        return (
+            self._unexplained is not None
+            and self._unexplained[0] == snap.text()
+            and self._unexplained[1] < self.deep_after
+            and self.state is not None
+            and not illegal_placements(self.state, snap)
+        )
 
     def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> _Hypothesis | None:
         """A longer explanation, for a table that stayed the same and unexplained: the
@@ -546,7 +597,9 @@ class TableTracker:
         if count < self.deep_after or illegal_placements(hyp.state, snap):
             return None
         counter = 0
-        heap: list[tuple[int, int, int, tuple[Move, ...], GameState]] = [(_distance(hyp.state, snap), 0, counter, (), hyp.state)]
+        heap: list[tuple[int, int, int, tuple[Move, ...], GameState]] = [
+            (_distance(hyp.state, snap), 0, counter, (), hyp.state)
+        ]
         seen = {hyp.state}
         novel = _novel_cards(hyp.state, snap)
         while heap and counter < self.deep_node_limit:
@@ -559,13 +612,15 @@ class TableTracker:
                 merged = _view_matches(child, snap)
                 if merged is not None:
                     moves = path + step
-                    return _Hypothesis(hyp.cost + len(moves), merged, hyp.history + moves, False,
-                                       hyp.slack + _extra_turns(moves))
+                    return _Hypothesis(
+                        hyp.cost + len(moves), merged, hyp.history + moves, False, hyp.slack + _extra_turns(moves)
+                    )
                 heapq.heappush(heap, (_distance(child, snap) + depth + 1, depth + 1, counter, path + step, child))
         return None
 
-    def _preferred(self, state: GameState, snap: Snapshot, prefer: Move,
-                   found: list[tuple[tuple[Move, ...], GameState]]) -> list[tuple[tuple[Move, ...], GameState]]:
+    def _preferred(
+        self, state: GameState, snap: Snapshot, prefer: Move, found: list[tuple[tuple[Move, ...], GameState]]
+    ) -> list[tuple[tuple[Move, ...], GameState]]:
         """Explanations that start with ``prefer`` and use no more moves than the fewest of
         ``found`` (the explanations the search gave); none when one of those starts with
         it already, or when it is not a legal move in ``state``. Searched with a node
@@ -583,8 +638,9 @@ class TableTracker:
             self._nodes = nodes
         return [((prefer,) + path, merged) for path, merged in rest if 1 + len(path) <= fewest]
 
-    def _explanations(self, state: GameState, snap: Snapshot,
-                      max_moves: int | None = None) -> list[tuple[tuple[Move, ...], GameState]]:
+    def _explanations(
+        self, state: GameState, snap: Snapshot, max_moves: int | None = None
+    ) -> list[tuple[tuple[Move, ...], GameState]]:
         """The shortest explanations of ``snap`` from ``state`` using at most ``max_moves``
         moves: every consistent position at the first search depth that has any (a run
         of stock turns is one step). Shares the per-snapshot node budget."""
@@ -600,8 +656,11 @@ class TableTracker:
             found = []
             next_frontier = []
             for path, node in frontier:
-                room = None if max_moves is None else max_moves - len(path) + (
-                    _extra_turns(path) if self.open_turns else 0)
+                room = (
+                    None
+                    if max_moves is None
+                    else max_moves - len(path) + (_extra_turns(path) if self.open_turns else 0)
+                )
                 for step, child in _steps(node, room, novel, self.open_turns):
                     self._nodes += 1
                     if child in seen:
@@ -622,8 +681,11 @@ class TableTracker:
     def to_dict(self) -> dict:
         """A JSON-ready description of the tracker (rules, state, history, alternatives)."""
         return {
-            "rules": {"draw_count": self.rules.draw_count, "redeal_limit": self.rules.redeal_limit,
-                      "foundation_return": self.rules.foundation_return},
+            "rules": {
+                "draw_count": self.rules.draw_count,
+                "redeal_limit": self.rules.redeal_limit,
+                "foundation_return": self.rules.foundation_return,
+            },
             "state": None if self.state is None else state_to_dict(self.state),
             "history": [m.text for m in self.history],
             # the likeliest explanation's cost: more than its moves once a misread was taken
@@ -648,13 +710,19 @@ class TableTracker:
         rules_data = data["rules"]
         fields = ("draw_count", "redeal_limit", "foundation_return")
         if not isinstance(rules_data, dict):
-            raise ValueError(f"the rules must give {', '.join(fields[:2])} and {fields[2]}, not {json_text(rules_data)}")
+            raise ValueError(
+                f"the rules must give {', '.join(fields[:2])} and {fields[2]}, not {json_text(rules_data)}"
+            )
         missing = [f for f in fields if f not in rules_data]
         unknown = sorted(f for f in rules_data if f not in fields)
         if missing or unknown:
-            raise ValueError(f"the rules must give {', '.join(fields[:2])} and {fields[2]}, nothing else: "
-                             + "; ".join(([f"missing {', '.join(missing)}"] if missing else [])
-                                         + ([f"unknown {', '.join(json_text(f) for f in unknown)}"] if unknown else [])))
+            raise ValueError(
+                f"the rules must give {', '.join(fields[:2])} and {fields[2]}, nothing else: "
+                + "; ".join(
+                    ([f"missing {', '.join(missing)}"] if missing else [])
+                    + ([f"unknown {', '.join(json_text(f) for f in unknown)}"] if unknown else [])
+                )
+            )
         rules = rules_from_dict(rules_data)
 
         def moves(value, where: str) -> list[Move]:
@@ -684,34 +752,51 @@ class TableTracker:
                 if not isinstance(alt, dict) or type(alt.get("cost")) is not int:
                     raise ValueError(f"{where} must be an object with a whole-number cost, not {json_text(alt)}")
                 if type(alt.get("misread", False)) is not bool:
-                    raise ValueError(f"the misread flag of {where} must be true or false, not {json_text(alt['misread'])}")
+                    raise ValueError(
+                        f"the misread flag of {where} must be true or false, not {json_text(alt['misread'])}"
+                    )
                 slack = alt.get("slack", 0)
                 if type(slack) is not int or not 0 <= slack <= alt["cost"]:
-                    raise ValueError(f"the slack of {where} must be a whole number 0 to its cost, not {json_text(slack)}")
-                out.append(_Hypothesis(alt["cost"], position(alt.get("state"), where),
-                                       tuple(moves(alt.get("history"), f"the history of {where}")),
-                                       alt.get("misread", False), slack))
+                    raise ValueError(
+                        f"the slack of {where} must be a whole number 0 to its cost, not {json_text(slack)}"
+                    )
+                out.append(
+                    _Hypothesis(
+                        alt["cost"],
+                        position(alt.get("state"), where),
+                        tuple(moves(alt.get("history"), f"the history of {where}")),
+                        alt.get("misread", False),
+                        slack,
+                    )
+                )
             return out
 
         state = None if data.get("state") is None else position(data["state"], "the position")
         tracker = cls(rules, state, moves(data.get("history", []), "the history"))
-        if tracker._hypotheses and "cost" in data:   # (a journal written before the cost was kept has none)
+        if tracker._hypotheses and "cost" in data:  # (a journal written before the cost was kept has none)
             cost = data["cost"]
             if type(cost) is not int or cost < len(tracker.history):
-                raise ValueError(f"the cost must be a whole number, at least the {len(tracker.history)} moves of the "
-                                 f"history, not {json_text(cost)}")
+                raise ValueError(
+                    f"the cost must be a whole number, at least the {len(tracker.history)} moves of the "
+                    f"history, not {json_text(cost)}"
+                )
             slack = data.get("slack", 0)
             if type(slack) is not int or not 0 <= slack <= cost:
                 raise ValueError(f"the slack must be a whole number 0 to the cost, not {json_text(slack)}")
             tracker._hypotheses[0] = replace(tracker._hypotheses[0], cost=cost, slack=slack)
         tracker._hypotheses += hypotheses("alternatives", "alternative")
-        tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth:] if tracker.undo_depth else []
+        tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth :] if tracker.undo_depth else []
         return tracker
 
 
 def _hypothesis_to_dict(h: _Hypothesis) -> dict:
-    return {"cost": h.cost, "state": state_to_dict(h.state), "history": [m.text for m in h.history],
-            **({"misread": True} if h.misread else {}), **({"slack": h.slack} if h.slack else {})}
+    return {
+        "cost": h.cost,
+        "state": state_to_dict(h.state),
+        "history": [m.text for m in h.history],
+        **({"misread": True} if h.misread else {}),
+        **({"slack": h.slack} if h.slack else {}),
+    }
 
 
 def _a_redeal_for_nothing(hyp: _Hypothesis, taken_back: Sequence[_Hypothesis]) -> bool:
@@ -737,19 +822,30 @@ def _a_redeal_for_nothing(hyp: _Hypothesis, taken_back: Sequence[_Hypothesis]) -
     # only an explanation that takes back this redeal's turn (its moves a beginning of
     # ``hyp``'s): one that keeps the redeal and drops an earlier one (an earlier read held
     # misread) is no take-back, and counted one redeal short (seen: draw 1, 5 redeals, seed 32)
-    return any(other.cost == hyp.cost and len(other.history) < len(hyp.history)
-               and hyp.history[:len(other.history)] == other.history
-               and _same_table(hyp.state, other.state, more_redeals=1) for other in taken_back)
+    return any(
+        other.cost == hyp.cost
+        and len(other.history) < len(hyp.history)
+        and hyp.history[: len(other.history)] == other.history
+        and _same_table(hyp.state, other.state, more_redeals=1)
+        for other in taken_back
+    )
 
 
 def _same_table(a: GameState, b: GameState, more_redeals: int = 0) -> bool:
     """True when ``a`` and ``b`` lie the same way (every pile as long, no card known in
     both at different places) and ``a`` has used ``more_redeals`` more redeals."""
+
     def fits(x: tuple, y: tuple) -> bool:
         return len(x) == len(y) and all(p is None or q is None or p is q for p, q in zip(x, y))
-    return (a.redeals_used == b.redeals_used + more_redeals and a.faceup == b.faceup
-            and a.foundations == b.foundations and fits(a.stock, b.stock) and fits(a.waste, b.waste)
-            and all(fits(x, y) for x, y in zip(a.hidden, b.hidden)))
+
+    return (
+        a.redeals_used == b.redeals_used + more_redeals
+        and a.faceup == b.faceup
+        and a.foundations == b.foundations
+        and fits(a.stock, b.stock)
+        and fits(a.waste, b.waste)
+        and all(fits(x, y) for x, y in zip(a.hidden, b.hidden))
+    )
 
 
 def _novel_cards(state: GameState, snap: Snapshot) -> frozenset[Card]:
@@ -821,6 +917,7 @@ def _describe_rereads(before: GameState, after: GameState) -> str:
 
 # explaining a snapshot that cannot follow --------------------------------------------
 
+
 def _expected_slots(state: GameState) -> list[SlotValue | None]:
     """What each slot should show (None where the state does not know)."""
     out: list[SlotValue | None] = []
@@ -885,7 +982,7 @@ def _placements(state: GameState, snap: Snapshot) -> list[Placement]:
         if not isinstance(v, Card) or (state.faceup[i] and state.faceup[i][-1] is v):
             continue
         if v not in _movable_cards(state) or v in state.faceup[i]:
-            continue   # (a card of the column's own run shows: its top was taken off, or missed)
+            continue  # (a card of the column's own run shows: its top was taken off, or missed)
         below = state.column_top(i)
         pile = f"column {i + 1}"
         seen = snap.runs[i] if snap.runs is not None else None
@@ -897,8 +994,9 @@ def _placements(state: GameState, snap: Snapshot) -> list[Placement]:
             if not v.goes_on_tableau(below):
                 placements.append(Placement(v, pile, f"{v.symbol} was put on {below.symbol} in {pile}: take it back"))
         elif not state.hidden[i] and v.rank != KING:
-            placements.append(Placement(v, pile, f"{v.symbol} was put into the empty {pile}, where only a king may "
-                                                 f"go: take it back"))
+            placements.append(
+                Placement(v, pile, f"{v.symbol} was put into the empty {pile}, where only a king may go: take it back")
+            )
     for v in snap.foundations:
         if isinstance(v, Card) and state.foundations[v.suit] + 1 < v.rank and v in _movable_cards(state):
             have = state.foundation_top(v.suit)
@@ -935,8 +1033,10 @@ def explain_inconsistency(state: GameState, snap: Snapshot, placements: Sequence
     for i, v in enumerate(snap.foundations, start=1):
         if isinstance(v, Card) and state.foundations[v.suit] != v.rank:
             have = state.foundation_top(v.suit)
-            diffs.append(f"{slot_name(i)}: expected {_sym(have) if have else 'no card of the ' + SUIT_NAMES[v.suit]}, "
-                         f"saw {v.symbol}")
+            diffs.append(
+                f"{slot_name(i)}: expected {_sym(have) if have else 'no card of the ' + SUIT_NAMES[v.suit]}, "
+                f"saw {v.symbol}"
+            )
     if not diffs:
         diffs.append("no sequence of legal moves leads from the last position to this one")
     return "the table does not follow from the last position by legal moves: " + "; ".join(diffs)

@@ -63,10 +63,9 @@ class VirtualTable:
         if not waste:
             return ()
         fan = min(self.state.rules.draw_count, len(waste)) if self.fan < 0 else self.fan
-        return tuple(waste[-max(1, fan):])  # type: ignore[arg-type]
+        return tuple(waste[-max(1, fan) :])  # type: ignore[arg-type]
 
-    def snapshot(self, with_runs: bool = False, with_waste: bool | None = None,
-                 with_stock: bool = False) -> Snapshot:
+    def snapshot(self, with_runs: bool = False, with_waste: bool | None = None, with_stock: bool = False) -> Snapshot:
         """What a perfect detector would write for the table now: the 12 slots, each
         column's face-up run if ``with_runs``, the visible waste fan if ``with_waste``
         (default: with draw 3, where the fan shows cards the top slot does not), and
@@ -80,8 +79,12 @@ class VirtualTable:
         if with_waste is None:
             with_waste = s.rules.draw_count > 1
         fan = (self.visible_waste() or None) if with_waste else None
-        return Snapshot(tuple([waste, *piles, *columns]), runs, fan,  # type: ignore[list-item]
-                        bool(s.stock) if with_stock else None)
+        return Snapshot(
+            tuple([waste, *piles, *columns]),  # type: ignore[list-item]
+            runs,
+            fan,
+            bool(s.stock) if with_stock else None,
+        )
 
 
 def check_in_sync(known: GameState, truth: GameState) -> None:
@@ -94,7 +97,8 @@ def check_in_sync(known: GameState, truth: GameState) -> None:
     if known.redeals_used != truth.redeals_used:
         problems.append("redeal count differs")
     for name, a, b in [("stock", known.stock, truth.stock), ("waste", known.waste, truth.waste)] + [
-            (f"column {i + 1} face-down", known.hidden[i], truth.hidden[i]) for i in range(7)]:
+        (f"column {i + 1} face-down", known.hidden[i], truth.hidden[i]) for i in range(7)
+    ]:
         if len(a) != len(b):
             problems.append(f"{name}: {len(a)} cards tracked, {len(b)} on the table")
         elif any(x is not None and x is not y for x, y in zip(a, b)):

@@ -20,8 +20,14 @@ from ..repo import repo_root
 FACE_W = 144
 FACE_H = 202
 
-_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
-          cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL)
+_FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX_SMALL,
+)
 _RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
@@ -79,7 +85,7 @@ def _stamp(img: np.ndarray, mask: np.ndarray, x: int, y: int, colour) -> None:
     x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
     if x1 <= x0 or y1 <= y0:
         return
-    a = mask[y0 - y:y1 - y, x0 - x:x1 - x, None].astype(np.float32) / 255.0
+    a = mask[y0 - y : y1 - y, x0 - x : x1 - x, None].astype(np.float32) / 255.0
     roi = img[y0:y1, x0:x1].astype(np.float32)
     img[y0:y1, x0:x1] = (roi * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
 
@@ -95,7 +101,7 @@ def _text_mask(text: str, font: int, height: int, thick: int) -> np.ndarray:
     ys, xs = np.nonzero(m)
     if len(xs) == 0:
         return m
-    return m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    return m[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
 @dataclass
@@ -166,7 +172,7 @@ class DrawnDeck:
         place = p.get("suit_place", 0)
         if place == 2:  # the small suit beside the rank
             cx = mx + tm.shape[1] // 2
-        layer[my:my + tm.shape[0], cx - tm.shape[1] // 2:cx - tm.shape[1] // 2 + tm.shape[1]] = tm
+        layer[my : my + tm.shape[0], cx - tm.shape[1] // 2 : cx - tm.shape[1] // 2 + tm.shape[1]] = tm
         if place == 3:
             pass
         elif place == 2:
@@ -178,8 +184,9 @@ class DrawnDeck:
             cs = cx
         if place != 3:
             y2 = min(y2, int(H * 0.42) - ss)
-            layer[y2:y2 + ss, cs - ss // 2:cs - ss // 2 + ss] = np.maximum(
-                layer[y2:y2 + ss, cs - ss // 2:cs - ss // 2 + ss], sm)
+            layer[y2 : y2 + ss, cs - ss // 2 : cs - ss // 2 + ss] = np.maximum(
+                layer[y2 : y2 + ss, cs - ss // 2 : cs - ss // 2 + ss], sm
+            )
         layer = np.maximum(layer, layer[::-1, ::-1])  # the rotated index at the bottom right
         # centre: pips on a grid or a framed picture for court cards
         big = int(W * 0.2)
@@ -189,21 +196,31 @@ class DrawnDeck:
             cv2.rectangle(layer, (int(W * 0.22), int(H * 0.2)), (int(W * 0.78), int(H * 0.8)), 255, 2)
             fm = _text_mask(_RANK_TEXT[card.rank - 1], p["font"], int(H * 0.22), p["thick"] + 1)
             y, x = int(H * 0.28), W // 2 - fm.shape[1] // 2
-            layer[y:y + fm.shape[0], x:x + fm.shape[1]] |= fm
+            layer[y : y + fm.shape[0], x : x + fm.shape[1]] |= fm
             sb = suit_mask(card.suit, big, self.style)
             y = int(H * 0.55)
-            layer[y:y + big, W // 2 - big // 2:W // 2 - big // 2 + big] |= sb
+            layer[y : y + big, W // 2 - big // 2 : W // 2 - big // 2 + big] |= sb
         else:
             n = card.rank
-            rows = {1: [1], 2: [1, 1], 3: [1, 1, 1], 4: [2, 2], 5: [2, 1, 2], 6: [2, 2, 2], 7: [2, 1, 2, 2],
-                    8: [2, 2, 2, 2], 9: [2, 2, 1, 2, 2], 10: [2, 2, 2, 2, 2]}[n]
+            rows = {
+                1: [1],
+                2: [1, 1],
+                3: [1, 1, 1],
+                4: [2, 2],
+                5: [2, 1, 2],
+                6: [2, 2, 2],
+                7: [2, 1, 2, 2],
+                8: [2, 2, 2, 2],
+                9: [2, 2, 1, 2, 2],
+                10: [2, 2, 2, 2, 2],
+            }[n]
             ps = big if n == 1 else int(W * p.get("pip_s", 0.13))
             sp = suit_mask(card.suit, ps, self.style)
             ys = np.linspace(H * 0.2, H * 0.8 - ps, len(rows)) if len(rows) > 1 else [H / 2 - ps / 2]
             for y, k in zip(ys, rows):
                 xs = [W / 2 - ps / 2] if k == 1 else [W * 0.3 - ps / 2, W * 0.7 - ps / 2]
                 for x in xs:
-                    layer[int(y):int(y) + ps, int(x):int(x) + ps] |= sp
+                    layer[int(y) : int(y) + ps, int(x) : int(x) + ps] |= sp
         _stamp(img, layer, 0, 0, colour)
         self._cache[card] = img
         return img
@@ -222,18 +239,36 @@ class DrawnDeck:
         half = fig[: fh // 2]
         for _ in range(int(rng.integers(4, 9))):
             c = tuple(int(v) for v in rng.integers(0, 256, 3))
-            cv2.ellipse(half, (int(rng.uniform(0.2, 0.8) * fw), int(rng.uniform(0.3, 1.0) * fh / 2)),
-                        (int(rng.uniform(0.1, 0.4) * fw), int(rng.uniform(0.05, 0.3) * fh / 2)),
-                        float(rng.uniform(0, 180)), 0, 360, c, -1)
+            cv2.ellipse(
+                half,
+                (int(rng.uniform(0.2, 0.8) * fw), int(rng.uniform(0.3, 1.0) * fh / 2)),
+                (int(rng.uniform(0.1, 0.4) * fw), int(rng.uniform(0.05, 0.3) * fh / 2)),
+                float(rng.uniform(0, 180)),
+                0,
+                360,
+                c,
+                -1,
+            )
         cv2.circle(half, (fw // 2, int(fh * 0.18)), int(fw * 0.14), (150, 180, 230), -1)  # a face
-        cv2.fillPoly(half, [np.array([[fw // 2 - int(fw * 0.15), int(fh * 0.1)], [fw // 2, 2],
-                                      [fw // 2 + int(fw * 0.15), int(fh * 0.1)]], np.int32)],
-                     tuple(int(v) for v in rng.integers(0, 256, 3)))
-        fig[fh - fh // 2:] = half[::-1, ::-1][: fh // 2]
+        cv2.fillPoly(
+            half,
+            [
+                np.array(
+                    [
+                        [fw // 2 - int(fw * 0.15), int(fh * 0.1)],
+                        [fw // 2, 2],
+                        [fw // 2 + int(fw * 0.15), int(fh * 0.1)],
+                    ],
+                    np.int32,
+                )
+            ],
+            tuple(int(v) for v in rng.integers(0, 256, 3)),
+        )
+        fig[fh - fh // 2 :] = half[::-1, ::-1][: fh // 2]
         cv2.rectangle(fig, (0, 0), (fw - 1, fh - 1), colour, 1)
         img[y0:y1, x0:x1] = fig
         sb = suit_mask(card.suit, int(W * 0.12), self.style)
-        layer[y0 + 3:y0 + 3 + sb.shape[0], x0 + 3:x0 + 3 + sb.shape[1]] |= sb
+        layer[y0 + 3 : y0 + 3 + sb.shape[0], x0 + 3 : x0 + 3 + sb.shape[1]] |= sb
 
     def back(self) -> np.ndarray:
         """The picture of the deck's back (FACE_W x FACE_H, BGR)."""
@@ -284,8 +319,7 @@ class FolderDeck:
     def _load(self, stem: str) -> np.ndarray | None:
         if stem not in self._cache:
             img = cv2.imread(str(self.path / f"{stem}.jpg"), cv2.IMREAD_COLOR)
-            self._cache[stem] = None if img is None else cv2.resize(img, (FACE_W, FACE_H),
-                                                                    interpolation=cv2.INTER_AREA)
+            self._cache[stem] = None if img is None else cv2.resize(img, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA)
         return self._cache[stem]
 
     def face(self, card: Card) -> np.ndarray:
@@ -310,9 +344,11 @@ def find_deck(name: str) -> Path:
     for d in deck_dirs():
         if (d / name / "AS.jpg").exists():
             return d / name
-    raise FileNotFoundError(f"no deck named {name!r} in {', '.join(map(str, deck_dirs())) or 'any deck folder'} "
-                            f"(the Debian decks are rasterised by python training/prepare_decks.py into out/decks; "
-                            f"SOLITAIRE_DECKS names other folders, separated by {os.pathsep!r})")
+    raise FileNotFoundError(
+        f"no deck named {name!r} in {', '.join(map(str, deck_dirs())) or 'any deck folder'} "
+        f"(the Debian decks are rasterised by python training/prepare_decks.py into out/decks; "
+        f"SOLITAIRE_DECKS names other folders, separated by {os.pathsep!r})"
+    )
 
 
 def folder_signature(folder: Path) -> tuple:
@@ -337,9 +373,9 @@ class DeckCache:
 
     def __init__(self, max_decks: int = 64):
         self.max_decks = max_decks
-        self._decks: dict[tuple, tuple] = {}   # key -> (folder signature or None, deck)
+        self._decks: dict[tuple, tuple] = {}  # key -> (folder signature or None, deck)
 
-    def get(self, name: str | None) -> "DrawnDeck | FolderDeck":
+    def get(self, name: str | None) -> DrawnDeck | FolderDeck:
         """The deck ``name`` (see :func:`load_deck`), from the cache while it is still current."""
         if name is None or name.startswith("drawn-"):
             style = int(name.split("-")[1]) if name else 0
@@ -368,7 +404,7 @@ DECKS = DeckCache()
 """The deck cache :func:`load_deck` uses when given none (always current, see :class:`DeckCache`)."""
 
 
-def load_deck(name: str | None, cache: DeckCache | None = None) -> "DrawnDeck | FolderDeck":
+def load_deck(name: str | None, cache: DeckCache | None = None) -> DrawnDeck | FolderDeck:
     """A deck by name: ``drawn-N`` or a folder name found in :func:`deck_dirs`, through
     ``cache`` (default :data:`DECKS`); FileNotFoundError when no folder holds it."""
     return (DECKS if cache is None else cache).get(name)
@@ -380,6 +416,14 @@ def load_deck(name: str | None, cache: DeckCache | None = None) -> "DrawnDeck | 
 # rank) and drawn-57 (no small suit) are of the varied drawn styles that training uses as
 # drawn-12..41, never trained on: the thresholds must hold where the suit cannot be seen.
 VAL_DECKS = ("gnome-bellot", "gnome-anglo_modern", "drawn-10", "drawn-42", "drawn-47", "drawn-57")
-TEST_DECKS = ("gnome-paris", "gnome-tango_nuevo", "gnome-ornamental", "gnome-slavic_costumes",
-              "kde-nicu-ornamental", "kde-nicu-white", "kde-standard", "drawn-11")
+TEST_DECKS = (
+    "gnome-paris",
+    "gnome-tango_nuevo",
+    "gnome-ornamental",
+    "gnome-slavic_costumes",
+    "kde-nicu-ornamental",
+    "kde-nicu-white",
+    "kde-standard",
+    "drawn-11",
+)
 TRAIN_EXCLUDE = frozenset(VAL_DECKS + TEST_DECKS)

@@ -33,7 +33,8 @@ from ..userdata import user_decks_dir
 from . import features as F
 
 SLOT_ORDER = ("waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4") + tuple(
-    f"column {i}" for i in range(1, 8))
+    f"column {i}" for i in range(1, 8)
+)
 
 
 def default_model_dir() -> Path:
@@ -71,6 +72,7 @@ class CardDetection:
 @dataclass(frozen=True)
 class DetectionResult:
     """What one frame showed: the 12-slot snapshot, every card seen and the time it took."""
+
     snapshot: Snapshot
     cards: list[CardDetection]
     elapsed_ms: float
@@ -87,8 +89,15 @@ class DetectionResult:
             "runs": self.snapshot.text().splitlines()[1][6:] if self.snapshot.runs is not None else None,
             "down": list(self.down),
             "stock": self.stock_seen,
-            "cards": [{"card": c.code, "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in c.quad],
-                       "confidence": round(float(c.confidence), 4), "slot": c.slot} for c in self.cards],
+            "cards": [
+                {
+                    "card": c.code,
+                    "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in c.quad],
+                    "confidence": round(float(c.confidence), 4),
+                    "slot": c.slot,
+                }
+                for c in self.cards
+            ],
             "elapsed_ms": round(self.elapsed_ms, 1),
         }
 
@@ -135,7 +144,9 @@ def check_frame(frame) -> None:
     an H x W x 3 uint8 (BGR) array with at least one pixel."""
     want = "a BGR picture (an H x W x 3 uint8 array, as cv2.imread gives)"
     if not isinstance(frame, np.ndarray):
-        raise FrameError(f"the frame must be {want}, not {'None (no picture)' if frame is None else type(frame).__name__}")
+        raise FrameError(
+            f"the frame must be {want}, not {'None (no picture)' if frame is None else type(frame).__name__}"
+        )
     what = f"a {frame.shape} {frame.dtype} array"
     if frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] == 1):
         why = "a grey picture: convert it with cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)"
@@ -154,14 +165,34 @@ def check_frame(frame) -> None:
 
 # model file -> (what it is, the one input it takes)
 MODEL_FILES = {"card_locator.onnx": ("card locator", "image"), "card_reader.onnx": ("card reader", "patch")}
-_NUMBER_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure", "ref_temp", "zoom",
-                    "model_pow", "read_thresh_learnt", "read_thresh_strip_learnt")
+_NUMBER_SETTINGS = (
+    "peak_thresh",
+    "read_thresh",
+    "read_thresh_strip",
+    "none_thresh",
+    "back_sure",
+    "ref_temp",
+    "zoom",
+    "model_pow",
+    "read_thresh_learnt",
+    "read_thresh_strip_learnt",
+)
 # the settings that are probabilities (thresholds on the networks' outputs): 0 to 1
-_PROBABILITY_SETTINGS = ("peak_thresh", "read_thresh", "read_thresh_strip", "none_thresh", "back_sure",
-                         "read_thresh_learnt", "read_thresh_strip_learnt")
+_PROBABILITY_SETTINGS = (
+    "peak_thresh",
+    "read_thresh",
+    "read_thresh_strip",
+    "none_thresh",
+    "back_sure",
+    "read_thresh_learnt",
+    "read_thresh_strip_learnt",
+)
 # the other numbers: (lowest allowed, whether the lowest itself is allowed, what it is)
-_NUMBER_RANGES = {"ref_temp": (0.0, False, "a temperature"), "zoom": (1.0, True, "a patch scale"),
-                  "model_pow": (0.0, True, "a power")}
+_NUMBER_RANGES = {
+    "ref_temp": (0.0, False, "a temperature"),
+    "zoom": (1.0, True, "a patch scale"),
+    "model_pow": (0.0, True, "a power"),
+}
 _CHOICE_SETTINGS = {"conf_mode": ("prob", "margin"), "combine": ("product", "min")}
 
 
@@ -173,7 +204,7 @@ class ModelSessions:
     file's size and modification time: a file replaced since gives a new session."""
 
     def __init__(self) -> None:
-        self._sessions: dict[tuple, tuple] = {}   # (path, threads) -> ((size, mtime), session)
+        self._sessions: dict[tuple, tuple] = {}  # (path, threads) -> ((size, mtime), session)
 
     def get(self, path: Path, threads: int):
         """The session of model file ``path`` (made now if there is none for it as it is)."""
@@ -195,8 +226,7 @@ SESSIONS = ModelSessions()
 """The sessions a :class:`CardDetector` uses when given none (see :class:`ModelSessions`)."""
 
 
-def _load_model(path: Path, threads: int, sessions: ModelSessions, what: str | None = None,
-                want: str | None = None):
+def _load_model(path: Path, threads: int, sessions: ModelSessions, what: str | None = None, want: str | None = None):
     """The onnxruntime session of ``path`` from ``sessions``, checked to be the model its name
     says (or the ``what`` model, taking input ``want``, when given)."""
     if what is None:
@@ -210,8 +240,10 @@ def _load_model(path: Path, threads: int, sessions: ModelSessions, what: str | N
         raise ModelError(f"{path}: not an ONNX model that can be loaded ({detail})") from None
     got = [i.name for i in session.get_inputs()]
     if got != [want]:
-        raise ModelError(f"{path}: not the expected model: its inputs are {got}, the {what} takes [{want!r}] "
-                         "(are the two model files swapped?)")
+        raise ModelError(
+            f"{path}: not the expected model: its inputs are {got}, the {what} takes [{want!r}] "
+            "(are the two model files swapped?)"
+        )
     return session
 
 
@@ -228,8 +260,9 @@ def _model_config(path: Path) -> dict:
     except OSError as exc:
         raise ModelError(f"{path}: cannot be read ({describe_os_error(exc)})") from None
     except json.JSONDecodeError as exc:
-        raise ModelError(f"{path}: not valid JSON ({json_error_text(exc)} at line {exc.lineno} column "
-                         f"{exc.colno})") from None
+        raise ModelError(
+            f"{path}: not valid JSON ({json_error_text(exc)} at line {exc.lineno} column {exc.colno})"
+        ) from None
     if not isinstance(cfg, dict):
         raise ModelError(f"{path}: expected a JSON object at the top")
     for key in (k for k in _NUMBER_SETTINGS if k in cfg):
@@ -243,11 +276,15 @@ def _model_config(path: Path) -> dict:
         if key in _NUMBER_RANGES:
             low, inclusive, what = _NUMBER_RANGES[key]
             if v < low or (v == low and not inclusive):
-                raise ModelError(f"{path}: {key} is {what}: it must be {'at least' if inclusive else 'above'} "
-                                 f"{low:g}, not {json.dumps(v)}")
+                raise ModelError(
+                    f"{path}: {key} is {what}: it must be {'at least' if inclusive else 'above'} "
+                    f"{low:g}, not {json.dumps(v)}"
+                )
     for key, choices in _CHOICE_SETTINGS.items():
         if key in cfg and cfg[key] not in choices:
-            raise ModelError(f"{path}: {key} must be {' or '.join(map(json.dumps, choices))}, not {json.dumps(cfg[key])}")
+            raise ModelError(
+                f"{path}: {key} must be {' or '.join(map(json.dumps, choices))}, not {json.dumps(cfg[key])}"
+            )
     return cfg
 
 
@@ -280,11 +317,19 @@ class CardDetector:
     (default :data:`SESSIONS`, shared by every detector of the process).
     """
 
-    def __init__(self, model_path=None, calibration: dict | None = None, deck: str | None = None,
-                 threads: int = 0, option: str | None = None, sessions: ModelSessions | None = None):
+    def __init__(
+        self,
+        model_path=None,
+        calibration: dict | None = None,
+        deck: str | None = None,
+        threads: int = 0,
+        option: str | None = None,
+        sessions: ModelSessions | None = None,
+    ):
         d = Path(model_path) if model_path is not None else default_model_dir()
-        given_by = option if model_path is not None else "SOLITAIRE_MODELS" if os.environ.get("SOLITAIRE_MODELS") \
-            else None
+        given_by = (
+            option if model_path is not None else "SOLITAIRE_MODELS" if os.environ.get("SOLITAIRE_MODELS") else None
+        )
         try:
             cfg, self.geom = self._load(d, threads, SESSIONS if sessions is None else sessions)
         except ModelError as exc:
@@ -327,8 +372,9 @@ class CardDetector:
         files); returns its checked ``vision.json`` settings and its patch geometry."""
         if d.is_file():
             if d.name not in MODEL_FILES:
-                raise ModelError(f"{str(d)!r} is a file, not a model folder (a folder holding "
-                                 f"{' and '.join(MODEL_FILES)})")
+                raise ModelError(
+                    f"{str(d)!r} is a file, not a model folder (a folder holding {' and '.join(MODEL_FILES)})"
+                )
             d = d.parent
         if not d.is_dir():
             raise ModelError(f"model folder {str(d)!r} does not exist")
@@ -339,12 +385,16 @@ class CardDetector:
         try:
             second = cfg.get("second_reader")
             if second:
-                self.second_reader = (_load_model(d / second["file"], threads, sessions, "card reader", "patch"),
-                                      F.PatchGeom.from_config(second["patch"]))
+                self.second_reader = (
+                    _load_model(d / second["file"], threads, sessions, "card reader", "patch"),
+                    F.PatchGeom.from_config(second["patch"]),
+                )
             return cfg, F.PatchGeom.from_config(cfg.get("patch"))
         except (KeyError, TypeError, ValueError) as exc:
-            raise ModelError(f"{d / 'vision.json'}: patch and second_reader's patch must hold read_h, read_w, x "
-                             f"and y, and second_reader a file ({exc!r})") from None
+            raise ModelError(
+                f"{d / 'vision.json'}: patch and second_reader's patch must hold read_h, read_w, x "
+                f"and y, and second_reader a file ({exc!r})"
+            ) from None
 
     # ------------------------------------------------------------------ networks
     def locate(self, frame_bgr: np.ndarray, width: int | None = None) -> list[_Mark]:
@@ -356,8 +406,10 @@ class CardDetector:
         check_frame(frame_bgr)
         img, s = F.locator_input(frame_bgr, width or self.locator_width)
         out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
-        marks = [_Mark(x / s, y / s, w / s, h / s, sc, kd, angle=a) for x, y, w, h, sc, kd, a in
-                 F.decode_peaks(out, self.peak_thresh)]
+        marks = [
+            _Mark(x / s, y / s, w / s, h / s, sc, kd, angle=a)
+            for x, y, w, h, sc, kd, a in F.decode_peaks(out, self.peak_thresh)
+        ]
         return marks
 
     def locate_any_scale(self, frame_bgr: np.ndarray) -> list[_Mark]:
@@ -387,7 +439,7 @@ class CardDetector:
                     tried[w] = self.locate(frame_bgr, w)
             width = max(tried, key=lambda w: (sum(m.score for m in tried[w] if m.score >= 0.5), w == 640))
             if not any(m.score >= 0.5 for m in tried[width]):
-                return tried[width]   # no card anywhere: keep the width as it was
+                return tried[width]  # no card anywhere: keep the width as it was
         self.locator_width = width
         return tried[width]
 
@@ -406,8 +458,11 @@ class CardDetector:
         suit probabilities multiplied (a card both readers are sure of stays sure; one they
         disagree on loses confidence). The embedding is the first reader's (learn-deck's)."""
         g = self.geom
-        patches = np.stack([F.corner_patch(frame_bgr, c, u, v, g) for c, u, v in cuts]) if cuts else \
-            np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
+        patches = (
+            np.stack([F.corner_patch(frame_bgr, c, u, v, g) for c, u, v in cuts])
+            if cuts
+            else np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
+        )
         kind, rank, suit, emb = self.read_patches(patches)
         if self.second_reader is None or not len(cuts):
             return kind, rank, suit, emb
@@ -419,8 +474,11 @@ class CardDetector:
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
         """The reader's corner patch of each of ``marks`` (N x read_h x read_w x 3 BGR)."""
         g = self.geom
-        return np.stack([F.corner_patch(frame_bgr, (m.x, m.y), *m.axes(), g) for m in marks]) if marks else \
-            np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
+        return (
+            np.stack([F.corner_patch(frame_bgr, (m.x, m.y), *m.axes(), g) for m in marks])
+            if marks
+            else np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
+        )
 
     def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray, head=None) -> np.ndarray:
         """N x 52 card probabilities (index = Card.index), using the learnt deck if any
@@ -433,18 +491,26 @@ class CardDetector:
             z = emb @ head[0] + head[1]
             ph = np.exp(z - z.max(1, keepdims=True))
             ph /= ph.sum(1, keepdims=True)
-            p = p ** self.model_pow * ph
+            p = p**self.model_pow * ph
             p /= p.sum(1, keepdims=True)
         elif self.refs is not None and len(emb):
             sim = emb @ self.refs.T  # cosine similarity to the 52 reference patches
             pr = np.exp((sim - sim.max(1, keepdims=True)) * self.ref_temp)
             pr /= pr.sum(1, keepdims=True)
-            p = p ** self.model_pow * pr
+            p = p**self.model_pow * pr
             p /= p.sum(1, keepdims=True)
         return p
 
-    def _read_card(self, probs: np.ndarray, i: int, extra: list[int], face: float, strip: bool,
-                   whole_thresh: float, strip_thresh: float):
+    def _read_card(
+        self,
+        probs: np.ndarray,
+        i: int,
+        extra: list[int],
+        face: float,
+        strip: bool,
+        whole_thresh: float,
+        strip_thresh: float,
+    ):
         """(card or None, confidence, likeliest card) of mark ``i`` from its reads (its
         corner, and for a whole card the ``extra`` reads of its other corner)."""
         reads = [probs[i]] + [probs[k] for k in extra]
@@ -484,8 +550,11 @@ class CardDetector:
         factor = 1.0
         if frame_bgr.shape[1] > MAX_READ_WIDTH:
             factor = MAX_READ_WIDTH / frame_bgr.shape[1]
-            frame_bgr = cv2.resize(frame_bgr, (MAX_READ_WIDTH, max(1, int(round(frame_bgr.shape[0] * factor)))),
-                                   interpolation=cv2.INTER_AREA)
+            frame_bgr = cv2.resize(
+                frame_bgr,
+                (MAX_READ_WIDTH, max(1, int(round(frame_bgr.shape[0] * factor)))),
+                interpolation=cv2.INTER_AREA,
+            )
         fixed = self.calibration.get("orientation") if self.calibration else None
         turn = int(fixed) if fixed is not None else self.orientation
         snap, kept = self._detect_turned(frame_bgr, turn)
@@ -503,7 +572,7 @@ class CardDetector:
                 self.orientation = best
                 self.orientation_settled = True
         elif fixed is None and not _reads_poorly(kept) and _read_score(kept) >= 5:
-            self.orientation_settled = True   # a good read as it is: this camera's frames are upright
+            self.orientation_settled = True  # a good read as it is: this camera's frames are upright
         cards = [CardDetection(m.card, _quad(m) / factor, m.conf, m.slot, m.kind == 0, m.strip) for m in kept]
         down, stock = _down_counts(kept)
         return DetectionResult(snap, cards, (time.perf_counter() - t0) * 1000.0, down, stock)
@@ -562,15 +631,17 @@ class CardDetector:
                 m.strip = id(m) not in uncovered
                 extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
                 face = float(kind[i, 0] + kind[i, 1])
-                m.card, m.conf, likeliest = self._read_card(probs, i, extra_i, face, m.strip,
-                                                            self.read_thresh, self.strip_thresh)
+                m.card, m.conf, likeliest = self._read_card(
+                    probs, i, extra_i, face, m.strip, self.read_thresh, self.strip_thresh
+                )
                 if model_probs is not None:
                     # a learnt deck: the shipped model's own sure read (with its own thresholds)
                     # counts too where the learnt reader, less sure, still finds the same card
                     # likeliest; so learning a deck does not lose cards the model alone reads.
                     # Two sure reads that disagree give UU.
-                    card0, conf0, _ = self._read_card(model_probs, i, extra_i, face, m.strip,
-                                                      self.model_read_thresh, self.model_strip_thresh)
+                    card0, conf0, _ = self._read_card(
+                        model_probs, i, extra_i, face, m.strip, self.model_read_thresh, self.model_strip_thresh
+                    )
                     if m.card is None and card0 is not None and card0 is likeliest:
                         m.card, m.conf = card0, conf0
                     elif m.card is not None and card0 is not None and card0 is not m.card:
@@ -602,7 +673,7 @@ def _card_width(marks: list[_Mark], frame_w: int, width: int) -> float | None:
         return None
     size = float(np.median(sure)) * width / frame_w
     if size < LOCATOR_CARD_W[0] and len(sure) < 4:
-        return None     # a few small marks are no evidence of small cards
+        return None  # a few small marks are no evidence of small cards
     return size
 
 
@@ -635,11 +706,11 @@ def _reads_poorly(kept: list[_Mark]) -> bool:
 def _unturn(quad: np.ndarray, turn: int, w: int, h: int) -> np.ndarray:
     """Points of a ``w`` x ``h`` frame turned ``turn`` degrees clockwise, back in the frame."""
     x, y = quad[:, 0], quad[:, 1]
-    if turn == 90:      # turned (x', y') = (h - 1 - y, x)
+    if turn == 90:  # turned (x', y') = (h - 1 - y, x)
         out = np.stack([y, h - 1 - x], 1)
     elif turn == 180:
         out = np.stack([w - 1 - x, h - 1 - y], 1)
-    else:               # 270: (x', y') = (y, w - 1 - x)
+    else:  # 270: (x', y') = (y, w - 1 - x)
         out = np.stack([w - 1 - y, x], 1)
     return out.astype(np.float32)
 
@@ -770,8 +841,9 @@ def cluster_positions(xs: list[float], gap: float) -> list[list[int]]:
     return groups
 
 
-def calibrated_slots(calibration: dict | None, width: int | None = None,
-                     height: int | None = None) -> dict[str, tuple[float, float]]:
+def calibrated_slots(
+    calibration: dict | None, width: int | None = None, height: int | None = None
+) -> dict[str, tuple[float, float]]:
     """The calibration's slot centres (``slots``) for a picture of ``width`` x ``height``:
     scaled from the picture size the calibration was made on (``image_size``) when the
     picture is another size -- the same camera at another resolution (``--width``,
@@ -785,8 +857,7 @@ def calibrated_slots(calibration: dict | None, width: int | None = None,
     return {name: (float(xy[0]) * sx, float(xy[1]) * sy) for name, xy in slots.items()}
 
 
-def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = None,
-                 frame_h: int | None = None) -> None:
+def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = None, frame_h: int | None = None) -> None:
     """Set each mark's slot from its position (standard layout) or from a calibration
     (its slots scaled to a ``frame_w`` x ``frame_h`` picture: ``calibrated_slots``)."""
     if not marks:
@@ -856,8 +927,9 @@ def _assign_calibrated(marks: list[_Mark], cal_slots: dict[str, tuple[float, flo
     """Set each mark's slot to the nearest of the calibration's slots ``cal_slots`` in its row
     (top row or columns); ``w`` is the median card width."""
     slots = {k: np.asarray(v, np.float64) for k, v in cal_slots.items()}
-    top_names = [n for n in ("stock", "waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4")
-                 if n in slots]
+    top_names = [
+        n for n in ("stock", "waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4") if n in slots
+    ]
     col_names = [f"column {i}" for i in range(1, 8) if f"column {i}" in slots]
     top_y = np.mean([slots[n][1] for n in top_names]) if top_names else None
     col_y = np.mean([slots[n][1] for n in col_names]) if col_names else None
@@ -960,9 +1032,10 @@ class DeckError(ValueError):
 class LearntDeck:
     """A deck taught with ``learn-deck``: reference embeddings, its own classifier head and
     its own settings (``deck.json``: read thresholds, ...)."""
-    refs: np.ndarray                      # 52 x D reference embeddings, rows in Card.index order
-    head: tuple[np.ndarray, np.ndarray]   # the per-deck classifier (W: D x 52, b: 52)
-    meta: dict                            # deck.json: the deck's own read thresholds, ...
+
+    refs: np.ndarray  # 52 x D reference embeddings, rows in Card.index order
+    head: tuple[np.ndarray, np.ndarray]  # the per-deck classifier (W: D x 52, b: 52)
+    meta: dict  # deck.json: the deck's own read thresholds, ...
 
 
 DECK_FILES = ("refs.npy", "head.npz", "deck.json")
@@ -982,11 +1055,13 @@ def load_learnt_deck(name: str, dim: int | None = None) -> LearntDeck:
         raise DeckError(f"no learnt deck {name!r}: no folder {str(folder)!r} (run solitaire-coach learn-deck)")
     missing = [f for f in DECK_FILES if not (folder / f).is_file()]
     if missing:
-        raise DeckError(f"learnt deck {name!r} in {folder}: {', '.join(missing)} missing "
-                        "(learn the deck again with solitaire-coach learn-deck)")
+        raise DeckError(
+            f"learnt deck {name!r} in {folder}: {', '.join(missing)} missing "
+            "(learn the deck again with solitaire-coach learn-deck)"
+        )
 
     def broken(file: str, why) -> DeckError:
-        if isinstance(why, ValueError) and "pickled" in str(why):   # numpy's word for any non-NumPy file
+        if isinstance(why, ValueError) and "pickled" in str(why):  # numpy's word for any non-NumPy file
             why = "not a NumPy file"
         return DeckError(f"learnt deck {name!r}: {folder / file} is not what learn-deck writes ({why})")
 
@@ -994,8 +1069,12 @@ def load_learnt_deck(name: str, dim: int | None = None) -> LearntDeck:
         refs = np.load(folder / "refs.npy", allow_pickle=False)
     except (OSError, ValueError, EOFError) as exc:
         raise broken("refs.npy", exc) from None
-    if refs.ndim != 2 or refs.shape[0] != 52 or (dim is not None and refs.shape[1] != dim) \
-            or not np.issubdtype(refs.dtype, np.floating):
+    if (
+        refs.ndim != 2
+        or refs.shape[0] != 52
+        or (dim is not None and refs.shape[1] != dim)
+        or not np.issubdtype(refs.dtype, np.floating)
+    ):
         raise broken("refs.npy", f"{refs.dtype} array of shape {refs.shape}, not 52 x {dim or 'D'} numbers")
     d = refs.shape[1]
     try:
@@ -1003,8 +1082,11 @@ def load_learnt_deck(name: str, dim: int | None = None) -> LearntDeck:
             W, b = z["W"], z["b"]
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
         raise broken("head.npz", exc) from None
-    if W.shape != (d, 52) or b.shape != (52,) or not (np.issubdtype(W.dtype, np.floating)
-                                                       and np.issubdtype(b.dtype, np.floating)):
+    if (
+        W.shape != (d, 52)
+        or b.shape != (52,)
+        or not (np.issubdtype(W.dtype, np.floating) and np.issubdtype(b.dtype, np.floating))
+    ):
         raise broken("head.npz", f"W {W.shape} and b {b.shape}, not {d} x 52 and 52 numbers")
     try:
         meta = json.loads((folder / "deck.json").read_text(encoding="utf-8"))

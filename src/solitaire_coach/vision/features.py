@@ -11,10 +11,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
-
-from dataclasses import dataclass
 
 LOC_W = 640
 STRIDE = 4
@@ -36,7 +36,7 @@ class PatchGeom:
     y: tuple[float, float] = PATCH_Y
 
     @staticmethod
-    def from_config(cfg: dict | None) -> "PatchGeom":
+    def from_config(cfg: dict | None) -> PatchGeom:
         """From ``vision.json``'s ``patch`` entry; a model folder without one has the first
         shipped geometry (48 x 36, down to 30% of the card)."""
         if not cfg:
@@ -80,8 +80,13 @@ def corner_patch(frame_bgr: np.ndarray, corner, u, v, geom: PatchGeom = DEFAULT_
     ay = (geom.y[1] - geom.y[0]) * v / geom.read_h
     # patch pixel (i, j) -> frame point o + i*ax + j*ay; warpAffine wants the inverse map
     A = np.array([[ax[0], ay[0], o[0]], [ax[1], ay[1], o[1]]], np.float64)
-    return cv2.warpAffine(frame_bgr, A, (geom.read_w, geom.read_h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(
+        frame_bgr,
+        A,
+        (geom.read_w, geom.read_h),
+        flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
 
 
 def decode_peaks(out: np.ndarray, thresh: float = 0.3) -> list[tuple[float, float, float, float, float, int, float]]:
@@ -108,6 +113,15 @@ def _peaks(out, best, ys, xs, kind):
         px = (x + out[2, y, x]) * STRIDE
         py = (y + out[3, y, x]) * STRIDE
         angle = float(np.clip(out[6, y, x], -0.7, 0.7)) if turned else 0.0
-        peaks.append((float(px), float(py), float(np.exp(out[4, y, x])), float(np.exp(out[5, y, x])),
-                      float(best[y, x]), kind, angle))
+        peaks.append(
+            (
+                float(px),
+                float(py),
+                float(np.exp(out[4, y, x])),
+                float(np.exp(out[5, y, x])),
+                float(best[y, x]),
+                kind,
+                angle,
+            )
+        )
     return peaks

@@ -45,15 +45,19 @@ def grid_marks(detector: CardDetector, frame_bgr: np.ndarray):
     kind, _, _, _ = detector.read_patches(detector.patches(frame_bgr, marks))
     faces = _suppress([m for m, k in zip(marks, kind) if k[2] < 0.5])
     if len(faces) < 40:
-        raise DeckLayoutError(f"found {len(faces)} face-up cards, expected 52 in 4 rows of 13 "
-                              "(suits C D H S top to bottom, ace to king left to right)")
+        raise DeckLayoutError(
+            f"found {len(faces)} face-up cards, expected 52 in 4 rows of 13 "
+            "(suits C D H S top to bottom, ace to king left to right)"
+        )
     w = float(np.median([m.w for m in faces]))
     h = float(np.median([m.h for m in faces]))
     rows = _groups([m.y for m in faces], 0.5 * h)
     cols = _groups([m.x for m in faces], 0.5 * w)
     if len(rows) != 4 or len(cols) != 13:
-        raise DeckLayoutError(f"found {len(faces)} face-up cards in {len(rows)} rows and {len(cols)} columns, "
-                              "expected 52 in 4 rows of 13 (suits C D H S top to bottom, ace to king left to right)")
+        raise DeckLayoutError(
+            f"found {len(faces)} face-up cards in {len(rows)} rows and {len(cols)} columns, "
+            "expected 52 in 4 rows of 13 (suits C D H S top to bottom, ace to king left to right)"
+        )
     ordered = []
     for ry in rows:
         for cx in cols:
@@ -75,16 +79,21 @@ def augmented_patches(frame_bgr: np.ndarray, marks, rng: np.random.Generator, n:
     for idx, m in enumerate(marks):
         for _ in range(n):
             w, h = m.w * rng.normal(1, 0.06), m.h * rng.normal(1, 0.06)
-            p = F.corner_patch(frame_bgr, (m.x + rng.normal(0, 0.025) * m.w, m.y + rng.normal(0, 0.025) * m.h),
-                               (w, rng.normal(0, 0.03) * w), (rng.normal(0, 0.03) * h, h),
-                               geom or F.DEFAULT_GEOM).astype(np.float32)
+            p = F.corner_patch(
+                frame_bgr,
+                (m.x + rng.normal(0, 0.025) * m.w, m.y + rng.normal(0, 0.025) * m.h),
+                (w, rng.normal(0, 0.03) * w),
+                (rng.normal(0, 0.03) * h, h),
+                geom or F.DEFAULT_GEOM,
+            ).astype(np.float32)
             p = p * rng.uniform(0.6, 1.3) * rng.uniform(0.85, 1.15, 3)
             mean = p.mean()
             p = (p - mean) * rng.uniform(0.7, 1.3) + mean
             if rng.random() < 0.5:  # a smaller or farther card: fewer pixels in the corner
                 k = rng.uniform(0.6, 1.0)
-                small = cv2.resize(p, (max(4, int(p.shape[1] * k)), max(4, int(p.shape[0] * k))),
-                                   interpolation=cv2.INTER_AREA)
+                small = cv2.resize(
+                    p, (max(4, int(p.shape[1] * k)), max(4, int(p.shape[0] * k))), interpolation=cv2.INTER_AREA
+                )
                 p = cv2.resize(small, (p.shape[1], p.shape[0]), interpolation=cv2.INTER_LINEAR)
             if rng.random() < 0.3:
                 p = cv2.GaussianBlur(p, (0, 0), rng.uniform(0.4, 1.0))
@@ -94,8 +103,9 @@ def augmented_patches(frame_bgr: np.ndarray, marks, rng: np.random.Generator, n:
     return np.stack(out), np.array(labels)
 
 
-def occlude(patches: np.ndarray, labels: np.ndarray, clean: np.ndarray, rng: np.random.Generator,
-            share: float, geom=None):
+def occlude(
+    patches: np.ndarray, labels: np.ndarray, clean: np.ndarray, rng: np.random.Generator, share: float, geom=None
+):
     """Cover a ``share`` of the patches the way a fanned pile does: the next card of a column
     lies over the lower part (its top edge 20-33% of the card height down, about where
     the renderer and real fans put it), or the next waste card over the right part (its
@@ -108,7 +118,7 @@ def occlude(patches: np.ndarray, labels: np.ndarray, clean: np.ndarray, rng: np.
     out = patches.copy()
     covered = rng.random(len(patches)) < share
     h, w = out.shape[1:3]
-    top = int(round(-g.y[0] / (g.y[1] - g.y[0]) * h))   # patch row of the card's top edge
+    top = int(round(-g.y[0] / (g.y[1] - g.y[0]) * h))  # patch row of the card's top edge
     left = int(round(-g.x[0] / (g.x[1] - g.x[0]) * w))  # patch column of its left edge
     for i in np.flatnonzero(covered):
         other = clean[(labels[i] + rng.integers(1, 52)) % 52]
@@ -116,14 +126,14 @@ def occlude(patches: np.ndarray, labels: np.ndarray, clean: np.ndarray, rng: np.
             u = rng.uniform(0.20, 0.33)
             r = int(round((u - g.y[0]) / (g.y[1] - g.y[0]) * h))
             if r < h:
-                out[i, r:] = other[top:top + h - r]
-                out[i, r - 1:r + 1] = (out[i, r - 1:r + 1] * rng.uniform(0.5, 0.9)).astype(out.dtype)  # its edge
+                out[i, r:] = other[top : top + h - r]
+                out[i, r - 1 : r + 1] = (out[i, r - 1 : r + 1] * rng.uniform(0.5, 0.9)).astype(out.dtype)  # its edge
         else:  # waste fan: the next card's left edge down the patch
             f = rng.uniform(0.15, 0.25)
             c = int(round((f - g.x[0]) / (g.x[1] - g.x[0]) * w))
             if c < w:
-                out[i, :, c:] = other[:, left:left + w - c]
-                out[i, :, c - 1:c + 1] = (out[i, :, c - 1:c + 1] * rng.uniform(0.5, 0.9)).astype(out.dtype)
+                out[i, :, c:] = other[:, left : left + w - c]
+                out[i, :, c - 1 : c + 1] = (out[i, :, c - 1 : c + 1] * rng.uniform(0.5, 0.9)).astype(out.dtype)
     return out, covered
 
 
@@ -156,7 +166,7 @@ def fit_head(emb: np.ndarray, labels: np.ndarray, iters: int = 400, lr: float = 
 
 def _read_in_batches(det: CardDetector, patches: np.ndarray, batch: int = 256):
     """The reader's kind, rank, suit and embedding arrays for many patches, read in batches."""
-    reads = [det.read_patches(patches[i:i + batch]) for i in range(0, len(patches), batch)]
+    reads = [det.read_patches(patches[i : i + batch]) for i in range(0, len(patches), batch)]
     return tuple(np.concatenate(parts) for parts in zip(*reads))
 
 
@@ -195,17 +205,22 @@ def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None =
     thresholds = deck_thresholds(det, W, b, frame_bgr, marks, patches)
     import cv2
 
-    sheet = np.vstack([np.hstack(list(patches[r * 13:(r + 1) * 13])) for r in range(4)])
+    sheet = np.vstack([np.hstack(list(patches[r * 13 : (r + 1) * 13])) for r in range(4)])
     write_atomic(d / "patches.png", cv2.imencode(".png", sheet)[1].tobytes())
-    meta = {"name": name, "cards": [c.code for c in cards], "model_read_right_before": before,
-            "card_size_px": [float(np.median([m.w for m in marks])), float(np.median([m.h for m in marks]))],
-            **thresholds}
+    meta = {
+        "name": name,
+        "cards": [c.code for c in cards],
+        "model_read_right_before": before,
+        "card_size_px": [float(np.median([m.w for m in marks])), float(np.median([m.h for m in marks]))],
+        **thresholds,
+    }
     write_atomic(d / "deck.json", json.dumps(meta, indent=2) + "\n")
     return {"folder": str(d), "model_read_right_before": before, **thresholds}
 
 
-def deck_thresholds(det: CardDetector, W: np.ndarray, b: np.ndarray, frame_bgr: np.ndarray, marks, patches,
-                    per_card: int = 16) -> dict:
+def deck_thresholds(
+    det: CardDetector, W: np.ndarray, b: np.ndarray, frame_bgr: np.ndarray, marks, patches, per_card: int = 16
+) -> dict:
     """``read_thresh`` (whole cards) and ``read_thresh_strip`` for a learnt deck, picked on
     varied cuts of its 52 cards (half covered as on a fanned pile) that the head was not
     fitted to."""
@@ -215,6 +230,8 @@ def deck_thresholds(det: CardDetector, W: np.ndarray, b: np.ndarray, frame_bgr: 
     probs = det.card_probs(rank, suit, emb, head=(W, b))
     conf = probs.max(1) * (kind[:, 0] + kind[:, 1])
     right = probs.argmax(1) == labels
-    return {"read_thresh": round(zero_wrong_threshold(conf[~covered], right[~covered]), 4),
-            "read_thresh_strip": round(zero_wrong_threshold(conf[covered], right[covered]), 4),
-            "cuts_read_right": round(float(right.mean()), 4)}
+    return {
+        "read_thresh": round(zero_wrong_threshold(conf[~covered], right[~covered]), 4),
+        "read_thresh_strip": round(zero_wrong_threshold(conf[covered], right[covered]), 4),
+        "cuts_read_right": round(float(right.mean()), 4),
+    }

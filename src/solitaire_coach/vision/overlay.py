@@ -28,7 +28,7 @@ from ..core.moves import MoveKind
 from ..core.state import GameState
 from .detector import calibrated_slots
 
-if TYPE_CHECKING:   # names for the annotations alone: drawing decides no rule
+if TYPE_CHECKING:  # names for the annotations alone: drawing decides no rule
     from ..core.advisor import Advice
     from ..core.tracker import Placement
 
@@ -61,7 +61,9 @@ def _label(card: Card | None) -> str:
     return "back" if card is None else RANK_NAMES[card.rank - 1] + card.suit_code
 
 
-def slot_points(detection, image_shape: tuple[int, ...], calibration: dict | None = None) -> dict[str, tuple[float, float]]:
+def slot_points(
+    detection, image_shape: tuple[int, ...], calibration: dict | None = None
+) -> dict[str, tuple[float, float]]:
     """Where each of the 12 slots (and ``stock``) is in the picture: the centre of the top
     card read there; for an empty slot the calibration's point, else a point estimated
     from the other slots (columns and the upper row share seven evenly spaced x places)."""
@@ -83,8 +85,12 @@ def slot_points(detection, image_shape: tuple[int, ...], calibration: dict | Non
     for slot, xy in calibrated_slots(calibration, image_shape[1], image_shape[0]).items():
         points.setdefault(slot, xy)
     # estimate the missing ones from a 7-place grid
-    place = {"stock": 0, "waste": 1, **{f"foundation {i}": 2 + i for i in range(1, 5)},
-             **{f"column {i}": i - 1 for i in range(1, 8)}}
+    place = {
+        "stock": 0,
+        "waste": 1,
+        **{f"foundation {i}": 2 + i for i in range(1, 5)},
+        **{f"column {i}": i - 1 for i in range(1, 8)},
+    }
     xs = [(place[s], p[0]) for s, p in points.items() if s in place and s != "waste"]
     h, w = image_shape[:2]
     card_h = float(np.median(heights)) if heights else h / 5
@@ -97,8 +103,12 @@ def slot_points(detection, image_shape: tuple[int, ...], calibration: dict | Non
     # an empty column's card would lie where the columns begin: half a card below the
     # top edge of their first cards (a covered card shows only a strip, whose centre is
     # well above its card's)
-    column_tops = [float(np.asarray(d.quad, np.float32).reshape(-1, 2)[:, 1].min())
-                   for s, dets in per_slot.items() if s.startswith("column") for d in dets]
+    column_tops = [
+        float(np.asarray(d.quad, np.float32).reshape(-1, 2)[:, 1].min())
+        for s, dets in per_slot.items()
+        if s.startswith("column")
+        for d in dets
+    ]
     lower_y = min(column_tops) + card_h / 2 if column_tops else upper_y + 1.3 * card_h
     for slot, i in place.items():
         if slot not in points:
@@ -106,8 +116,9 @@ def slot_points(detection, image_shape: tuple[int, ...], calibration: dict | Non
     return points
 
 
-def arrow_for(advice: Advice | None, state: GameState | None, detection, image_shape,
-              calibration: dict | None = None) -> tuple[tuple[int, int], tuple[int, int]] | None:
+def arrow_for(
+    advice: Advice | None, state: GameState | None, detection, image_shape, calibration: dict | None = None
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """The advised move as (from, to) pixel points, or None."""
     if advice is None or advice.move is None or state is None:
         return None
@@ -189,8 +200,9 @@ def _draw_tag(img: np.ndarray, tag: str, box: tuple[int, int, int, int], colour:
     """``tag`` in ``colour`` on a dark patch filling ``box`` (drawn in place)."""
     x0, y0, x1, y1 = box
     cv2.rectangle(img, (x0, y0), (x1, y1), (0, 0, 0), -1)
-    cv2.putText(img, tag, (x0 + int(5 * unit), y1 - int(7 * unit)), FONT, 0.7 * unit, colour, max(1, int(2 * unit)),
-                cv2.LINE_AA)
+    cv2.putText(
+        img, tag, (x0 + int(5 * unit), y1 - int(7 * unit)), FONT, 0.7 * unit, colour, max(1, int(2 * unit)), cv2.LINE_AA
+    )
 
 
 def moving_quads(advice: Advice | None, state: GameState | None, detection) -> list:
@@ -215,8 +227,7 @@ def moving_quads(advice: Advice | None, state: GameState | None, detection) -> l
 def take_back_quads(put_wrong: Sequence[Placement], detection) -> list:
     """The quads of the cards put down wrong (``StepResult.put_wrong``), where the picture
     shows each on its pile."""
-    return [d.quad for p in put_wrong for d in _cards_of(detection)
-            if d.card == p.card and d.slot.startswith(p.pile)]
+    return [d.quad for p in put_wrong for d in _cards_of(detection) if d.card == p.card and d.slot.startswith(p.pile)]
 
 
 def label_box(det, unit: float) -> tuple[int, int, int, int] | None:
@@ -228,7 +239,7 @@ def label_box(det, unit: float) -> tuple[int, int, int, int] | None:
     label = _label(det.card) if det.card is not None else "??"
     (tw, th), _ = cv2.getTextSize(label, FONT, 0.75 * unit, max(1, int(2 * unit)))
     q = np.asarray(det.quad, np.float32).reshape(-1, 2)
-    x1, y0 = int(q[1][0]) - 2, int(q[1][1]) + 2   # the top right corner
+    x1, y0 = int(q[1][0]) - 2, int(q[1][1]) + 2  # the top right corner
     return x1 - tw - 6, y0, x1, y0 + th + int(8 * unit)
 
 
@@ -239,14 +250,14 @@ def _text(img, text: str, org, scale: float, colour, thick: int) -> None:
 
 NOTE_LINES = 3  # lines of a note drawn at the top of the picture
 LABEL_UNIT_FLOOR = 0.6  # card labels and tags never shrink below their size on a 768-pixel-wide picture
-BAND_UNIT_FLOOR = 0.5   # the advice and the note: their size on a 640-pixel-wide picture
+BAND_UNIT_FLOOR = 0.5  # the advice and the note: their size on a 640-pixel-wide picture
 
 
 def _lines(text: str, scale: float, thick: int, width: int, most: int) -> list[str]:
     """``text`` wrapped to ``width`` pixels, at most ``most`` lines (the last ending in ...)."""
     wrapped = _wrap(text, scale, thick, width)
     if len(wrapped) > most:
-        wrapped = wrapped[:most - 1] + [_fit(wrapped[most - 1] + " ...", scale, thick, width)]
+        wrapped = wrapped[: most - 1] + [_fit(wrapped[most - 1] + " ...", scale, thick, width)]
     return wrapped
 
 
@@ -271,62 +282,96 @@ def _wrap(text: str, scale: float, thick: int, width: int) -> list[str]:
     return lines
 
 
-def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: GameState | None, *,
-                 note: str = "", take_back: Sequence[Placement] = (), gate: GateView | None = None,
-                 calibration: dict | None = None) -> np.ndarray:
+def draw_overlay(
+    image: np.ndarray,
+    detection,
+    advice: Advice | None,
+    state: GameState | None,
+    *,
+    note: str = "",
+    take_back: Sequence[Placement] = (),
+    gate: GateView | None = None,
+    calibration: dict | None = None,
+) -> np.ndarray:
     """The frame with every card read boxed and labelled, the advised move as an arrow, the
     advice and its reason in large text, the latest note (a deviation, an illegal move), and
     the cards of ``take_back`` (put down wrong) outlined in red."""
     out = image.copy()
     h, w = out.shape[:2]
     unit = w / 1280.0
-    tu = max(unit, LABEL_UNIT_FLOOR)   # text scales with the picture, but never too small to read
-    bu = max(unit, BAND_UNIT_FLOOR)    # ... and the bands of text never cover a small picture
+    tu = max(unit, LABEL_UNIT_FLOOR)  # text scales with the picture, but never too small to read
+    bu = max(unit, BAND_UNIT_FLOOR)  # ... and the bands of text never cover a small picture
     waiting = waiting_text(gate)
-    if waiting:   # the last read's boxes and arrow would be stale over a hand moving cards
+    if waiting:  # the last read's boxes and arrow would be stale over a hand moving cards
         detection = None
     for det in _cards_of(detection):
         q = np.asarray(det.quad, np.float32).reshape(-1, 1, 2).astype(np.int32)
         colour = _GREEN if det.card is not None else (_RED if getattr(det, "face_up", False) else _BACK)
         cv2.polylines(out, [q], True, colour, max(1, int(2 * unit)), cv2.LINE_AA)
-    urgent = _urgent(note)   # a card to take back first: the advised move is not the next thing to do
+    urgent = _urgent(note)  # a card to take back first: the advised move is not the next thing to do
     arrow = None if waiting or urgent else arrow_for(advice, state, detection, out.shape, calibration)
     if arrow is not None:
         (x0, y0), (x1, y1) = arrow
         length = max(1.0, float(np.hypot(x1 - x0, y1 - y0)))
-        heights = [float(np.linalg.norm(np.asarray(d.quad, np.float32).reshape(-1, 2)[1] -
-                                        np.asarray(d.quad, np.float32).reshape(-1, 2)[0]))
-                   for d in _cards_of(detection)]
+        heights = [
+            float(
+                np.linalg.norm(
+                    np.asarray(d.quad, np.float32).reshape(-1, 2)[1] - np.asarray(d.quad, np.float32).reshape(-1, 2)[0]
+                )
+            )
+            for d in _cards_of(detection)
+        ]
         cw = float(np.median(heights)) if heights else 90 * unit
         ch = cw * 1.4
         target = (int(x1 - cw / 2), int(y1 - ch / 2), int(x1 + cw / 2), int(y1 + ch / 2))
         cv2.rectangle(out, target[:2], target[2:], _YELLOW, max(2, int(3 * unit)), cv2.LINE_AA)
-        for q in moving_quads(advice, state, detection):   # the cards that move, outlined
-            cv2.polylines(out, [np.asarray(q, np.float32).reshape(-1, 1, 2).astype(np.int32)], True, _YELLOW,
-                          max(2, int(3 * unit)), cv2.LINE_AA)
-        cv2.arrowedLine(out, (x0, y0), (x1, y1), (0, 0, 0), int(14 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length))
-        cv2.arrowedLine(out, (x0, y0), (x1, y1), _YELLOW, int(8 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length))
+        for q in moving_quads(advice, state, detection):  # the cards that move, outlined
+            cv2.polylines(
+                out,
+                [np.asarray(q, np.float32).reshape(-1, 1, 2).astype(np.int32)],
+                True,
+                _YELLOW,
+                max(2, int(3 * unit)),
+                cv2.LINE_AA,
+            )
+        cv2.arrowedLine(
+            out, (x0, y0), (x1, y1), (0, 0, 0), int(14 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length)
+        )
+        cv2.arrowedLine(
+            out, (x0, y0), (x1, y1), _YELLOW, int(8 * unit), cv2.LINE_AA, tipLength=min(0.4, 45 * unit / length)
+        )
         cv2.circle(out, (x0, y0), int(12 * unit), _YELLOW, -1, cv2.LINE_AA)
         tag = move_tag(advice)
         if tag:
             _draw_tag(out, tag, tag_box(tag, target, tu, out.shape), _YELLOW, tu)
-    for det in _cards_of(detection):   # over the arrow, so that no label is hidden under it
+    for det in _cards_of(detection):  # over the arrow, so that no label is hidden under it
         box = label_box(det, tu)
         if box is not None:
             (x0, y0, x1, y1), label = box, _label(det.card) if det.card is not None else "??"
             cv2.rectangle(out, (x0, y0), (x1, y1), (0, 0, 0), -1)
-            cv2.putText(out, label, (x0 + 3, y1 - int(5 * tu) - 1), FONT, 0.75 * tu,
-                        _GREEN if det.card is not None else _RED_ON_DARK, max(1, int(2 * tu)), cv2.LINE_AA)
+            cv2.putText(
+                out,
+                label,
+                (x0 + 3, y1 - int(5 * tu) - 1),
+                FONT,
+                0.75 * tu,
+                _GREEN if det.card is not None else _RED_ON_DARK,
+                max(1, int(2 * tu)),
+                cv2.LINE_AA,
+            )
     # the advice, large, on a dark band at the bottom
     lines: list[tuple[str, float, tuple, int]] = []
     width = int(w - 40 * unit)
     if advice is not None:
         head = ("then: " if urgent else "") + ascii_line(advice.text, 200)
         for ln in _lines(head, 1.4 * bu, max(2, int(3 * bu)), width, 2):
-            lines.append((ln, 1.4 * bu, _YELLOW if advice.status == "move" and not urgent else _WHITE,
-                          max(2, int(3 * bu))))
-        if advice.reason:   # the terminal has it all; the picture keeps the band low
-            for ln in _lines(ascii_line(advice.reason, 200), 0.95 * bu, max(2, int(2 * bu)), width, 2 if h >= 500 else 1):
+            lines.append(
+                (ln, 1.4 * bu, _YELLOW if advice.status == "move" and not urgent else _WHITE, max(2, int(3 * bu)))
+            )
+        if advice.reason:  # the terminal has it all; the picture keeps the band low
+            for ln in _lines(
+                ascii_line(advice.reason, 200), 0.95 * bu, max(2, int(2 * bu)), width, 2 if h >= 500 else 1
+            ):
                 lines.append((ln, 0.95 * bu, _WHITE, max(2, int(2 * bu))))
     elif state is None:
         lines.append(("Deal a new game and hold still", 1.0 * bu, _WHITE, max(2, int(3 * bu))))
@@ -339,12 +384,12 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         for ln, s, colour, thick in lines:
             y += int(40 * s) + 6
             _text(out, ln, (int(20 * unit), y), s, colour, thick)
-    for q in ([] if waiting else take_back_quads(take_back, detection)):   # the card to take back, in red
+    for q in [] if waiting else take_back_quads(take_back, detection):  # the card to take back, in red
         q = np.asarray(q, np.float32).reshape(-1, 1, 2).astype(np.int32)
         cv2.polylines(out, [q], True, _RED_ON_DARK, max(3, int(5 * unit)), cv2.LINE_AA)
         x0, y0 = q.reshape(-1, 2).min(axis=0)
         x1, y1 = q.reshape(-1, 2).max(axis=0)
-        bw, bh = _tag_size("TAKE BACK", tu)   # on the card's middle: its index and the pile's stay seen
+        bw, bh = _tag_size("TAKE BACK", tu)  # on the card's middle: its index and the pile's stay seen
         tx0, ty0 = int((x0 + x1) / 2 - bw / 2), int((y0 + y1) / 2 - bh / 2)
         _draw_tag(out, "TAKE BACK", (tx0, ty0, tx0 + bw, ty0 + bh), _RED_ON_DARK, tu)
     status = ""
@@ -352,13 +397,13 @@ def draw_overlay(image: np.ndarray, detection, advice: Advice | None, state: Gam
         status = gate.reason
     if note or status:
         _top_band(out, note, status, bu)
-    if gate is not None and gate.box is not None:   # the object over the table, outlined
+    if gate is not None and gate.box is not None:  # the object over the table, outlined
         x, y, bw, bh = (int(round(v)) for v in gate.box)
         cv2.rectangle(out, (x, y), (x + bw, y + bh), _RED, max(2, int(3 * unit)))
         _text(out, "not a card", (x + 6, max(int(24 * tu), y + int(28 * tu))), 0.8 * tu, _RED, max(2, int(2 * tu)))
     if waiting:
         _banner(out, waiting, tu)
-    elif advice is not None and advice.status in ("won", "lost"):   # the game is over: say so across the table
+    elif advice is not None and advice.status in ("won", "lost"):  # the game is over: say so across the table
         _banner(out, ascii_line(advice.text, 200), tu, _GREEN if advice.status == "won" else _WHITE, size=2.2)
     return out
 
@@ -379,7 +424,7 @@ def _top_band(img: np.ndarray, note: str, status: str, unit: float) -> None:
     margin = int(20 * unit)
     scale, thick = 1.0 * unit, max(2, int(2.5 * unit))
     width = int(w - 2 * margin - (sw + margin if status else 0))
-    most = NOTE_LINES if h >= 500 else NOTE_LINES - 1   # the terminal has it all; the picture says there is more
+    most = NOTE_LINES if h >= 500 else NOTE_LINES - 1  # the terminal has it all; the picture says there is more
     wrapped = _lines(ascii_line(note, 400), scale, thick, width, most) if note else []
     step = int(42 * unit)
     if wrapped:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..core.cards import Card
-from ..core.notation import EMPTY, UNKNOWN, Snapshot, SlotValue
+from ..core.notation import EMPTY, UNKNOWN, SlotValue, Snapshot
 from .detector import cluster_positions
 
 SLOT_INDEX = {"waste": 0, **{f"foundation {i}": i for i in range(1, 5)}, **{f"column {i}": 4 + i for i in range(1, 8)}}
@@ -31,6 +31,7 @@ SLOT_INDEX = {"waste": 0, **{f"foundation {i}": i for i in range(1, 5)}, **{f"co
 @dataclass(frozen=True)
 class Guess:
     """The best card for an unsure face, and how sure the reader was of it."""
+
     card: Card
     confidence: float
 
@@ -38,8 +39,9 @@ class Guess:
 @dataclass(frozen=True)
 class Reading:
     """A frame as the coach reads it: the sure snapshot and the guesses for unsure top faces."""
+
     snapshot: Snapshot
-    guesses: dict[int, Guess] = field(default_factory=dict)   # slot index -> best card of an unsure top face
+    guesses: dict[int, Guess] = field(default_factory=dict)  # slot index -> best card of an unsure top face
 
     def filled(self, indices=None) -> Snapshot:
         """The snapshot with the guesses put in (all of them, or those at ``indices``);
@@ -131,11 +133,11 @@ class SlotGrid:
     picture, can shift a whole row by one place when the stock sits left of column 1 or
     few columns are left."""
 
-    UPPER_FACES = np.array([1.0, 3.0, 4.0, 5.0, 6.0])   # places of the waste and the four foundations
-    STRAY = 1.0   # the cost of leaving a pile of backs out as a stray (a place's misfit is at most 0.5)
+    UPPER_FACES = np.array([1.0, 3.0, 4.0, 5.0, 6.0])  # places of the waste and the four foundations
+    STRAY = 1.0  # the cost of leaving a pile of backs out as a stray (a place's misfit is at most 0.5)
 
     def __init__(self) -> None:
-        self.pitch_ratio: float | None = None     # place-to-place distance / card width
+        self.pitch_ratio: float | None = None  # place-to-place distance / card width
 
     @staticmethod
     def _piles(xs: list[float], width: float) -> tuple[list[list[int]], list[float]]:
@@ -184,17 +186,20 @@ class SlotGrid:
         # layout, such as a striped cloth taken for card backs, must not shift every pile
         # by one place), prohibitive for a pile showing a face
         x0s = (centres[:, None] - np.arange(7)[None, :] * pitch).ravel()
-        ks = np.rint((centres[None, :] - x0s[:, None]) / pitch).astype(int)          # origins x piles
+        ks = np.rint((centres[None, :] - x0s[:, None]) / pitch).astype(int)  # origins x piles
         resid = np.abs(centres[None, :] - x0s[:, None] - ks * pitch) / pitch
         keep = (ks >= 0) & (ks <= 6)
-        for a in range(len(centres)):              # of two piles on one place, the nearer stays
+        for a in range(len(centres)):  # of two piles on one place, the nearer stays
             for b in range(len(centres)):
                 if a != b:
-                    worse = (ks[:, a] == ks[:, b]) & ((resid[:, a] > resid[:, b]) | ((resid[:, a] == resid[:, b]) & (a > b)))
+                    worse = (ks[:, a] == ks[:, b]) & (
+                        (resid[:, a] > resid[:, b]) | ((resid[:, a] == resid[:, b]) & (a > b))
+                    )
                     keep[:, a] &= ~worse
         # a pile of card backs only may be a stray; one showing a face is a column
-        stray = np.array([10.0 if any(getattr(cards[low[i]], "face_up", True) for i in g) else self.STRAY
-                          for g in groups])
+        stray = np.array(
+            [10.0 if any(getattr(cards[low[i]], "face_up", True) for i in g) else self.STRAY for g in groups]
+        )
         cost = np.where(keep, resid, stray[None, :]).sum(1)
         if stock:
             cost += np.minimum(2.0, np.abs(min(stock) - x0s) / pitch)
@@ -202,10 +207,11 @@ class SlotGrid:
         # and 3-6): an origin that puts one on the stock's place, the gap or off the row
         # is worse (with one column left, a card back taken for the stock beside the
         # layout must not pull the column one place over)
-        upper = np.array([float(_quad(c)[0, 0]) for c in cards
-                          if not c.slot.startswith("column") and getattr(c, "face_up", True)])
+        upper = np.array(
+            [float(_quad(c)[0, 0]) for c in cards if not c.slot.startswith("column") and getattr(c, "face_up", True)]
+        )
         if upper.size:
-            places = (upper[None, :] - x0s[:, None]) / pitch                               # origins x faces
+            places = (upper[None, :] - x0s[:, None]) / pitch  # origins x faces
             off = np.min(np.abs(places[:, :, None] - self.UPPER_FACES[None, None, :]), axis=2)
             cost += np.minimum(1.0, off).sum(1)
         if occupied is not None:
@@ -215,7 +221,7 @@ class SlotGrid:
             inside = keep.ravel()
             hit[rows[inside], ks.ravel()[inside]] = True
             cost += 0.3 * (hit & ~occ).sum(1) + 0.3 * (~hit & occ).sum(1)
-        best = int(np.argmin(cost))   # the first of equal costs
+        best = int(np.argmin(cost))  # the first of equal costs
         x0, kept, ks = float(x0s[best]), keep[best].tolist(), ks[best].tolist()
         if not any(kept):
             return None
@@ -230,7 +236,7 @@ class SlotGrid:
             if n in slot_of:
                 slot = slot_of[n]
                 if slot is None:
-                    continue                  # a stray pile off the grid
+                    continue  # a stray pile off the grid
             elif c.slot.startswith("column"):
                 slot = c.slot
             else:

@@ -31,7 +31,7 @@ class TableLayout:
     stock: int = 0
 
     @staticmethod
-    def from_state(state, waste_visible: int | None = None) -> "TableLayout":
+    def from_state(state, waste_visible: int | None = None) -> TableLayout:
         """The layout of a :class:`solitaire_coach.core.state.GameState` (cards must be known
         where face up). ``waste_visible`` defaults to the draw count of its rules."""
         n = waste_visible if waste_visible is not None else getattr(state.rules, "draw_count", 1)
@@ -45,14 +45,14 @@ class TableLayout:
         )
 
     @staticmethod
-    def random(rng: np.random.Generator) -> "TableLayout":
+    def random(rng: np.random.Generator) -> TableLayout:
         """A random layout with distinct visible cards (not necessarily a legal position)."""
         order = [FULL_DECK[i] for i in rng.permutation(52)]
         pos = 0
 
         def take(k):
             nonlocal pos
-            out = tuple(order[pos:pos + k])
+            out = tuple(order[pos : pos + k])
             pos += k
             return out
 
@@ -99,6 +99,7 @@ class TruthCard:
 class SceneTruth:
     """What a rendered scene really shows: its layout, the snapshot, every visible card, the
     deck and whether a hand is in it."""
+
     layout: TableLayout
     snapshot: Snapshot
     cards: list[TruthCard] = field(default_factory=list)
@@ -202,14 +203,18 @@ def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False, askew:
     base = int(rng.integers(0, 1 << 30)) if steady else 0
     place_rng = rng
 
-    def at(pile: int, index: int) -> None:   # steady: this place's own random numbers
+    def at(pile: int, index: int) -> None:  # steady: this place's own random numbers
         nonlocal place_rng
         if steady:
             place_rng = np.random.default_rng([base, pile, index])
 
     jit = lambda s: place_rng.normal(0, s * w)  # noqa: E731
-    ang = lambda: float(np.clip(place_rng.normal(0, 1.2) + (place_rng.normal(0, askew) if askew else 0.0),  # noqa: E731
-                                -30.0, 30.0))
+
+    def ang() -> float:
+        """A card's small turn on the table, and the askew spread's, at most 30 degrees."""
+        turn = place_rng.normal(0, 1.2) + (place_rng.normal(0, askew) if askew else 0.0)
+        return float(np.clip(turn, -30.0, 30.0))
+
     places: list[_Place] = []
     if layout.stock:
         for k in range(min(3, max(1, layout.stock // 8 + 1))):
@@ -219,8 +224,16 @@ def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False, askew:
     fan = rng.uniform(0.16, 0.24) * w
     for i, c in enumerate(layout.waste):
         at(1, i)
-        places.append(_Place(c, wx + i * fan + jit(0.01), y0 + jit(0.01), "waste", ang(),
-                             cover_dx=fan if i < len(layout.waste) - 1 else 0))
+        places.append(
+            _Place(
+                c,
+                wx + i * fan + jit(0.01),
+                y0 + jit(0.01),
+                "waste",
+                ang(),
+                cover_dx=fan if i < len(layout.waste) - 1 else 0,
+            )
+        )
     for f, c in enumerate(layout.foundations):
         if c is not None:
             at(2, f)
@@ -232,17 +245,33 @@ def _plan(layout: TableLayout, rng, W: int, H: int, steady: bool = False, askew:
         n_down, run = layout.down[col], layout.up[col]
         total = n_down + len(run)
         k = 0
-        for i in range(n_down):
+        for _ in range(n_down):
             k += 1
             at(3 + col, k)
-            places.append(_Place(None, x + jit(0.006), y, f"column {col + 1}", ang() * (1.0 if askew else 0.5),
-                                 cover_dy=dd * h if k < total else 0))
+            places.append(
+                _Place(
+                    None,
+                    x + jit(0.006),
+                    y,
+                    f"column {col + 1}",
+                    ang() * (1.0 if askew else 0.5),
+                    cover_dy=dd * h if k < total else 0,
+                )
+            )
             y += dd * h
-        for i, c in enumerate(run):
+        for c in run:
             k += 1
             at(3 + col, k)
-            places.append(_Place(c, x + jit(0.006), y, f"column {col + 1}", ang() * (1.0 if askew else 0.5),
-                                 cover_dy=uu * h if k < total else 0))
+            places.append(
+                _Place(
+                    c,
+                    x + jit(0.006),
+                    y,
+                    f"column {col + 1}",
+                    ang() * (1.0 if askew else 0.5),
+                    cover_dy=uu * h if k < total else 0,
+                )
+            )
             y += uu * h
     return w, h, places
 
@@ -257,13 +286,19 @@ def _plan_grid(rng, W, H):
     places = []
     for suit in range(4):
         for rank in range(1, 14):
-            places.append(_Place(Card(rank, suit), x0 + (rank - 1) * w * (1 + gap) + rng.normal(0, 0.02 * w),
-                                 y0 + suit * h * (1 + gap) + rng.normal(0, 0.02 * w), "", rng.normal(0, 1.5)))
+            places.append(
+                _Place(
+                    Card(rank, suit),
+                    x0 + (rank - 1) * w * (1 + gap) + rng.normal(0, 0.02 * w),
+                    y0 + suit * h * (1 + gap) + rng.normal(0, 0.02 * w),
+                    "",
+                    rng.normal(0, 1.5),
+                )
+            )
     return w, h, places
 
 
-def render_grid(seed: int, deck: str | None = None, width: int = 1920, height: int = 1080,
-                difficulty: float = 0.6):
+def render_grid(seed: int, deck: str | None = None, width: int = 1920, height: int = 1080, difficulty: float = 0.6):
     """A photo of all 52 cards in a 4 x 13 grid (rows C D H S, ace to king), for learn-deck."""
     empty = TableLayout((0,) * 7, ((),) * 7)
     return render_layout(empty, seed, width, height, deck, difficulty=difficulty, _grid=True)
@@ -298,7 +333,7 @@ def varied_back(rng: np.random.Generator) -> np.ndarray:
     colour = tuple(int(v) for v in (rng.integers(0, 60, 3) if dark else rng.integers(20, 235, 3)))
     if rng.random() < 0.6:
         art = drawn_back(int(rng.integers(0, 64)), colour)
-    else:   # plain, perhaps with a faint weave or a simple frame line
+    else:  # plain, perhaps with a faint weave or a simple frame line
         art = np.empty((H, W, 3), np.uint8)
         art[:] = colour
         if rng.random() < 0.5:
@@ -336,9 +371,18 @@ def _pick_back(rng, deck):
     return b
 
 
-def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int = 720,
-                  deck: str | None = None, hand: bool = False, difficulty: float = 1.0, _grid: bool = False,
-                  steady: bool = False, variety: float = 0.0):
+def render_layout(
+    layout: TableLayout,
+    seed: int,
+    width: int = 1280,
+    height: int = 720,
+    deck: str | None = None,
+    hand: bool = False,
+    difficulty: float = 1.0,
+    _grid: bool = False,
+    steady: bool = False,
+    variety: float = 0.0,
+):
     """Render ``layout`` as a camera frame. Returns ``(image_bgr, SceneTruth)``.
 
     ``deck`` names a deck (``drawn-N`` or a rasterised folder, see :mod:`.decks`); None
@@ -395,8 +439,11 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
         M = np.float32([[np.cos(a), -np.sin(a), pl.x], [np.sin(a), np.cos(a), pl.y]])
         corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
         full = corners @ M[:, :2].T + M[:, 2]
-        vis = np.float32([[0, 0], [pl.cover_dx or w, 0], [pl.cover_dx or w, pl.cover_dy or h],
-                          [0, pl.cover_dy or h]]) @ M[:, :2].T + M[:, 2]
+        vis = (
+            np.float32([[0, 0], [pl.cover_dx or w, 0], [pl.cover_dx or w, pl.cover_dy or h], [0, pl.cover_dy or h]])
+            @ M[:, :2].T
+            + M[:, 2]
+        )
         x0, y0 = np.floor(full.min(0)).astype(int) - 2
         x1, y1 = np.ceil(full.max(0)).astype(int) + 2
         x0c, y0c, x1c, y1c = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
@@ -422,11 +469,24 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
         hand_mask = np.zeros((H, W), np.float32)
         side = rng.integers(0, 3)
         tip = np.array([rng.uniform(0.15, 0.85) * W, rng.uniform(0.25, 0.8) * H])
-        base = {0: (tip[0] + rng.uniform(-0.2, 0.2) * W, H * 1.1), 1: (-0.1 * W, tip[1] + rng.uniform(-0.2, 0.2) * H),
-                2: (W * 1.1, tip[1] + rng.uniform(-0.2, 0.2) * H)}[int(side)]
-        cv2.line(hand_mask, tuple(int(v) for v in base), tuple(int(v) for v in tip), 1.0, int(w * rng.uniform(0.7, 1.1)))
-        cv2.ellipse(hand_mask, tuple(int(v) for v in tip), (int(w * 0.55), int(w * 0.7)),
-                    float(np.degrees(np.arctan2(tip[1] - base[1], tip[0] - base[0]))) + 90, 0, 360, 1.0, -1)
+        base = {
+            0: (tip[0] + rng.uniform(-0.2, 0.2) * W, H * 1.1),
+            1: (-0.1 * W, tip[1] + rng.uniform(-0.2, 0.2) * H),
+            2: (W * 1.1, tip[1] + rng.uniform(-0.2, 0.2) * H),
+        }[int(side)]
+        cv2.line(
+            hand_mask, tuple(int(v) for v in base), tuple(int(v) for v in tip), 1.0, int(w * rng.uniform(0.7, 1.1))
+        )
+        cv2.ellipse(
+            hand_mask,
+            tuple(int(v) for v in tip),
+            (int(w * 0.55), int(w * 0.7)),
+            float(np.degrees(np.arctan2(tip[1] - base[1], tip[0] - base[0]))) + 90,
+            0,
+            360,
+            1.0,
+            -1,
+        )
         hand_mask = cv2.GaussianBlur(hand_mask, (0, 0), 2)
         skin = np.array([rng.uniform(60, 170), rng.uniform(100, 190), rng.uniform(150, 240)], np.float32)
         shade = _soft(hand_mask, w * 0.2)[..., None]
@@ -435,13 +495,15 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
     Hm = _homography(rng, W, H, 0.05 * difficulty)
     # the photographer frames the whole layout: zoom out until every card is in the frame
     allc = np.concatenate([q[1] for q in quads]) if quads else np.zeros((0, 2))
-    if steady:   # framed once for the whole game: the table's area, whatever lies on it
+    if steady:  # framed once for the whole game: the table's area, whatever lies on it
         allc = np.float32([[0.02 * W, 0.02 * H], [0.98 * W, 0.02 * H], [0.98 * W, 0.985 * H], [0.02 * W, 0.985 * H]])
     if len(allc):
         pc = _apply_h(Hm, allc)
         m = 0.01 * W
         lo, hi = pc.min(0), pc.max(0)
-        f = min(1.0, (W / 2 - m) / max(W / 2 - lo[0], hi[0] - W / 2, 1), (H / 2 - m) / max(H / 2 - lo[1], hi[1] - H / 2, 1))
+        f = min(
+            1.0, (W / 2 - m) / max(W / 2 - lo[0], hi[0] - W / 2, 1), (H / 2 - m) / max(H / 2 - lo[1], hi[1] - H / 2, 1)
+        )
         if f < 1.0:
             S = np.array([[f, 0, W / 2 * (1 - f)], [0, f, H / 2 * (1 - f)], [0, 0, 1]])
             Hm = S @ Hm
@@ -488,7 +550,7 @@ def render_layout(layout: TableLayout, seed: int, width: int = 1280, height: int
             # the corner index region, in table coordinates
             cx0, cy0 = full[0]
             x_a, y_a = int(max(cx0, 0)), int(max(cy0, 0))
-            reg = hand_mask[y_a:int(cy0 + 0.28 * h), x_a:int(cx0 + 0.25 * w)]
+            reg = hand_mask[y_a : int(cy0 + 0.28 * h), x_a : int(cx0 + 0.25 * w)]
             visible = not (reg.size and reg.mean() > 0.15)
         truth_cards.append(TruthCard(pl.card, vq, fq, pl.slot, visible))
     return img, SceneTruth(layout, layout.snapshot(), truth_cards, getattr(d, "name", ""), hand)
@@ -505,17 +567,17 @@ def lens_distort(img: np.ndarray, truth: SceneTruth, k: float) -> tuple[np.ndarr
     yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
     d = np.stack([xx - c[0], yy - c[1]], -1) / norm  # distorted (output) positions
     # the undistorted source of each output pixel: solve r_u (1 + k r_u^2) = r_d by iteration
-    rd = np.sqrt((d ** 2).sum(-1))
+    rd = np.sqrt((d**2).sum(-1))
     ru = rd.copy()
     for _ in range(6):
-        ru = rd / (1 + k * ru ** 2)
+        ru = rd / (1 + k * ru**2)
     f = np.where(rd > 1e-9, ru / np.maximum(rd, 1e-9), 1.0)[..., None]
     src = (d * f * norm + c).astype(np.float32)
     out = cv2.remap(img, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
     def fwd(q):
         p = (np.asarray(q, np.float64) - c) / norm
-        r2 = (p ** 2).sum(-1, keepdims=True)
+        r2 = (p**2).sum(-1, keepdims=True)
         return (p * (1 + k * r2) * norm + c).astype(np.float32)
 
     cards = [TruthCard(t.card, fwd(t.quad), fwd(t.full_quad), t.slot, t.visible) for t in truth.cards]
@@ -538,7 +600,7 @@ def table_edge(img: np.ndarray, truth: SceneTruth, rng: np.random.Generator) -> 
     band += rng.standard_normal((H, W, 1), dtype=np.float32) * 3
     out = np.clip(band, 0, 255).astype(np.uint8)
     x0, y0 = int(round(left)), int(round(top))
-    out[y0:y0 + ih, x0:x0 + iw] = inner
+    out[y0 : y0 + ih, x0 : x0 + iw] = inner
     sx, sy = iw / W, ih / H
 
     def mv(q):
@@ -548,9 +610,18 @@ def table_edge(img: np.ndarray, truth: SceneTruth, rng: np.random.Generator) -> 
     return out, SceneTruth(truth.layout, truth.snapshot, cards, truth.deck, truth.hand)
 
 
-def render_random(seed: int, width: int = 1280, height: int = 720, decks: list[str] | None = None,
-                  hand_p: float = 0.15, difficulty: float | None = None, grid_p: float = 0.0,
-                  lens_p: float = 0.5, edge_p: float = 0.3, variety: float = 0.0):
+def render_random(
+    seed: int,
+    width: int = 1280,
+    height: int = 720,
+    decks: list[str] | None = None,
+    hand_p: float = 0.15,
+    difficulty: float | None = None,
+    grid_p: float = 0.0,
+    lens_p: float = 0.5,
+    edge_p: float = 0.3,
+    variety: float = 0.0,
+):
     """A random layout, deck and camera; ``decks`` restricts the deck choice. With chance
     ``lens_p`` the lens distorts the frame (barrel or pincushion), with chance ``edge_p`` the
     table lies on a band (its edge or the floor) inside the frame. ``variety`` (for
@@ -569,8 +640,9 @@ def render_random(seed: int, width: int = 1280, height: int = 720, decks: list[s
     pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
     deck = pool[int(rng.integers(0, len(pool)))]
     diff = float(rng.uniform(0.3, 1.0)) if difficulty is None else difficulty
-    img, truth = render_layout(layout, seed, width, height, deck, hand=bool(rng.random() < hand_p), difficulty=diff,
-                               variety=variety)
+    img, truth = render_layout(
+        layout, seed, width, height, deck, hand=bool(rng.random() < hand_p), difficulty=diff, variety=variety
+    )
     if cam.random() < edge_p:
         img, truth = table_edge(img, truth, cam)
     if cam.random() < lens_p:

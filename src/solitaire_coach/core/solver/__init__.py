@@ -115,10 +115,15 @@ def _out_move(kind: int, a: int, b: int) -> Move:
 
 def _check_known(state: GameState) -> None:
     if not state.is_complete_knowledge():
-        unknown = sum(c is None for h in state.hidden for c in h) + sum(c is None for c in state.stock) + sum(
-            c is None for c in state.waste)
-        raise SolverError(f"the solver needs every card: {unknown} card(s) of this position are unknown "
-                          "(solve the true layout, or sample the unknown cards first)")
+        unknown = (
+            sum(c is None for h in state.hidden for c in h)
+            + sum(c is None for c in state.stock)
+            + sum(c is None for c in state.waste)
+        )
+        raise SolverError(
+            f"the solver needs every card: {unknown} card(s) of this position are unknown "
+            "(solve the true layout, or sample the unknown cards first)"
+        )
 
 
 def _table_bits(node_limit: int | None, memory_mb: float | None) -> int:
@@ -151,9 +156,17 @@ def _layer_bytes(memory_mb: float | None) -> int:
     return max(1, int((DEFAULT_TABLE_MB if memory_mb is None else memory_mb) / 2 * 1024 * 1024))
 
 
-def solve(state: GameState, *, node_limit: int | None = None, time_limit: float | None = None,
-          memory_mb: float | None = None, verify: bool = True, quick_pass: bool = True,
-          reductions: bool = True, relaxation: bool = True) -> SolveResult:
+def solve(
+    state: GameState,
+    *,
+    node_limit: int | None = None,
+    time_limit: float | None = None,
+    memory_mb: float | None = None,
+    verify: bool = True,
+    quick_pass: bool = True,
+    reductions: bool = True,
+    relaxation: bool = True,
+) -> SolveResult:
     """Solve ``state`` (every card known) under its own rules.
 
     ``node_limit`` bounds the positions generated, ``time_limit`` the seconds, and
@@ -178,14 +191,27 @@ def solve(state: GameState, *, node_limit: int | None = None, time_limit: float 
         return SolveResult(WON, (), 0, 0.0, 0)
     rules = state.rules
     if _csolver is not None:
-        columns = [(bytes(c.index for c in state.hidden[i]), bytes(c.index for c in state.faceup[i]))  # type: ignore[union-attr]
-                   for i in range(7)]
+        columns = [
+            (bytes(c.index for c in state.hidden[i]), bytes(c.index for c in state.faceup[i]))  # type: ignore[union-attr]
+            for i in range(7)
+        ]
         talon = bytes(c.index for c in state.waste + state.stock)  # type: ignore[union-attr]
-        args = (columns, talon, len(state.waste), list(state.foundations), state.redeals_used, rules.draw_count,
-                -1 if rules.redeal_limit is None else rules.redeal_limit, int(rules.foundation_return),
-                int(_REDEAL_REVERSES), int(node_limit or 0), float(time_limit or 0.0),
-                _table_bits(node_limit, memory_mb), _quick_nodes(node_limit) if quick_pass else 0,
-                _layer_bytes(memory_mb))
+        args = (
+            columns,
+            talon,
+            len(state.waste),
+            list(state.foundations),
+            state.redeals_used,
+            rules.draw_count,
+            -1 if rules.redeal_limit is None else rules.redeal_limit,
+            int(rules.foundation_return),
+            int(_REDEAL_REVERSES),
+            int(node_limit or 0),
+            float(time_limit or 0.0),
+            _table_bits(node_limit, memory_mb),
+            _quick_nodes(node_limit) if quick_pass else 0,
+            _layer_bytes(memory_mb),
+        )
         code, raw, nodes, closest = _csolver.solve(*args, reductions, relaxation)
         status = {1: WON, 0: LOST}.get(code, UNKNOWN)
         moves = tuple(_out_move(*step) for step in raw)
@@ -211,14 +237,20 @@ def _verify(state: GameState, moves: Sequence[Move]) -> None:
 
 # --- pure-Python fallback -------------------------------------------------------------
 
+
 def _key(state: GameState) -> tuple:
-    cols = sorted(zip((tuple(c.index for c in h) for h in state.hidden),  # type: ignore[union-attr]
-                      (tuple(c.index for c in u) for u in state.faceup)))
+    cols = sorted(
+        zip(
+            (tuple(c.index for c in h) for h in state.hidden),  # type: ignore[union-attr]
+            (tuple(c.index for c in u) for u in state.faceup),
+        )
+    )
     return (tuple(cols), tuple(c.index for c in state.stock), tuple(c.index for c in state.waste))  # type: ignore[union-attr]
 
 
-def _python_solve(state: GameState, node_limit: int | None, time_limit: float | None,
-                  memory_mb: float | None) -> tuple[str, tuple[Move, ...], int]:
+def _python_solve(
+    state: GameState, node_limit: int | None, time_limit: float | None, memory_mb: float | None
+) -> tuple[str, tuple[Move, ...], int]:
     """Plain DFS over single moves with a visited table (slow, but sound)."""
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     max_entries = int((DEFAULT_TABLE_MB if memory_mb is None else memory_mb) * 1024 * 1024 / 200)
