@@ -64,10 +64,9 @@ def run_replay(args, folder: Path) -> int:
     from ..core.state import GameState, first_difference
     from ..storage import NotTextError, describe_os_error, read_text_file, write_atomic
     from ..vision.detector import ModelError
-    from ..vision.overlay import draw_overlay
     from .live import LiveCoach, json_line
     from .live_setup import make_detector
-    from .loop import OverlayNote
+    from .loop import OverlayNote, overlay_picture
 
     text_out = sys.stderr if args.json else sys.stdout
 
@@ -143,16 +142,7 @@ def run_replay(args, folder: Path) -> int:
         if args.json:
             print(json_line(result), flush=True)
         if args.window or args.save_overlay:
-            picture = draw_overlay(
-                frame.image,
-                coach.last_detection if result.snapshot is not None else coach.last_accepted_detection,
-                coach.advice,
-                coach.state,
-                note=notes.update(result),
-                take_back=notes.put_wrong,
-                gate=result.gate,
-                calibration=calibration,
-            )
+            picture = overlay_picture(coach, frame.image, result, notes, calibration)
             if args.save_overlay and result.snapshot is not None:  # every frame read, used or not
                 ok, jpeg = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
                 if ok:

@@ -127,16 +127,7 @@ def run_loop(
             if on_result is not None:
                 on_result(result)
             if window:
-                picture = draw_overlay(
-                    frame.image,
-                    coach.last_detection if result.snapshot is not None else coach.last_accepted_detection,
-                    coach.advice,
-                    coach.state,
-                    note=notes.update(result),
-                    take_back=notes.put_wrong,
-                    gate=result.gate,
-                    calibration=calibration,
-                )
+                picture = overlay_picture(coach, frame.image, result, notes, calibration)
                 cv2.imshow(window_name, picture)
                 shown = True
                 key = cv2.waitKey(1) & 0xFF
@@ -157,6 +148,22 @@ def run_loop(
     finally:
         if window and shown:
             cv2.destroyWindow(window_name)
+
+
+def overlay_picture(coach: LiveCoach, image, result: StepResult, notes: OverlayNote, calibration) -> object:
+    """The live window's picture of one frame: what was read (the last accepted read when
+    this frame was not read), the advice and the position, the note of ``notes`` for this
+    result, the gate's state and the calibration's slots (see ``vision.overlay``)."""
+    return draw_overlay(
+        image,
+        coach.last_detection if result.snapshot is not None else coach.last_accepted_detection,
+        coach.advice,
+        coach.state,
+        note=notes.update(result),
+        take_back=notes.put_wrong,
+        gate=result.gate,
+        calibration=calibration,
+    )
 
 
 def kept_words(coach: LiveCoach) -> str:
