@@ -457,28 +457,19 @@ class CardDetector:
         with its own patch too: their kind probabilities are averaged and their rank and
         suit probabilities multiplied (a card both readers are sure of stays sure; one they
         disagree on loses confidence). The embedding is the first reader's (learn-deck's)."""
-        g = self.geom
-        patches = (
-            np.stack([F.corner_patch(frame_bgr, c, u, v, g) for c, u, v in cuts])
-            if cuts
-            else np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
-        )
+        patches = _cut_patches(frame_bgr, cuts, self.geom)
         kind, rank, suit, emb = self.read_patches(patches)
         if self.second_reader is None or not len(cuts):
             return kind, rank, suit, emb
         session, g2 = self.second_reader
-        patches2 = np.stack([F.corner_patch(frame_bgr, c, u, v, g2) for c, u, v in cuts])
+        # readers of one patch geometry read the same patches: cut them once
+        patches2 = patches if g2 == self.geom else _cut_patches(frame_bgr, cuts, g2)
         kind2, rank2, suit2, _ = session.run(None, {"patch": F.to_tensor(patches2)})
         return (kind + kind2) / 2, _geo_mean(rank, rank2), _geo_mean(suit, suit2), emb
 
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
         """The reader's corner patch of each of ``marks`` (N x read_h x read_w x 3 BGR)."""
-        g = self.geom
-        return (
-            np.stack([F.corner_patch(frame_bgr, (m.x, m.y), *m.axes(), g) for m in marks])
-            if marks
-            else np.zeros((0, g.read_h, g.read_w, 3), np.uint8)
-        )
+        return _cut_patches(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks], self.geom)
 
     def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray, head=None) -> np.ndarray:
         """N x 52 card probabilities (index = Card.index), using the learnt deck if any
@@ -1010,6 +1001,14 @@ def _value(m: _Mark):
     if m.kind == 0 and m.card is not None:
         return m.card
     return UNKNOWN
+
+
+def _cut_patches(frame_bgr: np.ndarray, cuts: list[tuple], geom: F.PatchGeom) -> np.ndarray:
+    """The patches of ``geom`` at the card corners ``cuts`` ((corner, width vector, height
+    vector) each), N x read_h x read_w x 3 BGR."""
+    if not cuts:
+        return np.zeros((0, geom.read_h, geom.read_w, 3), np.uint8)
+    return np.stack([F.corner_patch(frame_bgr, c, u, v, geom) for c, u, v in cuts])
 
 
 def _geo_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
