@@ -132,7 +132,9 @@ def targets(corners: np.ndarray, hh: int, ww: int, sigma: float = 0.7):
     return heat, reg, regm
 
 
-def build_models(torch):
+def build_models(torch, reader_width: float = 1.0):
+    """The locator, the reader (its channels scaled by ``reader_width``) and the reader's
+    export wrapper."""
     nn = torch.nn
 
     def cbr(i, o, s=1, d=1):
@@ -175,11 +177,21 @@ def build_models(torch):
 
         def __init__(self):
             super().__init__()
-            self.f = nn.Sequential(cbr(3, 16), cbr(16, 32, 2), cbr(32, 48), cbr(48, 64, 2), cbr(64, 64), cbr(64, 96, 2))
+            c = [int(round(n * reader_width)) for n in (16, 32, 48, 64, 64, 96)]
+            self.f = nn.Sequential(
+                cbr(3, c[0]),
+                cbr(c[0], c[1], 2),
+                cbr(c[1], c[2]),
+                cbr(c[2], c[3], 2),
+                cbr(c[3], c[4]),
+                cbr(c[4], c[5], 2),
+            )
             fh, fw = F.READ_H, F.READ_W
             for _ in range(3):
                 fh, fw = (fh + 1) // 2, (fw + 1) // 2
-            self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * fh * fw, 128), nn.ReLU(inplace=True))
+            self.fc = nn.Sequential(
+                nn.Flatten(), nn.Dropout(0.2), nn.Linear(c[5] * fh * fw, 128), nn.ReLU(inplace=True)
+            )
             self.kind = nn.Linear(128, 3)
             self.rank = nn.Linear(128, 13)
             self.suit = nn.Linear(128, 4)
@@ -342,6 +354,12 @@ def main():
         "that finds them there goes on where the last one stopped",
     )
     ap.add_argument("--device", default="auto", help="cuda, cpu or auto (cuda when there is one)")
+    ap.add_argument(
+        "--reader-width",
+        type=float,
+        default=1.0,
+        help="the reader's channels times this (1: the shipped readers; 2: models/v4's, 4x the compute)",
+    )
     args = ap.parse_args()
     import torch
 
@@ -366,7 +384,7 @@ def main():
     if dev == "cpu":
         torch.set_num_threads(max(1, args.workers))
     print(f"training on {dev}" + (f" ({torch.cuda.get_device_name(0)})" if dev == "cuda" else ""), flush=True)
-    Locator, Reader, ReaderExport = build_models(torch)
+    Locator, Reader, ReaderExport = build_models(torch, args.reader_width)
     os.makedirs(args.out, exist_ok=True)
 
     # ------------------------------------------------------------------ locator

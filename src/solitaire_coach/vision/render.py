@@ -406,7 +406,7 @@ def render_layout(
     more = np.random.default_rng([seed, 31337])
     varied_backs = more.random() < 0.7 * variety
     dark_mat = more.random() < 0.3 * variety
-    askew = float(more.uniform(6, 14)) if more.random() < 0.3 * variety else 0.0
+    askew = float(more.uniform(6, 18)) if more.random() < 0.4 * variety else 0.0
     W, H = width, height
     d = load_deck(deck) if deck is not None else DrawnDeck(int(rng.integers(0, 12)))
     back = _pick_back(rng, d)
