@@ -540,8 +540,27 @@ def test_learn_deck_names_a_decks_folder_it_cannot_write(tmp_path, monkeypatch, 
         ('{"zoom": ', "not valid JSON (Expecting value at line 1 column 10)"),
         ('{"zoom": "x', "not valid JSON (Unterminated string starting at line 1 column 10)"),
         (b"\xfe\xfe{}", "not a text file (UTF-8): byte 0xfe at offset 0 is not UTF-8"),
+        (
+            '{"reader_file": "../card_reader.onnx"}',
+            'reader_file must be a file name in the model folder, not "../card_reader.onnx"',
+        ),
+        ('{"reader_file": 3}', "reader_file must be a file name in the model folder, not 3"),
     ],
-    ids=["nan", "read-5", "strip-negative", "inf", "zoom", "temp", "combine", "string", "cut", "cut-string", "binary"],
+    ids=[
+        "nan",
+        "read-5",
+        "strip-negative",
+        "inf",
+        "zoom",
+        "temp",
+        "combine",
+        "string",
+        "cut",
+        "cut-string",
+        "binary",
+        "reader-outside",
+        "reader-number",
+    ],
 )
 def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, capsys, setting, why):
     models = D.repo_root() / "models"
@@ -554,6 +573,22 @@ def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, 
     assert capsys.readouterr().err == f"solitaire-coach detect: error: --model: {d / 'vision.json'}: {why}\n"
     (d / "vision.json").write_text('{"read_thresh": 1, "peak_thresh": 0}')
     assert D.CardDetector(d).read_thresh == 1.0  # the ends of the range are allowed
+
+
+def test_reader_file_names_the_reader_to_run(tmp_path, capsys):
+    """``reader_file`` in vision.json picks the reader (an 8-bit copy, say); a missing one is
+    named with its path."""
+    models = D.repo_root() / "models"
+    d = tmp_path / "model"
+    d.mkdir()
+    for name in D.MODEL_FILES:
+        (d / name).symlink_to(models / name)
+    (d / "other_reader.onnx").symlink_to(models / "card_reader.onnx")
+    (d / "vision.json").write_text('{"reader_file": "other_reader.onnx"}')
+    assert D.CardDetector(d).reader.get_inputs()[0].name == "patch"
+    (d / "vision.json").write_text('{"reader_file": "int8.onnx"}')
+    assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
+    assert f"{d / 'int8.onnx'}: missing" in capsys.readouterr().err
 
 
 def test_annotation_labels_lie_inside_their_own_boxes():

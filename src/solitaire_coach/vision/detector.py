@@ -379,8 +379,15 @@ class CardDetector:
         if not d.is_dir():
             raise ModelError(f"model folder {str(d)!r} does not exist")
         self.locator = _load_model(d / "card_locator.onnx", threads, sessions)
-        self.reader = _load_model(d / "card_reader.onnx", threads, sessions)
         cfg = _model_config(d / "vision.json")
+        # ``reader_file``: the reader to run, when not card_reader.onnx (an 8-bit copy of it, say:
+        # training/quantize_reader.py); card_reader.onnx stays the reference the copy came from
+        reader_file = cfg.get("reader_file", "card_reader.onnx")
+        if not isinstance(reader_file, str) or "/" in reader_file or "\\" in reader_file:
+            raise ModelError(
+                f"{d / 'vision.json'}: reader_file must be a file name in the model folder, not {json.dumps(reader_file)}"
+            )
+        self.reader = _load_model(d / reader_file, threads, sessions, "card reader", "patch")
         self.second_reader = None
         try:
             second = cfg.get("second_reader")
