@@ -781,3 +781,32 @@ def test_down_counts_in_json():
     ]
     assert sum(a == b for a, b in zip(out["down"], want)) >= 6, (out["down"], want)
     assert out["stock"] == any(c["card"] == "back" and c["slot"] == "stock" for c in truth["cards"])
+
+
+def test_a_second_reader_without_kind_leaves_face_and_back_to_the_first(tmp_path):
+    """``second_reader`` with ``"kind": false`` multiplies in its rank and suit only: the
+    kind probabilities are the first reader's own, while its rank read still changes."""
+    models = D.repo_root() / "models"
+    d = tmp_path / "model"
+    d.mkdir()
+    for name in D.MODEL_FILES:
+        (d / name).symlink_to(models / name)
+    (d / "second.onnx").symlink_to(models / "v1" / "card_reader.onnx")
+    patch = {"read_h": 48, "read_w": 36, "x": [-0.05, 0.31], "y": [-0.03, 0.30]}
+    main_patch = json.loads((models / "vision.json").read_text())["patch"]
+    alone = D.CardDetector(models / "card_reader.onnx")
+    frame = cv2.imread(str(SCENES[0]))
+    marks = alone.locate(frame)
+    cuts = [((m.x, m.y), *m.axes()) for m in marks]
+    (d / "vision.json").write_text(json.dumps({"patch": main_patch}))
+    kind, rank, *_ = D.CardDetector(d).read_cuts(frame, cuts)
+    (d / "vision.json").write_text(
+        json.dumps({"patch": main_patch, "second_reader": {"file": "second.onnx", "patch": patch, "kind": False}})
+    )
+    kind2, rank2, *_ = D.CardDetector(d).read_cuts(frame, cuts)
+    assert np.allclose(kind, kind2) and not np.allclose(rank, rank2)
+    (d / "vision.json").write_text(
+        json.dumps({"patch": main_patch, "second_reader": {"file": "second.onnx", "patch": patch}})
+    )
+    kind3, *_ = D.CardDetector(d).read_cuts(frame, cuts)
+    assert not np.allclose(kind, kind3)

@@ -389,6 +389,7 @@ class CardDetector:
             )
         self.reader = _load_model(d / reader_file, threads, sessions, "card reader", "patch")
         self.second_reader = None
+        self.second_reader_kind = True
         try:
             second = cfg.get("second_reader")
             if second:
@@ -396,6 +397,9 @@ class CardDetector:
                     _load_model(d / second["file"], threads, sessions, "card reader", "patch"),
                     F.PatchGeom.from_config(second["patch"]),
                 )
+                # "kind": false: the second reader only reads rank and suit (face, back or no
+                # card is the first reader's alone, as when it knows backs the other never saw)
+                self.second_reader_kind = second.get("kind", True) is not False
             return cfg, F.PatchGeom.from_config(cfg.get("patch"))
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(
@@ -461,8 +465,8 @@ class CardDetector:
         """kind, rank, suit probabilities and embeddings of the card corners ``cuts`` (each a
         card's corner, width and height vectors in frame px), read by the reader and, where
         the model folder has one (``second_reader`` in ``vision.json``), by a second reader
-        with its own patch too: their kind probabilities are averaged and their rank and
-        suit probabilities multiplied (a card both readers are sure of stays sure; one they
+        with its own patch too: their kind probabilities are averaged (unless the second's
+        ``"kind"`` is false) and their rank and suit probabilities multiplied (a card both readers are sure of stays sure; one they
         disagree on loses confidence). The embedding is the first reader's (learn-deck's)."""
         patches = _cut_patches(frame_bgr, cuts, self.geom)
         kind, rank, suit, emb = self.read_patches(patches)
@@ -472,7 +476,9 @@ class CardDetector:
         # readers of one patch geometry read the same patches: cut them once
         patches2 = patches if g2 == self.geom else _cut_patches(frame_bgr, cuts, g2)
         kind2, rank2, suit2, _ = session.run(None, {"patch": F.to_tensor(patches2)})
-        return (kind + kind2) / 2, _geo_mean(rank, rank2), _geo_mean(suit, suit2), emb
+        if self.second_reader_kind:
+            kind = (kind + kind2) / 2
+        return kind, _geo_mean(rank, rank2), _geo_mean(suit, suit2), emb
 
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
         """The reader's corner patch of each of ``marks`` (N x read_h x read_w x 3 BGR)."""
