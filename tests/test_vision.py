@@ -674,7 +674,8 @@ def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_
     real = D._session
     monkeypatch.setattr(D, "_session", lambda path, threads: made.append(path.name) or real(path, threads))
     d = tmp_path / "model"
-    shutil.copytree(D.repo_root() / "models", d, ignore=shutil.ignore_patterns("v2", "*.md"))
+    shutil.copytree(D.repo_root() / "models", d, ignore=shutil.ignore_patterns("v1", "*.md"))
+    (d / "vision.json").write_text(json.dumps({"patch": json.loads((d / "vision.json").read_text())["patch"]}))
     a, b = D.CardDetector(d), D.CardDetector(d / "card_reader.onnx", deck=None)
     assert (a.locator, a.reader) == (b.locator, b.reader) and sorted(made) == sorted(D.MODEL_FILES)
     os.utime(d / "card_reader.onnx", ns=(1, 1))  # the reader replaced: it alone is loaded again
@@ -682,6 +683,10 @@ def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_
     assert c.locator is a.locator and c.reader is not a.reader and made[2:] == ["card_reader.onnx"]
     own = D.CardDetector(d, sessions=D.ModelSessions())
     assert own.locator is not a.locator and len(made) == 5
+    # the shipped folder's settings: the reader run is the 8-bit copy, and a second reader
+    shutil.copy(D.repo_root() / "models" / "vision.json", d / "vision.json")
+    D.CardDetector(d)
+    assert made[5:] == ["card_reader_int8.onnx", "card_reader_2.onnx"]
     img = cv2.imread(str(SCENES[0]))
     assert own.detect(img).snapshot == a.detect(img).snapshot
 
