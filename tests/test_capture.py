@@ -893,3 +893,37 @@ def test_a_file_that_is_no_video_gives_our_error_and_none_of_ffmpegs_lines(tmp_p
     assert out.returncode == 0 and out.stdout == ""
     assert out.stderr.splitlines() == [next(line for line in out.stderr.splitlines() if words in line)], out.stderr
     assert str(fake) in out.stderr
+
+
+def test_a_photo_gate_reads_every_picture_once_on_its_own():
+    """ReadGate.for_photos: the first picture is read (no motion history needed), each read
+    is taken at once (no second read to agree with), and the same picture again is read again."""
+    from solitaire_coach.capture.gate import ReadGate
+
+    gate = ReadGate.for_photos()
+    rng = np.random.default_rng(3)
+    pictures = [rng.integers(0, 255, (90, 160, 3), dtype=np.uint8) for _ in range(3)]
+    for i, picture in enumerate(pictures + pictures[-1:]):
+        view = gate.observe(picture)
+        assert view.read, (i, view.reason)
+        assert gate.offer(f"snapshot {i}")
+
+
+def test_a_folder_of_photos_is_told_from_a_videos_frames(tmp_path):
+    """Photos differ one from the next; a video's frames of a still table are alike."""
+    from solitaire_coach.capture.sources import FolderSource, looks_like_photos
+
+    photos, video = tmp_path / "photos", tmp_path / "video"
+    photos.mkdir()
+    video.mkdir()
+    base = np.full((360, 640, 3), 90, np.uint8)
+    for i in range(6):
+        picture = base.copy()
+        cv2.rectangle(picture, (40 + 80 * i, 60), (100 + 80 * i, 140), (255, 255, 255), -1)  # a card moved
+        cv2.imwrite(str(photos / f"p{i}.png"), picture)
+        noisy = np.clip(base.astype(int) + np.random.default_rng(i).integers(-4, 5, base.shape), 0, 255)
+        cv2.imwrite(str(video / f"f{i}.png"), noisy.astype(np.uint8))
+    assert looks_like_photos(FolderSource(photos))
+    assert not looks_like_photos(FolderSource(video))
+    (photos / "frames.jsonl").write_text('{"file": "p0.png", "t": 0}\n')
+    assert not looks_like_photos(FolderSource(photos))  # a recording: its manifest says how to play it

@@ -204,3 +204,22 @@ def test_demo_with_the_real_detector_and_the_default_strategy(capsys):
     summary = json.loads(capsys.readouterr().out.splitlines()[-1])["summary"]
     assert summary["matches_expected"] and summary["moves"] == summary["expected_moves"]
     assert summary["moves_from_hand_frames"] == []
+
+
+def test_a_game_photographed_after_every_move_is_followed(tmp_path, capsys):
+    """A folder of photos (no frames.jsonl), one after each move of game3: replay takes them
+    for photos by itself, reads each once, and follows the whole game as logged."""
+    if not _real_detector_available():
+        pytest.skip("the vision card detector (and its model) is not available")
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from photo_replay import photo_folder
+
+    folder = tmp_path / "photos"
+    n = photo_folder(GAMES_DIR / "game3", 1, folder)
+    assert main(["replay", str(folder), "--json", "--strategy", "baseline"]) == 0
+    out = capsys.readouterr()
+    summary = json.loads(out.out.splitlines()[-1])["summary"]
+    assert "as a photo of the table" in out.err
+    assert summary["reads"] == n and summary["matches_expected"] and summary["moves"] == 55

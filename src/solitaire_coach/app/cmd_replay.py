@@ -27,6 +27,22 @@ def register(sub) -> None:
     y.add_argument(
         "--fps", type=positive_float, default=5.0, help="frame rate of a folder without frames.jsonl (default 5)"
     )
+    kind = y.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--photos",
+        dest="photos",
+        action="store_true",
+        default=None,
+        help="the folder's pictures are photos of the table taken every few moves: each is read "
+        "once and taken on its own read (default for a folder without frames.jsonl whose "
+        "pictures differ one from the next)",
+    )
+    kind.add_argument(
+        "--video-frames",
+        dest="photos",
+        action="store_false",
+        help="the folder's pictures are a video's frames: read a still table, twice alike, as play does",
+    )
     y.set_defaults(func=cmd_replay)
 
 
@@ -59,7 +75,7 @@ def run_replay(args, folder: Path) -> int:
 
     from ..capture.calibration import CalibrationError
     from ..capture.gate import ReadGate
-    from ..capture.sources import SourceError, open_source
+    from ..capture.sources import FolderSource, SourceError, looks_like_photos, open_source
     from ..core.notation import LogParseError, parse_log
     from ..core.state import GameState, first_difference
     from ..storage import NotTextError, describe_os_error, read_text_file, write_atomic
@@ -118,7 +134,14 @@ def run_replay(args, folder: Path) -> int:
         source.close()
         return _err(str(exc))
     session = _session(args, None, say, resume=False)
-    coach = LiveCoach(session, detector, ReadGate(), say=say)
+    photos = getattr(args, "photos", None)
+    if photos is None:
+        photos = isinstance(source, FolderSource) and looks_like_photos(source)
+    if photos:
+        say(
+            "reading each picture as a photo of the table (taken every few moves); --video-frames to read them as a video"
+        )
+    coach = LiveCoach(session, detector, ReadGate.for_photos() if photos else ReadGate(), say=say)
     if args.save_overlay:
         args.save_overlay.mkdir(parents=True, exist_ok=True)
     coach.start()

@@ -525,6 +525,7 @@ class ReadGate:
         object_check: ObjectCheck | None | bool = True,
     ) -> None:
         self.motion_threshold = motion_threshold
+        self.photos = False  # every picture a still photo (see for_photos)
         self.fine_pixels = fine_pixels
         self.change_fraction = change_fraction
         self.still_frames = still_frames
@@ -547,6 +548,17 @@ class ReadGate:
         self._accepted_fine: np.ndarray | None = None
         self._read_fine: np.ndarray | None = None
 
+    @classmethod
+    def for_photos(cls) -> ReadGate:
+        """A gate for photos of the table taken on purpose every few moves (a folder of
+        pictures, not a video): each picture is a still table, read once and taken on its
+        own read (no second read to agree with). The hand check stays; the object check,
+        which compares a picture with the last one taken, does not (a hand-held camera
+        frames each photo differently)."""
+        gate = cls(still_frames=1, agree=1, fine_pixels=0, object_check=None)
+        gate.photos = True
+        return gate
+
     def force(self) -> None:
         """Read the next still frame even if the table looks unchanged or a hand is seen
         (the person asked for a read)."""
@@ -562,7 +574,7 @@ class ReadGate:
         """Look at a frame; say whether to read it."""
         small = shrink(image, self.meter.size)  # one downscale for both checks
         motion = self.meter.measure(small)
-        still = motion < self.motion_threshold and self.meter.last_fraction < self.change_fraction
+        still = self.photos or (motion < self.motion_threshold and self.meter.last_fraction < self.change_fraction)
         fine = None
         if still and self._resting and self._accepted_fine is not None:
             # a change too slow or small to see frame to frame (a K♠ turned where a K♣

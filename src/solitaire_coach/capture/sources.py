@@ -62,6 +62,26 @@ class FrameSource(Protocol):
         """Let go of the camera or file."""
 
 
+def looks_like_photos(source: FolderSource, sample: int = 8) -> bool:
+    """Are the pictures of a folder without ``frames.jsonl`` photos of a table taken every
+    few moves rather than the frames of a video? Each photo differs from the one before
+    (at least a card moved); a video's frames are mostly alike (a still table filmed, a
+    few frames a second). Decided on the first ``sample`` pictures: photos when most
+    neighbours differ (over 0.1% of a 160x90 thumbnail changed by more than 30 grey
+    levels: a card moved, not sensor noise or JPEG)."""
+    if source.has_manifest:
+        return False
+    if len(source.paths) < 2:
+        return True
+    small = []
+    for path in source.paths[:sample]:
+        image = cv2.imread(str(path), cv2.IMREAD_REDUCED_GRAYSCALE_4)
+        if image is not None:
+            small.append(cv2.resize(image, (160, 90), interpolation=cv2.INTER_AREA).astype(np.int16))
+    changed = [float((np.abs(a - b) > 30).mean()) for a, b in zip(small, small[1:])]
+    return bool(changed) and sum(c > 0.001 for c in changed) * 2 > len(changed)
+
+
 def jpeg_cut_short(data: bytes) -> bool:
     """Whether ``data`` is a JPEG cut short: no end marker after its last scan (OpenCV
     decodes such a file as far as it goes, the rest of the picture grey, and says only
@@ -208,6 +228,7 @@ class FolderSource:
         self.fps = fps
         self.entries: list[dict] = []
         manifest = self.folder / MANIFEST
+        self.has_manifest = manifest.is_file()
         if manifest.is_file():
             self.entries = self._read_manifest(manifest)
         else:

@@ -1,0 +1,76 @@
+"""Benchmark: a recorded game replayed as a folder of photos taken every N moves.
+
+A person may photograph the table every few moves instead of filming it. From each
+recorded game in fixtures/games this takes the still pictures without a hand after every
+N-th move (the deal first, the last position last), writes them into a folder of photos
+with no ``frames.jsonl`` (``replay`` then reads each picture once, on its own: see
+``ReadGate.for_photos``) and replays it with the real detector against the game's log.
+It prints, per game and N, whether the game was followed (every move, perhaps some of one
+picture in another order ending in the same position), the moves inferred, and the
+'not legal' reports.
+
+Run:  python bench/photo_replay.py [--every 1 2 3] [--games game1 game3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+GAMES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "games"
+
+
+def photo_folder(game: Path, every: int, out: Path) -> int:
+    """Write the game's still pictures after every ``every``-th move into ``out`` (with
+    its moves.log); returns how many pictures."""
+    entries = [json.loads(line) for line in (game / "truth.jsonl").read_text().splitlines()]
+    still = [e for e in entries if not e["hand"] and (e["what"] == "deal" or e["what"].startswith("after"))]
+    picked = still[::every]
+    if (len(still) - 1) % every:
+        picked.append(still[-1])
+    out.mkdir(parents=True, exist_ok=True)
+    for i, e in enumerate(picked):
+        shutil.copy(game / e["file"], out / f"photo_{i:03d}{Path(e['file']).suffix}")
+    shutil.copy(game / "moves.log", out / "moves.log")
+    return len(picked)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--every", type=int, nargs="*", default=[1, 2, 3], help="moves between photos (default 1 2 3)")
+    ap.add_argument("--games", nargs="*", default=None, help="game names in fixtures/games (default all)")
+    ap.add_argument("--strategy", default="baseline")
+    args = ap.parse_args(argv)
+    from solitaire_coach.app.cli import main as cli
+
+    names = args.games or sorted(p.name for p in GAMES_DIR.glob("game*") if (p / "truth.jsonl").is_file())
+    for name in names:
+        for every in args.every:
+            with tempfile.TemporaryDirectory() as tmp:
+                folder = Path(tmp) / name
+                n = photo_folder(GAMES_DIR / name, every, folder)
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                    cli(["replay", str(folder), "--json", "--strategy", args.strategy])
+            lines = out.getvalue().splitlines()
+            summary = json.loads(lines[-1])["summary"]
+            frames = [json.loads(ln) for ln in lines[:-1]]
+            print(
+                f"{name} every {every}: {n} photos, {summary['reads']} read, {summary['moves']} of "
+                f"{summary['expected_moves']} moves inferred, followed: {summary['matches_expected']}"
+                f" (in order: {summary['in_logged_order']}), 'not legal' reports "
+                f"{sum(1 for f in frames if f.get('report') == 'inconsistent')}"
+                + ("" if summary["matches_expected"] else f"; first difference {summary['first_difference']}"),
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
