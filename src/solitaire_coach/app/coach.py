@@ -7,6 +7,7 @@ snapshot, so a restart resumes the same game.
 
 from __future__ import annotations
 
+import copy
 import select
 import sys
 import time
@@ -18,7 +19,7 @@ from typing import TextIO
 from ..core.advisor import Advice, Strategy
 from ..core.join import JoinedTracker, try_join
 from ..core.moves import Move
-from ..core.notation import UNKNOWN, SnapshotParseError, parse_snapshot
+from ..core.notation import UNKNOWN, Snapshot, SnapshotParseError, parse_snapshot
 from ..core.open_advice import advise_open
 from ..core.rules import Rules
 from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal
@@ -81,18 +82,33 @@ class CoachSession:
                 say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far{joined})")
                 self._restore_memory(memory)
 
-    def process_text(self, text: str, where: str = "snapshot") -> TrackerReport | None:
-        """Read one snapshot text; print what happened and the advice. Bad text changes nothing."""
+    def process_text(
+        self,
+        text: str,
+        where: str = "snapshot",
+        *,
+        stock_hint: bool | None = None,
+        down_hint: tuple[int, ...] | None = None,
+    ) -> TrackerReport | None:
+        """Read one snapshot text; print what happened and the advice. Bad text changes nothing.
+
+        What a camera read of the table beyond the 12 slots comes as hints, trusted less
+        than a snapshot's own lines (see docs/joining.md, "What the camera reads"):
+        ``stock_hint`` (True a pile in the stock's place, False none) is used as a
+        ``stock:`` line unless the snapshot has one, and dropped for this read when the read
+        is explained without it but not with it (a misread stock never blocks the game);
+        ``down_hint`` (face-down cards per column) is used to join a game where the counts
+        fit the table (else the fewest that fit are assumed, and said)."""
         try:
             snap = parse_snapshot(text)
         except SnapshotParseError as exc:
             self.say(f"bad snapshot in {where}: {exc} (the game is unchanged)")
             return None
         advised = self.advised_move
-        report = self.tracker.update(snap, prefer=advised)
+        report = self._update(snap, advised, stock_hint)
         self.longer_search_waits = False
         if report.kind == "waiting" and self.tracker.state is None:
-            report = self._join(snap, report)
+            report = self._join(snap, report, down_hint)
         if report.kind == "inconsistent" and not report.put_wrong and looks_like_a_deal(snap, self.tracker.rules):
             over = self._game_over()
             if over is None:
@@ -107,7 +123,7 @@ class CoachSession:
             else:
                 return self._new_game(snap, over, where)
         elif report.kind == "inconsistent" and not report.put_wrong and not self._join_offered:
-            if try_join(snap, self.tracker.rules)[0] is not None:
+            if try_join(snap, self.tracker.rules, down_hint)[0] is not None:
                 self._join_offered = True
                 report = replace(
                     report,
@@ -153,11 +169,30 @@ class CoachSession:
                 self.say("advice: " + self.last_advice.line())
         return report
 
-    def _join(self, snap, report: TrackerReport) -> TrackerReport:
+    def _update(self, snap: Snapshot, advised: Move | None, stock_hint: bool | None) -> TrackerReport:
+        """The tracker's update by ``snap``, with the camera's ``stock_hint`` as its
+        ``stock:`` line where it has none, a game is in hand and the hint tells the open
+        explanations anything (they do not all agree with it already). The hint is tried on
+        a copy of the tracker: a read it leaves unexplained, or explained only as a misread,
+        is taken without it (the stock pile itself may be what was misread)."""
+        tracker = self.tracker
+        if stock_hint is None or snap.stock is not None or tracker.state is None:
+            return tracker.update(snap, prefer=advised)
+        if all(bool(p.stock) == stock_hint for p in tracker.explanations):
+            return tracker.update(snap, prefer=advised)  # nothing to narrow (moves in this read aside)
+        trial = copy.copy(tracker)
+        report = trial.update(replace(snap, stock=stock_hint), prefer=advised)
+        if report.kind == "inconsistent" or report.misread:
+            return tracker.update(snap, prefer=advised)
+        self.tracker = trial
+        return report
+
+    def _join(self, snap, report: TrackerReport, down_hint: tuple[int, ...] | None = None) -> TrackerReport:
         """With no game in hand, a table that is no fresh deal is joined as a game in
-        progress (:mod:`solitaire_coach.core.join`); ``report`` (waiting) is returned with
-        the reason added when it cannot be (a table no legal game shows)."""
-        joined, line = try_join(snap, self.tracker.rules)
+        progress (:mod:`solitaire_coach.core.join`, face-down counts from ``snap``'s
+        ``down:`` line, else ``down_hint`` where it fits); ``report`` (waiting) is
+        returned with the reason added when it cannot be (a table no legal game shows)."""
+        joined, line = try_join(snap, self.tracker.rules, down_hint)
         if joined is None:
             if any(v is UNKNOWN for v in snap.slots):
                 return report  # not read whole: the tracker's reason says what to wait for
