@@ -7,7 +7,6 @@ snapshot, so a restart resumes the same game.
 
 from __future__ import annotations
 
-import copy
 import select
 import sys
 import time
@@ -94,9 +93,9 @@ class CoachSession:
 
         What a camera read of the table beyond the 12 slots comes as hints, trusted less
         than a snapshot's own lines (see docs/joining.md, "What the camera reads"):
-        ``stock_hint`` (True a pile in the stock's place, False none) is used as a
-        ``stock:`` line unless the snapshot has one, and dropped for this read when the read
-        is explained without it but not with it (a misread stock never blocks the game);
+        ``stock_hint`` (True a pile in the stock's place, False none) narrows the
+        explanations the read keeps open to those whose stock agrees, and is passed over
+        when none does (a misread stock never blocks the game nor forces moves);
         ``down_hint`` (face-down cards per column) is used to join a game where the counts
         fit the table (else the fewest that fit are assumed, and said)."""
         try:
@@ -170,22 +169,10 @@ class CoachSession:
         return report
 
     def _update(self, snap: Snapshot, advised: Move | None, stock_hint: bool | None) -> TrackerReport:
-        """The tracker's update by ``snap``, with the camera's ``stock_hint`` as its
-        ``stock:`` line where it has none, a game is in hand and the hint tells the open
-        explanations anything (they do not all agree with it already). The hint is tried on
-        a copy of the tracker: a read it leaves unexplained, or explained only as a misread,
-        is taken without it (the stock pile itself may be what was misread)."""
-        tracker = self.tracker
-        if stock_hint is None or snap.stock is not None or tracker.state is None:
-            return tracker.update(snap, prefer=advised)
-        if all(bool(p.stock) == stock_hint for p in tracker.explanations):
-            return tracker.update(snap, prefer=advised)  # nothing to narrow (moves in this read aside)
-        trial = copy.copy(tracker)
-        report = trial.update(replace(snap, stock=stock_hint), prefer=advised)
-        if report.kind == "inconsistent" or report.misread:
-            return tracker.update(snap, prefer=advised)
-        self.tracker = trial
-        return report
+        """The tracker's update by ``snap``, the camera's ``stock_hint`` only narrowing the
+        explanations the read keeps open (``TableTracker.update``): a wrong reading can
+        never bring in a far-fetched explanation nor leave a read unexplained."""
+        return self.tracker.update(snap, prefer=advised, stock_hint=stock_hint)
 
     def _join(self, snap, report: TrackerReport, down_hint: tuple[int, ...] | None = None) -> TrackerReport:
         """With no game in hand, a table that is no fresh deal is joined as a game in
