@@ -183,3 +183,33 @@ def test_a_replay_where_the_stock_is_seen_empty_keeps_only_an_empty_stock():
     assert explanations and not any(p.stock for p in explanations)
     assert any(p.faceup == state.faceup and len(p.waste) == len(state.waste) for p in explanations)
     assert not any("not a legal continuation" in line for line in said), said
+
+
+# what one picture says, and what two reads agree on --------------------------------------
+def _result(stock_seen: bool, down=(0, 1, 2, 3, 4, 5, 6)):
+    from solitaire_coach.vision.detector import DetectionResult
+
+    return DetectionResult(parse_snapshot(TABLE), [], 1.0, tuple(down), stock_seen)
+
+
+def test_a_picture_says_empty_only_once_the_pile_was_seen_in_its_place():
+    assert _result(True).stock_reading() is True
+    assert _result(False).stock_reading() is None  # an unfamiliar back is missed there
+    assert _result(False).stock_reading(pile_seen_before=True) is False
+    assert _result(True).to_snapshot().stock is True and _result(False).to_snapshot().stock is None
+    assert _result(True).to_snapshot().down is None  # the counts are no down: line (a hint only)
+
+
+def test_the_live_coach_gives_what_the_last_two_reads_agree_on():
+    coach = LiveCoach(_session([]), object(), ReadGate(hand_check=None), say=lambda line: None)
+    assert coach.table_hints() == (None, None)
+    coach._note_table(_result(False))
+    coach._note_table(_result(False))
+    assert coach.table_hints() == (None, (0, 1, 2, 3, 4, 5, 6))  # no pile seen yet: not read
+    coach._note_table(_result(True, (0, 1, 2, 3, 4, 5, 5)))
+    assert coach.table_hints() == (None, None)  # the two reads differ on both
+    coach._note_table(_result(True, (0, 1, 2, 3, 4, 5, 5)))
+    assert coach.table_hints() == (True, (0, 1, 2, 3, 4, 5, 5))
+    coach._note_table(_result(False))
+    coach._note_table(_result(False))
+    assert coach.table_hints()[0] is False  # the pile was seen there before: now empty
