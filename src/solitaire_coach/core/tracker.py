@@ -402,10 +402,11 @@ class TableTracker:
 
         ``stock_hint``: what a camera read of the stock (True a pile, False its place
         empty), weaker than a ``stock:`` line: it only narrows the explanations the read
-        keeps open without it, to those whose stock agrees, and is passed over when none
-        agrees (the stock pile itself misread). A ``stock:`` line rules out every
-        explanation that disagrees and may bring in longer ones (23 unseen stock turns for
-        one draw read with the stock said empty); the hint never does."""
+        keeps open without it to those whose stock agrees, and is passed over when none
+        does, or only ones that hold an earlier read misread (the stock pile itself may be
+        what was misread). A ``stock:`` line rules out every explanation that disagrees and
+        may bring in longer ones (one draw read with the stock said empty explained as the
+        whole stock turned unseen); the hint never does."""
         if not isinstance(snap, Snapshot):
             raise TypeError(f"update takes a Snapshot (parse_snapshot reads one from text), not {snap!r:.80}")
         if not self._hypotheses:
@@ -462,7 +463,9 @@ class TableTracker:
         limit = min(h.weight(self.open_turns) for h in ranked) + self.margin
         kept = [h for h in ranked if h.weight(self.open_turns) <= limit]
         if stock_hint is not None and snap.stock is None:
-            kept = [h for h in kept if bool(h.state.stock) == stock_hint] or kept
+            agree = [h for h in kept if bool(h.state.stock) == stock_hint]
+            if any(not h.misread for h in agree):  # (never makes a read a misread)
+                kept = agree
         kept = kept[: self.max_hypotheses]
         new = kept[0]
         misread = new.misread
