@@ -196,8 +196,6 @@ def test_a_picture_says_empty_only_once_the_pile_was_seen_in_its_place():
     assert _result(True).stock_reading() is True
     assert _result(False).stock_reading() is None  # an unfamiliar back is missed there
     assert _result(False).stock_reading(pile_seen_before=True) is False
-    assert _result(True).to_snapshot().stock is True and _result(False).to_snapshot().stock is None
-    assert _result(True).to_snapshot().down is None  # the counts are no down: line (a hint only)
 
 
 def test_the_live_coach_gives_what_the_last_two_reads_agree_on():

@@ -18,7 +18,7 @@ from typing import TextIO
 from ..core.advisor import Advice, Strategy
 from ..core.join import JoinedTracker, try_join
 from ..core.moves import Move
-from ..core.notation import UNKNOWN, Snapshot, SnapshotParseError, parse_snapshot
+from ..core.notation import UNKNOWN, SnapshotParseError, parse_snapshot
 from ..core.open_advice import advise_open
 from ..core.rules import Rules
 from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal
@@ -104,7 +104,7 @@ class CoachSession:
             self.say(f"bad snapshot in {where}: {exc} (the game is unchanged)")
             return None
         advised = self.advised_move
-        report = self._update(snap, advised, stock_hint)
+        report = self.tracker.update(snap, prefer=advised, stock_hint=stock_hint)
         self.longer_search_waits = False
         if report.kind == "waiting" and self.tracker.state is None:
             report = self._join(snap, report, down_hint)
@@ -167,12 +167,6 @@ class CoachSession:
             if self.tracker.state is not None:
                 self.say("advice: " + self.last_advice.line())
         return report
-
-    def _update(self, snap: Snapshot, advised: Move | None, stock_hint: bool | None) -> TrackerReport:
-        """The tracker's update by ``snap``, the camera's ``stock_hint`` only narrowing the
-        explanations the read keeps open (``TableTracker.update``): a wrong reading can
-        never bring in a far-fetched explanation nor leave a read unexplained."""
-        return self.tracker.update(snap, prefer=advised, stock_hint=stock_hint)
 
     def _join(self, snap, report: TrackerReport, down_hint: tuple[int, ...] | None = None) -> TrackerReport:
         """With no game in hand, a table that is no fresh deal is joined as a game in

@@ -20,7 +20,7 @@ import math
 import os
 import time
 import zipfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -83,7 +83,7 @@ class DetectionResult:
     stock_seen: bool = False
 
     def stock_reading(self, pile_seen_before: bool = False) -> bool | None:
-        """What this picture says of the stock, for a snapshot's ``stock:`` line: True (a
+        """What this picture says of the stock (the live coach's stock hint): True (a
         pile) where a face-down pile was found in the stock's place; False (empty) where
         none was found but ``pile_seen_before`` (this camera found the pile there in an
         earlier picture of the table, so it finds this deck's back there); else None (not
@@ -93,11 +93,6 @@ class DetectionResult:
         if self.stock_seen:
             return True
         return False if pile_seen_before else None
-
-    def to_snapshot(self, pile_seen_before: bool = False) -> Snapshot:
-        """The snapshot with its ``stock:`` line as :meth:`stock_reading` gives it (the
-        face-down counts are no ``down:`` line: a join takes them only as a hint)."""
-        return replace(self.snapshot, stock=self.stock_reading(pile_seen_before))
 
     def to_json(self) -> dict:
         """The result as plain JSON values (the ``detect --json`` output)."""
