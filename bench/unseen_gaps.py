@@ -42,6 +42,7 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 
@@ -63,6 +64,18 @@ def main(argv=None) -> int:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="snapshots say whether a stock pile is there (stock: pile|empty; default on)",
+    )
+    ap.add_argument(
+        "--stock-hint",
+        action="store_true",
+        help="give the stock reading as a camera's hint (CoachSession.process_text stock_hint) "
+        "instead of a stock: line",
+    )
+    ap.add_argument(
+        "--stock-misread",
+        type=float,
+        default=0.0,
+        help="chance that a stock reading is wrong (pile read empty or empty read as a pile; default 0)",
     )
     ap.add_argument("--verbose", action="store_true", help="print each silently wrong read and illegal advice")
     args = ap.parse_args(argv)
@@ -108,6 +121,8 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
 
     counts = collections.Counter()
     table = VirtualTable.from_deal(deal)
+    # the stock misreads draw from a stream of their own: the gaps and restarts stay the same
+    flip = random.Random(f"{args.seed}-{' '.join(c.code for c in deal)}")
     said: list[str] = []
     strategy = make_strategy(args.strategy)
     session = CoachSession(DEFAULT_RULES, strategy, None, say=said.append)
@@ -131,7 +146,14 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         snap = table.snapshot(with_stock=True) if args.stock else table.snapshot()
         reference.process_text(snap.text())
         said.clear()
-        report = session.process_text(snap.text())
+        seen = snap
+        if snap.stock is not None and args.stock_misread and flip.random() < args.stock_misread:
+            seen = replace(snap, stock=not snap.stock)  # the pile misread
+            counts["stock misread"] += 1
+        if args.stock_hint:
+            report = session.process_text(replace(seen, stock=None).text(), stock_hint=seen.stock)
+        else:
+            report = session.process_text(seen.text())
         counts["reads"] += 1
         advice = session.last_advice
         unsure = report is None or not report.accepted or (advice is not None and advice.status == "check")
@@ -238,7 +260,9 @@ def report(t: collections.Counter, args, seconds: float) -> None:
     print(
         f"unseen gaps: {t['games']} games (deals 0..{t['games'] - 1}, {args.strategy}, seed {args.seed}, "
         f"gap rate {args.gap_rate}, restart rate {args.restart_rate}, at most {args.max_moves} moves, "
-        f"stock {'read' if args.stock else 'not read'})"
+        f"stock {('read, a hint' if args.stock_hint else 'read, a stock: line') if args.stock else 'not read'}"
+        + (f", misread with chance {args.stock_misread}: {t['stock misread']} times" if args.stock_misread else "")
+        + ")"
     )
     print(f"  reads {t['reads']}, gaps {t['gaps']} ({t['moves unseen']} moves unseen), restarts {t['restarts']}")
     print(f"  advice illegal on the real table: {t['illegal advice']} (in {t['games with illegal advice']} games)")

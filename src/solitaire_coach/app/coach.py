@@ -81,18 +81,33 @@ class CoachSession:
                 say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far{joined})")
                 self._restore_memory(memory)
 
-    def process_text(self, text: str, where: str = "snapshot") -> TrackerReport | None:
-        """Read one snapshot text; print what happened and the advice. Bad text changes nothing."""
+    def process_text(
+        self,
+        text: str,
+        where: str = "snapshot",
+        *,
+        stock_hint: bool | None = None,
+        down_hint: tuple[int, ...] | None = None,
+    ) -> TrackerReport | None:
+        """Read one snapshot text; print what happened and the advice. Bad text changes nothing.
+
+        What a camera read of the table beyond the 12 slots comes as hints, trusted less
+        than a snapshot's own lines (see docs/joining.md, "What the camera reads"):
+        ``stock_hint`` (True a pile in the stock's place, False none) narrows the
+        explanations the read keeps open to those whose stock agrees, and is passed over
+        when none does (a misread stock never blocks the game nor forces moves);
+        ``down_hint`` (face-down cards per column) is used to join a game where the counts
+        fit the table (else the fewest that fit are assumed, and said)."""
         try:
             snap = parse_snapshot(text)
         except SnapshotParseError as exc:
             self.say(f"bad snapshot in {where}: {exc} (the game is unchanged)")
             return None
         advised = self.advised_move
-        report = self.tracker.update(snap, prefer=advised)
+        report = self.tracker.update(snap, prefer=advised, stock_hint=stock_hint)
         self.longer_search_waits = False
         if report.kind == "waiting" and self.tracker.state is None:
-            report = self._join(snap, report)
+            report = self._join(snap, report, down_hint)
         if report.kind == "inconsistent" and not report.put_wrong and looks_like_a_deal(snap, self.tracker.rules):
             over = self._game_over()
             if over is None:
@@ -107,7 +122,7 @@ class CoachSession:
             else:
                 return self._new_game(snap, over, where)
         elif report.kind == "inconsistent" and not report.put_wrong and not self._join_offered:
-            if try_join(snap, self.tracker.rules)[0] is not None:
+            if try_join(snap, self.tracker.rules, down_hint)[0] is not None:
                 self._join_offered = True
                 report = replace(
                     report,
@@ -153,11 +168,12 @@ class CoachSession:
                 self.say("advice: " + self.last_advice.line())
         return report
 
-    def _join(self, snap, report: TrackerReport) -> TrackerReport:
+    def _join(self, snap, report: TrackerReport, down_hint: tuple[int, ...] | None = None) -> TrackerReport:
         """With no game in hand, a table that is no fresh deal is joined as a game in
-        progress (:mod:`solitaire_coach.core.join`); ``report`` (waiting) is returned with
-        the reason added when it cannot be (a table no legal game shows)."""
-        joined, line = try_join(snap, self.tracker.rules)
+        progress (:mod:`solitaire_coach.core.join`, face-down counts from ``snap``'s
+        ``down:`` line, else ``down_hint`` where it fits); ``report`` (waiting) is
+        returned with the reason added when it cannot be (a table no legal game shows)."""
+        joined, line = try_join(snap, self.tracker.rules, down_hint)
         if joined is None:
             if any(v is UNKNOWN for v in snap.slots):
                 return report  # not read whole: the tracker's reason says what to wait for

@@ -74,6 +74,7 @@ class StepResult:
     )  # piles whose unsure read was taken (see judgement.ReadJudge._choose)
     doubted: list[str] = field(default_factory=list)  # a pile whose sure read was taken as a misread
     put_wrong: list[Placement] = field(default_factory=list)  # cards the read shows put down against the rules
+    stock: bool | None = None  # accepted: the stock reading given with it (True a pile, False empty, None not read)
 
     def to_json(self) -> dict:
         d: dict = {
@@ -94,6 +95,8 @@ class StepResult:
                 d["guessed"] = list(self.guessed)
             if self.doubted:
                 d["doubted"] = list(self.doubted)
+            if self.accepted and self.stock is not None:
+                d["stock"] = "pile" if self.stock else "empty"
         if self.report is not None:
             d["report"] = self.report.kind
             d["moves"] = [m.text for m in self.report.moves]
@@ -145,6 +148,9 @@ class LiveCoach:
         self._last_blank: str | None = None  # the last picture read was blank (said once)
         self._fresh_deal_said = False
         self._forced = False
+        # what the last two reads showed beyond the slots: (stock reading, face-down counts)
+        self._table_reads: list[tuple[bool | None, tuple[int, ...] | None]] = []
+        self._pile_seen = False  # this camera has found the stock pile in its place
         session.say = self._collect  # the session speaks through us
 
     # the session's lines, with a repeated unchanged advice left out ---------------------
@@ -212,6 +218,7 @@ class LiveCoach:
         if view.read and not self._blank(frame, view, result):
             detection, cards, t_read = self._detect(frame, result)  # 2. the card detector
             if not self._object_over(cards, view, result):  # (the gate again: no hand)
+                self._note_table(detection)
                 judged = self.judge.judge(detection, frame.image, forced=self._forced)  # 3. the judgement
                 result.detection, result.snapshot = detection, judged.snapshot
                 result.guessed, result.doubted = judged.guessed, judged.doubted
@@ -255,6 +262,25 @@ class LiveCoach:
         cards = [(c.quad, c.card if getattr(c, "face_up", True) else None) for c in _cards_of(detection)]
         return detection, cards, t2
 
+    def _note_table(self, detection) -> None:
+        """Keep what ``detection`` shows beyond the slots (see :meth:`table_hints`)."""
+        reading = getattr(detection, "stock_reading", None)
+        stock = reading(self._pile_seen) if callable(reading) else None
+        self._pile_seen = self._pile_seen or stock is True
+        down = getattr(detection, "down", None)
+        down = tuple(int(n) for n in down) if down is not None and len(down) == 7 else None
+        self._table_reads = (self._table_reads + [(stock, down)])[-2:]
+
+    def table_hints(self) -> tuple[bool | None, tuple[int, ...] | None]:
+        """The stock reading and the face-down counts the last two reads agree on (None
+        where they differ, or where a read gave none): the hints the session takes with
+        the read (see CoachSession.process_text). The stock counts as empty only once this
+        camera has found the pile in its place (DetectionResult.stock_reading)."""
+        if len(self._table_reads) < 2:
+            return None, None
+        (stock_a, down_a), (stock_b, down_b) = self._table_reads
+        return (stock_b if stock_a == stock_b else None), (down_b if down_a == down_b else None)
+
     def _object_over(self, cards: list, view: GateView, result: StepResult) -> bool:
         """Does the gate see something that is not a card over the table? Then the read is not used."""
         if self.gate.object_seen(cards):
@@ -293,7 +319,9 @@ class LiveCoach:
         tracker = self.session.tracker
         if self.judge.needs_search(snap, forced=self._forced):
             tracker.update(snap, prefer=self.session.advised_move)
-        result.report = self.session.process_text(snap.text(), where=frame.name)
+        stock, down = self.table_hints()
+        result.stock = stock
+        result.report = self.session.process_text(snap.text(), where=frame.name, stock_hint=stock, down_hint=down)
         self._forced = False
         self.judge.game_changed()
         result.advice = self.session.last_advice

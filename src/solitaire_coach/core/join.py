@@ -37,7 +37,7 @@ empty, or to hold cards, that the counts contradict.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .cards import SUIT_SYMBOLS, Card, is_whole_number
 from .notation import EMPTY, UNKNOWN, Snapshot, slot_name, state_from_dict, state_to_dict
@@ -328,10 +328,53 @@ def tracker_from_dict(data: dict) -> TableTracker:
     return TableTracker.from_dict(data)
 
 
-def try_join(snap: Snapshot, rules: Rules = DEFAULT_RULES) -> tuple[JoinedTracker | None, str]:
-    """A tracker joined at the table ``snap`` shows and the line to say, or None and why not."""
+def join_with_hint(view: TableView, hint: tuple[int, ...] | None, rules: Rules = DEFAULT_RULES) -> Join:
+    """Join ``view`` (its own ``down`` ignored) with face-down counts a camera read,
+    ``hint``, taken only as a hint: used where they fit the table (each column at most
+    what the deal put there, none under a column seen empty, and a join that
+    :func:`join_table` accepts with them), else left, and the fewest that fit assumed; the
+    join's ``assumed`` says which and why. JoinError, as join_table's, when the table
+    cannot be joined at all."""
+    bare = replace(view, down=None)
+    if hint is None:
+        return join_table(bare, rules)
+    shown = " ".join(str(n) for n in hint)
+    why = ""
+    if len(hint) != COLUMN_COUNT or not all(is_whole_number(n) for n in hint):
+        why = f"not one whole count per column ({len(hint)} given)"
+    else:
+        empty = [i for i, n in enumerate(hint) if n and not view.runs[i]]
+        high = [i for i, n in enumerate(hint) if n > i]
+        if high:
+            why = f"{_column(high[0])} holds at most {high[0]} face-down cards"
+        elif empty:
+            why = f"{_column(empty[0])} shows no card, so none lies face down there"
+    if not why:
+        try:
+            join = join_table(replace(view, down=tuple(hint)), rules)
+        except JoinError as exc:
+            why = str(exc)
+        else:
+            note = f"face-down counts as the picture shows them, {shown} in columns 1-7"
+            return replace(join, assumed="; ".join(x for x in (note, join.assumed) if x))
+    join = join_table(bare, rules)
+    fewest = " ".join(map(str, join.down))
+    note = (
+        f"the face-down counts read ({shown}) do not fit ({why}): assumed the fewest that fit, {fewest} in columns 1-7"
+    )
+    rest = join.assumed.split("; ", 1)[1] if "; " in join.assumed else ""
+    return replace(join, assumed="; ".join(x for x in (note, rest) if x))
+
+
+def try_join(
+    snap: Snapshot, rules: Rules = DEFAULT_RULES, hint: tuple[int, ...] | None = None
+) -> tuple[JoinedTracker | None, str]:
+    """A tracker joined at the table ``snap`` shows and the line to say, or None and why not.
+    The snapshot's ``down:`` line is taken as given; without one, face-down counts a camera
+    read (``hint``) are used only where they fit (see :func:`join_with_hint`)."""
     try:
-        join = join_table(TableView.of_snapshot(snap), rules)
+        view = TableView.of_snapshot(snap)
+        join = join_table(view, rules) if snap.down is not None or hint is None else join_with_hint(view, hint, rules)
     except JoinError as exc:
         return None, f"cannot join the game on the table: {exc}"
     tracker = JoinedTracker.join(join)
@@ -343,6 +386,7 @@ __all__ = [
     "TableView",
     "Join",
     "join_table",
+    "join_with_hint",
     "describe_join",
     "JoinedTracker",
     "tracker_from_dict",

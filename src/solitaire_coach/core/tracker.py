@@ -395,10 +395,18 @@ class TableTracker:
         return TrackerReport("started", (), "new game started: " + snap.line())
 
     # updating -------------------------------------------------------------------------
-    def update(self, snap: Snapshot, prefer: Move | None = None) -> TrackerReport:
+    def update(self, snap: Snapshot, prefer: Move | None = None, stock_hint: bool | None = None) -> TrackerReport:
         """Merge one snapshot; see the module docstring for the reports. ``prefer``: the
         move the person was advised to make; of the explanations with the fewest moves,
-        one that starts with it comes first (the search order decides the rest)."""
+        one that starts with it comes first (the search order decides the rest).
+
+        ``stock_hint``: what a camera read of the stock (True a pile, False its place
+        empty), weaker than a ``stock:`` line: it only narrows the explanations the read
+        keeps open without it to those whose stock agrees, and is passed over when none
+        does, or only ones that hold an earlier read misread (the stock pile itself may be
+        what was misread). A ``stock:`` line rules out every explanation that disagrees and
+        may bring in longer ones (one draw read with the stock said empty explained as the
+        whole stock turned unseen); the hint never does."""
         if not isinstance(snap, Snapshot):
             raise TypeError(f"update takes a Snapshot (parse_snapshot reads one from text), not {snap!r:.80}")
         if not self._hypotheses:
@@ -453,7 +461,12 @@ class TableTracker:
             key=lambda h: (h.weight(self.open_turns), h.cost, advised_else and _a_redeal_for_nothing(h, taken_back)),
         )
         limit = min(h.weight(self.open_turns) for h in ranked) + self.margin
-        kept = [h for h in ranked if h.weight(self.open_turns) <= limit][: self.max_hypotheses]
+        kept = [h for h in ranked if h.weight(self.open_turns) <= limit]
+        if stock_hint is not None and snap.stock is None:
+            agree = [h for h in kept if bool(h.state.stock) == stock_hint]
+            if any(not h.misread for h in agree):  # (never makes a read a misread)
+                kept = agree
+        kept = kept[: self.max_hypotheses]
         new = kept[0]
         misread = new.misread
         if misread:  # reported now: the alternatives are measured from this explanation on
