@@ -17,7 +17,7 @@ games, what the live coach's join does with the counts as a hint
 (:func:`solitaire_coach.core.join.join_with_hint`): taken and right, taken and wrong, or
 left for the fewest that fit.
 
-Run:  python bench/stock_down_bench.py [--scenes 60] [--games 6] [--model models/v3 ...]
+Run:  python bench/stock_down_bench.py [--scenes 60] [--games 6] [--model models models/v1 ...]
 """
 
 from __future__ import annotations
@@ -144,10 +144,10 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=6, help="baseline games for the games set (default 6)")
     ap.add_argument("--every", type=int, default=6, help="games: a picture every N moves (default 6)")
     ap.add_argument("--seed", type=int, default=500000, help="first seed (default 500000)")
-    ap.add_argument("--model", nargs="*", default=None, help="model folders (default: the shipped one and models/v3)")
+    ap.add_argument("--model", nargs="*", default=None, help="model folders (default: the shipped one and models/v1, the first model)")
     args = ap.parse_args(argv)
     root = os.path.join(os.path.dirname(__file__), "..")
-    models = args.model or [str(D.default_model_dir()), os.path.join(root, "models", "v3")]
+    models = args.model or [str(D.default_model_dir()), os.path.join(root, "models", "v1")]
     for model in models:
         det = D.CardDetector(model)
         print(f"model {os.path.relpath(model, root)}", flush=True)
