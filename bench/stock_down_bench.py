@@ -144,7 +144,12 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=6, help="baseline games for the games set (default 6)")
     ap.add_argument("--every", type=int, default=6, help="games: a picture every N moves (default 6)")
     ap.add_argument("--seed", type=int, default=500000, help="first seed (default 500000)")
-    ap.add_argument("--model", nargs="*", default=None, help="model folders (default: the shipped one and models/v1, the first model)")
+    ap.add_argument(
+        "--model",
+        nargs="*",
+        default=None,
+        help="model folders (default: the shipped one and models/v1, the first model)",
+    )
     args = ap.parse_args(argv)
     root = os.path.join(os.path.dirname(__file__), "..")
     models = args.model or [str(D.default_model_dir()), os.path.join(root, "models", "v1")]
