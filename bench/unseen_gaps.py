@@ -19,11 +19,16 @@ It counts, over all reads:
 * advice illegal on the real table (a move the table does not allow);
 * positions silently wrong: the read was accepted and the real position is in none of
   the explanations the coach holds open, yet it advised as if sure (neither said it
-  cannot follow nor asked the person to check something); reads where only the
-  likeliest explanation differs from the table, the real one still open, are counted
-  apart (the advice is then checked against every open one);
-* unsure and said: reads the coach refused (``that is not a legal continuation``) or
-  answered with a check for the person (advice status ``check``);
+  cannot follow, nor asked the person to check something, nor said it is not sure of
+  the position); reads where only the likeliest explanation differs from the table, the
+  real one still open, are not silently wrong (the advice is legal in every open one, or
+  says what to check) and are counted apart;
+* unsure and said: reads the coach refused (``that is not a legal continuation``),
+  answered with a check for the person (advice status ``check``), or advised with the
+  words that it is not sure of the position (``Advice.unsure``: its position is a guess
+  among many explanations of moves it did not see);
+* the reads that lost the real position from the open explanations, by cause (the
+  unseen-move pattern and where the search dropped it; ``--verbose`` prints each);
 
 and per game: how many ended in sync with the table, and how many ended as the same
 deal ends with every move seen (won or not won alike, the same cards on the
@@ -65,6 +70,7 @@ def main(argv=None) -> int:
         help="snapshots say whether a stock pile is there (stock: pile|empty; default on)",
     )
     ap.add_argument("--verbose", action="store_true", help="print each silently wrong read and illegal advice")
+    ap.add_argument("--trace", action="store_true", help="print what the coach said at each read")
     args = ap.parse_args(argv)
 
     from solitaire_coach.app.simulate import play_game
@@ -133,15 +139,30 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         said.clear()
         report = session.process_text(snap.text())
         counts["reads"] += 1
+        if report is not None and report.accepted and session.tracker.state is not None:
+            now_open = any(fits(state, table.state) for state in open_positions(session.tracker))
+            if track["open"] and not now_open:
+                why = lost_why(session.tracker, table.state, table_moves[track["since"] :], track["restarted"])
+                counts["lost: " + why] += 1
+                if args.verbose:
+                    gap = " ".join(m.text for m in table_moves[track["since"] :])
+                    print(f"lost, move {len(table_moves)} ({why}): played {gap}; said {said}", file=sys.stderr)
+            track.update(open=now_open, since=len(table_moves), restarted=False)
+        if args.trace:
+            print(f"read {counts['reads']} at move {len(table_moves)}: {said}", file=sys.stderr)
         advice = session.last_advice
-        unsure = report is None or not report.accepted or (advice is not None and advice.status == "check")
+        unsure = (
+            report is None
+            or not report.accepted
+            or (advice is not None and (advice.status == "check" or getattr(advice, "unsure", False)))
+        )
         shown[0] = advice if report is not None and report.accepted else None
         if unsure:
             counts["unsure and said"] += 1
             return report is not None and report.accepted
         if session.tracker.state is None:
             return False
-        saved.append(session.tracker.to_dict())
+        saved.append((session.tracker.to_dict(), len(table_moves)))
         del saved[:-7]
         try:
             check_in_sync(session.tracker.state, table.state)
@@ -177,6 +198,9 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         return None
 
     table_moves: list = []
+    # whether the real position was open at the last accepted read, the moves played since,
+    # and whether the coach was restarted since: to find the read that lost it, and why
+    track = {"open": True, "since": 0, "restarted": False}
     read()
     refused = 0
     while len(table_moves) < args.max_moves and not table.state.is_won():
@@ -187,7 +211,9 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             continue
         if rng.random() < args.restart_rate and len(saved) > 1:
             back = rng.randint(1, min(6, len(saved) - 1))
-            session = resumed(saved[-1 - back])
+            journal, at = saved[-1 - back]
+            session = resumed(journal)
+            track.update(restarted=True, since=at)
             shown[0] = None
             counts["restarts"] += 1
             del saved[-back:]
@@ -204,6 +230,8 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             table_moves.append(move)
             if k < gap:
                 counts["moves unseen"] += 1
+                if args.trace:
+                    print(f"  unseen: {move.text}", file=sys.stderr)
                 reference.process_text(table.snapshot().text())
         if gap:
             counts["gaps"] += 1
@@ -212,6 +240,38 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             break
     in_sync = session.tracker.state is not None and fits(session.tracker.state, table.state)
     return {"counts": counts, "in sync": in_sync, "won": table.state.is_won(), "foundations": table.state.foundations}
+
+
+def lost_why(tracker, truth, played, restarted: bool) -> str:
+    """Why the read just accepted lost the real position from the open explanations."""
+    notes = getattr(tracker, "last_search", None)
+    where = "after a restart, " if restarted else ""
+    if notes is None:
+        return where + "taken back as an undo"
+    if notes.deep:
+        return where + "the longer search picked one explanation"
+    found = list(notes.found)
+    for index, hyp in enumerate(found):
+        if fits(hyp.state, truth):
+            if hyp.misread:
+                return where + "held as a misread"
+            if index >= len(found) - notes.over_margin:
+                return where + "pruned: over the margin"
+            if index >= len(found) - notes.over_margin - notes.over_cap:
+                return where + "pruned: over the cap"
+            return where + "kept, then dropped"
+    steps = sum(
+        1
+        for i, m in enumerate(played)
+        if m.kind.name not in ("DRAW", "REDEAL") or i == 0 or played[i - 1].kind.name not in ("DRAW", "REDEAL")
+    )
+    if restarted:
+        return where + "not found (the journal's moves not known)"
+    if steps > tracker.max_steps:
+        return f"not found: the gap takes {steps} steps, more than the {tracker.max_steps} searched"
+    if notes.cut_short:
+        return "not found: the node budget ran out"
+    return "not found: a shorter explanation came first"
 
 
 def open_positions(tracker) -> list:
@@ -259,6 +319,11 @@ def report(t: collections.Counter, args, seconds: float) -> None:
         f"({100 * t['games ending as with every move seen'] / games:.1f}%); won {t['games won']} "
         f"(every move seen: {t['games won with every move seen']})"
     )
+    lost = sorted((k, v) for k, v in t.items() if k.startswith("lost: "))
+    if lost:
+        print("  reads that lost the real position from the open explanations, by cause:")
+        for key, value in lost:
+            print(f"    {key[6:]}: {value}")
     print(f"  {seconds:.0f} s")
 
 

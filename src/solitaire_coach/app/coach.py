@@ -145,7 +145,10 @@ class CoachSession:
             self._last_refusal = None
             try:
                 if self.tracker.state is not None:
-                    self.last_advice = advise_open(self.strategy, self.tracker.explanations, self.tracker.history)
+                    self.last_advice = _said_unsure(
+                        advise_open(self.strategy, self.tracker.explanations, self.tracker.history),
+                        self.tracker.guessed,
+                    )
             finally:  # the game is journalled even if advising fails
                 if self.journal is not None and report.kind != "no change":
                     self._save_journal()  # after advising: the advisor's memory holds this advice
@@ -267,6 +270,18 @@ class CoachSession:
     def finished(self) -> bool:
         """Whether the last advice says the game is won or lost."""
         return self.last_advice is not None and self.last_advice.status in ("won", "lost")
+
+
+UNSURE_NOTE = "not sure of the position: I missed moves and guessed them, so check that the table allows it"
+
+
+def _said_unsure(advice: Advice, guessed: bool) -> Advice:
+    """``advice`` marked unsure (and saying so) when the tracker's position is a guess
+    among many explanations of moves it did not see (``TableTracker.guessed``)."""
+    if not guessed or advice.status not in ("move", "flip"):
+        return advice
+    reason = UNSURE_NOTE + (f"; {advice.reason}" if advice.reason else "")
+    return replace(advice, unsure=True, reason=reason)
 
 
 def _moves(n: int) -> str:

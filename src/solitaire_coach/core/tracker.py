@@ -219,7 +219,12 @@ def _steps(
     # with ``open_turns`` a run of stock turns is one step of any length: a person flicks
     # through the stock faster than a camera reads, so how many turns went unseen is kept
     # open (see _Hypothesis.slack)
-    yield from stock_cycle(state, None if open_turns else max_moves)
+    # (a run of n turns adds at most 1 + (n + 1) // 3 to an explanation's weight, so
+    # ``max_moves``, the room left in weight, bounds it at 3 * max_moves + 1 turns)
+    if open_turns:
+        yield from stock_cycle(state, None if max_moves is None else 3 * max_moves + 1)
+    else:
+        yield from stock_cycle(state, max_moves)
 
 
 def _extra_turns(path: Sequence[Move]) -> int:
@@ -247,6 +252,76 @@ class _Hypothesis:
         with the default margin of 2 a run of up to 7 unseen turns stays open beside one
         seen turn; else each counts one, as any move."""
         return self.cost - self.slack + (self.slack + 2) // 3 if open_turns else self.cost
+
+
+class SearchNotes(NamedTuple):
+    """How the last accepted read was explained (for benchmarks and for saying when the
+    explanations kept may not hold the real position): every explanation found (``found``,
+    ranked), how many were dropped as too costly (``over_margin``) and for the cap
+    (``over_cap``), whether the search stopped at its node budget (``cut_short``) and
+    whether the longer search for many unseen moves gave the explanation (``deep``)."""
+
+    found: tuple
+    over_margin: int
+    over_cap: int
+    cut_short: bool
+    deep: bool
+
+
+DEEP_MORE_NODES = 4000
+"""How many more positions the longer search looks at after its first explanation."""
+
+WIDENED_CLASSES = 4
+"""After a read that moves went unseen before, for how many of the explanations (those
+that differ outside the stock and the waste) every split of the talon is kept open."""
+
+
+def _undoes_a_pair(child: _Hypothesis, known: _Hypothesis) -> bool:
+    """True when ``child`` holds the last read misread and ``known``, as likely and at the
+    same position, holds that a move was made and then its reverse (a run between two
+    equal parents, a king's run between empty columns): the pair that a misread taken
+    back would leave in the history; the take-back wins."""
+    if not child.misread or known.misread or child.cost != known.cost:
+        return False
+    n = len(child.history)
+    if len(known.history) != n + 2 or known.history[:n] != child.history:
+        return False
+    made, back = known.history[n:]
+    return back.kind is made.kind and back.source == made.target and back.target == made.source
+
+
+def _step_count(path: Sequence[Move]) -> int:
+    """Search steps of ``path``: each move but a stock turn, and each run of stock turns."""
+    turns = (MoveKind.DRAW, MoveKind.REDEAL)
+    return sum(1 for i, m in enumerate(path) if m.kind not in turns or i == 0 or path[i - 1].kind not in turns)
+
+
+def _talon_splits(state: GameState, snap: Snapshot) -> list[GameState]:
+    """``state`` with its stock and waste forgotten but for the waste's visible top cards
+    (one, or the draw's count), their cards split between the two every way that ``snap``
+    allows (its waste, its stock line), with the redeals used as in ``state`` or one more
+    or one fewer (where the rules allow)."""
+    total = len(state.stock) + len(state.waste)
+    keep = min(len(state.waste), state.rules.draw_count)
+    visible = state.waste[len(state.waste) - keep :]
+    limit = state.rules.redeal_limit
+    out = []
+    for redeals in (state.redeals_used, state.redeals_used + 1, state.redeals_used - 1):
+        if redeals < 0 or (limit is not None and redeals > limit):
+            continue
+        for waste_len in range(keep, total + 1):
+            if keep == 0 and waste_len:
+                break
+            candidate = replace(
+                state,
+                stock=(None,) * (total - waste_len),
+                waste=(None,) * (waste_len - keep) + visible,
+                redeals_used=redeals,
+            )
+            merged = _view_matches(candidate, snap)
+            if merged is not None:
+                out.append(merged)
+    return out
 
 
 OPEN_HYPOTHESES = 160
@@ -325,6 +400,11 @@ class TableTracker:
             hist = tuple(history or ())
             self._hypotheses = [_Hypothesis(len(hist), state, hist)]
         self._nodes = 0
+        self._cut_short = False  # the last update's search stopped at its node budget
+        # an accepted read was explained by a guess among many explanations (the longer
+        # search, a search cut at its node budget): the real position may be in none kept
+        self.guessed = False
+        self.last_search: SearchNotes | None = None
 
     @property
     def state(self) -> GameState | None:
@@ -408,6 +488,10 @@ class TableTracker:
         parent: dict[GameState, int] = {}  # which hypothesis each child came from (0: the likeliest)
         best: int | None = None
         self._nodes = 0
+        self._cut_short = False
+        self.last_search = None
+        deep_used = False
+        steps: dict[GameState, int] = {}  # how many search steps each child's explanation took
         for index, hyp in enumerate(self._hypotheses):
             # a misread alternative only counts where it explains the snapshot at least as
             # cheaply as the best so far: searching it within the margin too costs a search
@@ -423,26 +507,31 @@ class TableTracker:
                     hyp.cost + len(path), merged, hyp.history + path, hyp.misread, hyp.slack + _extra_turns(path)
                 )
                 known = children.get(merged)
-                if known is None or child.cost < known.cost:
+                if known is None or child.cost < known.cost or _undoes_a_pair(child, known):
                     children[merged] = child
                     parent[merged] = index
+                    steps[merged] = _step_count(path)
                 best = child.weight(self.open_turns) if best is None else min(best, child.weight(self.open_turns))
         if not children:
             undo = self._undo(old, snap)
             if undo is not None:
                 return undo
-            deep = self._deep_search(old, snap)
-            if deep is None:
+            deep_found = self._deep_search(old, snap)
+            if not deep_found:
                 put_wrong = () if repeated_cards(snap.slots) else tuple(misplaced_cards(old.state, snap))
                 return TrackerReport(
                     "inconsistent", (), explain_inconsistency(old.state, snap, put_wrong), put_wrong=put_wrong
                 )
-            children[deep.state] = deep
-            parent[deep.state] = 0
+            for found_deep in deep_found:
+                children.setdefault(found_deep.state, found_deep)
+                parent.setdefault(found_deep.state, 0)
+            deep_used = True
+            deep = deep_found[0]
             # the snapshot may also have been misread: keep the old positions in mind
             for index, hyp in enumerate(self._hypotheses):
                 if hyp.state not in children:
-                    children[hyp.state] = _Hypothesis(deep.cost + 1, hyp.state, hyp.history, True, hyp.slack)
+                    cost = self._cost_for(deep.weight(self.open_turns) + 1, hyp.slack)
+                    children[hyp.state] = _Hypothesis(cost, hyp.state, hyp.history, True, hyp.slack)
                     parent[hyp.state] = index
         self._unexplained = None
         # stable: search order breaks ties, but a redeal loses one to a take-back of the same table
@@ -453,9 +542,21 @@ class TableTracker:
             key=lambda h: (h.weight(self.open_turns), h.cost, advised_else and _a_redeal_for_nothing(h, taken_back)),
         )
         limit = min(h.weight(self.open_turns) for h in ranked) + self.margin
-        kept = [h for h in ranked if h.weight(self.open_turns) <= limit][: self.max_hypotheses]
+        if deep_used or self._cut_short:
+            self.guessed = True
+        within = [h for h in ranked if h.weight(self.open_turns) <= limit]
+        kept = within[: self.max_hypotheses]
+        self.last_search = SearchNotes(
+            tuple(ranked), len(ranked) - len(within), len(within) - len(kept), self._cut_short, deep_used
+        )
         new = kept[0]
         misread = new.misread
+        if self.open_turns and not new.misread and (deep_used or self._cut_short or steps.get(new.state, 0) > 1):
+            # moves went unseen between two reads, and another order of them (stock turns
+            # between the other moves: a card played from the stock, not from under the
+            # waste's top) may explain the table as well: the stock and the waste are
+            # kept open as every split of their cards, unknown but the visible top
+            kept += self._widened(kept, snap)
         if misread:  # reported now: the alternatives are measured from this explanation on
             kept = [replace(h, misread=False) for h in kept]
         if self.keep_misread and all(h.state != old.state for h in kept):
@@ -476,6 +577,36 @@ class TableTracker:
             self._recent = self._recent + [old]
         report = self._report(old, new, parent[new.state] == 0)
         return replace(report, misread=True) if misread else report
+
+    def _cost_for(self, weight: int, slack: int) -> int:
+        """The cost that gives an explanation of ``slack`` unseen turns the ``weight`` (so
+        that an alternative ranked behind another stays behind it, whatever its slack)."""
+        return weight + slack - (slack + 2) // 3 if self.open_turns else weight
+
+    def _widened(self, kept: list[_Hypothesis], snap: Snapshot) -> list[_Hypothesis]:
+        """For the first explanations of ``kept`` that differ outside the stock and the
+        waste (at most ``WIDENED_CLASSES``): the same position with the stock and the waste
+        forgotten but for the waste's visible top cards, split every way that fits the
+        snapshot, and with one redeal more or fewer used. Ranked last within the margin."""
+        have = {h.state for h in kept}
+        limit = min(h.weight(self.open_turns) for h in kept) + self.margin
+        classes: set = set()
+        out: list[_Hypothesis] = []
+        for hyp in kept:
+            if hyp.misread:
+                continue
+            key = (hyp.state.faceup, hyp.state.hidden, hyp.state.foundations)
+            if key in classes:
+                continue
+            classes.add(key)
+            if len(classes) > WIDENED_CLASSES:
+                break
+            extra = limit - hyp.weight(self.open_turns)
+            for state in _talon_splits(hyp.state, snap):
+                if state not in have:
+                    have.add(state)
+                    out.append(replace(hyp, cost=hyp.cost + extra, state=state))
+        return out
 
     def _misread_cost(self, before: GameState, snap: Snapshot) -> int:
         """What it costs to hold that ``snap`` was misread and the table still showed
@@ -506,7 +637,15 @@ class TableTracker:
             # the position before stays in mind, as after a misread: the cards may be put
             # forward again, or this read may be the wrong one
             self._hypotheses = [_Hypothesis(past.cost, merged, past.history, False, past.slack)] + (
-                [_Hypothesis(past.cost + self.misread_cost, old.state, old.history, True, old.slack)]
+                [
+                    _Hypothesis(
+                        self._cost_for(past.weight(self.open_turns) + self.misread_cost, old.slack),
+                        old.state,
+                        old.history,
+                        True,
+                        old.slack,
+                    )
+                ]
                 if self.keep_misread
                 else []
             )
@@ -585,7 +724,7 @@ class TableTracker:
             and not illegal_placements(self.state, snap)
         )
 
-    def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> _Hypothesis | None:
+    def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> list[_Hypothesis]:
         """A longer explanation, for a table that stayed the same and unexplained: the
         person may have made several moves while a hand hid the table. Only tried when
         the same snapshot comes twice in a row and shows no illegal placement (a card put
@@ -595,14 +734,16 @@ class TableTracker:
         count = self._unexplained[1] + 1 if self._unexplained and self._unexplained[0] == line else 1
         self._unexplained = (line, count)
         if count < self.deep_after or illegal_placements(hyp.state, snap):
-            return None
+            return []
         counter = 0
+        hits: list[_Hypothesis] = []
+        stop = self.deep_node_limit
         heap: list[tuple[int, int, int, tuple[Move, ...], GameState]] = [
             (_distance(hyp.state, snap), 0, counter, (), hyp.state)
         ]
         seen = {hyp.state}
         novel = _novel_cards(hyp.state, snap)
-        while heap and counter < self.deep_node_limit:
+        while heap and counter < stop:
             _, depth, _, path, node = heapq.heappop(heap)
             for step, child in _steps(node, None, novel, self.open_turns):
                 counter += 1
@@ -612,11 +753,23 @@ class TableTracker:
                 merged = _view_matches(child, snap)
                 if merged is not None:
                     moves = path + step
-                    return _Hypothesis(
-                        hyp.cost + len(moves), merged, hyp.history + moves, False, hyp.slack + _extra_turns(moves)
-                    )
+                    if not hits:
+                        # the first explanation found is one of many: search on a while for
+                        # the others of about as many moves, all kept open
+                        stop = min(stop, counter + DEEP_MORE_NODES)
+                    if not hits or len(moves) <= len(hits[0].history) - len(hyp.history) + self.margin:
+                        hits.append(
+                            _Hypothesis(
+                                hyp.cost + len(moves),
+                                merged,
+                                hyp.history + moves,
+                                False,
+                                hyp.slack + _extra_turns(moves),
+                            )
+                        )
+                    continue
                 heapq.heappush(heap, (_distance(child, snap) + depth + 1, depth + 1, counter, path + step, child))
-        return None
+        return hits
 
     def _preferred(
         self, state: GameState, snap: Snapshot, prefer: Move, found: list[tuple[tuple[Move, ...], GameState]]
@@ -671,6 +824,7 @@ class TableTracker:
                         found.append((path + step, merged))
                     next_frontier.append((path + step, child))
                     if self._nodes >= self.node_limit:
+                        self._cut_short = True
                         return found
             if found:
                 return found
@@ -695,6 +849,7 @@ class TableTracker:
             # cause not yet found; the ranking only is at stake)
             **({"cost": max(self._hypotheses[0].cost, len(self._hypotheses[0].history))} if self._hypotheses else {}),
             **({"slack": self._hypotheses[0].slack} if self._hypotheses and self._hypotheses[0].slack else {}),
+            **({"guessed": True} if self.guessed else {}),
             "alternatives": [_hypothesis_to_dict(h) for h in self._hypotheses[1:]],
             "recent": [_hypothesis_to_dict(h) for h in self._recent],
         }
@@ -784,6 +939,9 @@ class TableTracker:
             if type(slack) is not int or not 0 <= slack <= cost:
                 raise ValueError(f"the slack must be a whole number 0 to the cost, not {json_text(slack)}")
             tracker._hypotheses[0] = replace(tracker._hypotheses[0], cost=cost, slack=slack)
+        if type(data.get("guessed", False)) is not bool:
+            raise ValueError(f"the guessed flag must be true or false, not {json_text(data['guessed'])}")
+        tracker.guessed = data.get("guessed", False)
         tracker._hypotheses += hypotheses("alternatives", "alternative")
         tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth :] if tracker.undo_depth else []
         return tracker
