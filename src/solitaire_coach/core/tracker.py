@@ -542,7 +542,9 @@ class TableTracker:
             key=lambda h: (h.weight(self.open_turns), h.cost, advised_else and _a_redeal_for_nothing(h, taken_back)),
         )
         limit = min(h.weight(self.open_turns) for h in ranked) + self.margin
-        if deep_used or self._cut_short:
+        if deep_used or self._cut_short or steps.get(ranked[0].state, 0) >= self.max_steps:
+            # the explanation is one of many, or at the search's horizon (a longer one, a card
+            # moved there and back while another was turned, may be the real one)
             self.guessed = True
         within = [h for h in ranked if h.weight(self.open_turns) <= limit]
         kept = within[: self.max_hypotheses]
