@@ -276,18 +276,50 @@ WIDENED_CLASSES = 4
 that differ outside the stock and the waste) every split of the talon is kept open."""
 
 
-def _undoes_a_pair(child: _Hypothesis, known: _Hypothesis) -> bool:
-    """True when ``child`` holds the last read misread and ``known``, as likely and at the
-    same position, holds that a move was made and then its reverse (a run between two
-    equal parents, a king's run between empty columns): the pair that a misread taken
-    back would leave in the history; the take-back wins."""
-    if not child.misread or known.misread or child.cost != known.cost:
+_TABLE_MOVES = (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
+_KIND_ORDER = {
+    MoveKind.COLUMN_TO_FOUNDATION: 0,
+    MoveKind.WASTE_TO_FOUNDATION: 1,
+    MoveKind.COLUMN_TO_COLUMN: 2,
+    MoveKind.WASTE_TO_COLUMN: 3,
+    MoveKind.FOUNDATION_TO_COLUMN: 4,
+}
+
+
+def _legal_order(move: Move) -> tuple[int, int, int]:
+    """Where ``move`` comes in :meth:`GameState.legal_moves`' order (stock turns aside)."""
+    return (_KIND_ORDER[move.kind], move.source, move.target)
+
+
+def _table_fits(state: GameState, snap: Snapshot) -> bool:
+    """False when the foundations or the columns of ``snap`` cannot be a view of
+    ``state``'s (the waste and the stock aside; a loose test: True may still not fit)."""
+    unknown_slots = empty_slots = 0
+    shown = set()
+    for v in snap.foundations:
+        if v is UNKNOWN:
+            unknown_slots += 1
+        elif v is EMPTY:
+            empty_slots += 1
+        else:
+            if state.foundations[v.suit] != v.rank or v.suit in shown:  # type: ignore[union-attr]
+                return False
+            shown.add(v.suit)  # type: ignore[union-attr]
+    empty_piles = sum(1 for h in state.foundations if h == 0)
+    if empty_slots > empty_piles or (unknown_slots == 0 and len(shown) != 4 - empty_piles):
         return False
-    n = len(child.history)
-    if len(known.history) != n + 2 or known.history[:n] != child.history:
-        return False
-    made, back = known.history[n:]
-    return back.kind is made.kind and back.source == made.target and back.target == made.source
+    for i, v in enumerate(snap.columns):
+        run = state.faceup[i]
+        if run:
+            if v is not UNKNOWN and v is not run[-1]:
+                return False
+        elif state.hidden[i]:
+            h = state.hidden[i][-1]
+            if isinstance(v, Card) and h is not None and h is not v:
+                return False
+        elif v is not EMPTY and v is not UNKNOWN:
+            return False
+    return True
 
 
 def _step_count(path: Sequence[Move]) -> int:
@@ -401,6 +433,9 @@ class TableTracker:
             self._hypotheses = [_Hypothesis(len(hist), state, hist)]
         self._nodes = 0
         self._cut_short = False  # the last update's search stopped at its node budget
+        # per read: for each set of columns and foundations, whether the table fits the
+        # snapshot and the moves touching neither stock nor waste that make it fit
+        self._shared_steps: dict[tuple, tuple[bool, list[Move]]] = {}
         # an accepted read was explained by a guess among many explanations (the longer
         # search, a search cut at its node budget): the real position may be in none kept
         self.guessed = False
@@ -489,6 +524,7 @@ class TableTracker:
         best: int | None = None
         self._nodes = 0
         self._cut_short = False
+        self._shared_steps = {}
         self.last_search = None
         deep_used = False
         steps: dict[GameState, int] = {}  # how many search steps each child's explanation took
@@ -507,7 +543,7 @@ class TableTracker:
                     hyp.cost + len(path), merged, hyp.history + path, hyp.misread, hyp.slack + _extra_turns(path)
                 )
                 known = children.get(merged)
-                if known is None or child.cost < known.cost or _undoes_a_pair(child, known):
+                if known is None or child.cost < known.cost:
                     children[merged] = child
                     parent[merged] = index
                     steps[merged] = _step_count(path)
@@ -793,6 +829,57 @@ class TableTracker:
             self._nodes = nodes
         return [((prefer,) + path, merged) for path, merged in rest if 1 + len(path) <= fewest]
 
+    def _one_step(
+        self, state: GameState, snap: Snapshot, max_moves: int | None
+    ) -> list[tuple[tuple[Move, ...], GameState]]:
+        """The explanations of ``snap`` one search step from ``state`` (a snapshot with no
+        card new to ``state``), as the search's first depth finds them and in its order,
+        only quicker: the many explanations kept open with ``open_turns`` mostly differ
+        in the stock and the waste alone, so the moves that touch neither (and whether the
+        table but for them fits) are worked out once per read for all that share the
+        columns and the foundations; the rest of a step is a waste move or a stock run."""
+        found: list[tuple[tuple[Move, ...], GameState]] = []
+        seen = {state}
+        for path, child in self._one_step_children(state, snap, max_moves):
+            self._nodes += 1
+            if child not in seen:
+                seen.add(child)
+                merged = _view_matches(child, snap)
+                if merged is not None:
+                    found.append((path, merged))
+        return found
+
+    def _one_step_children(
+        self, state: GameState, snap: Snapshot, max_moves: int | None
+    ) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+        """The positions one search step from ``state`` that may fit ``snap`` (a snapshot
+        with no card new to ``state``; see :meth:`_one_step`), in the search's order."""
+        if max_moves is not None and max_moves < 1:
+            return
+        key = (state.faceup, state.hidden, state.foundations)
+        shared = self._shared_steps.get(key)
+        if shared is None:
+            moves = [
+                m
+                for m in state.legal_moves(include_pointless=True)
+                if m.kind in _TABLE_MOVES and _table_fits(state.play(m), snap)
+            ]
+            shared = (_table_fits(state, snap), moves)
+            self._shared_steps[key] = shared
+        table_fits, candidates = shared
+        w = state.waste_top()
+        if w is not None:
+            waste_moves = []
+            if state.foundations[w.suit] + 1 == w.rank:
+                waste_moves.append(Move.waste_to_foundation())
+            waste_moves += [Move.waste_to_column(j) for j in range(COLUMN_COUNT) if state._fits_column(w, j)]
+            if waste_moves:
+                candidates = sorted(candidates + waste_moves, key=_legal_order)
+        for move in candidates:
+            yield (move,), state.play(move)
+        if table_fits:  # a run of stock turns leaves the table as it is
+            yield from stock_cycle(state, None if max_moves is None else 3 * max_moves + 1)
+
     def _explanations(
         self, state: GameState, snap: Snapshot, max_moves: int | None = None
     ) -> list[tuple[tuple[Move, ...], GameState]]:
@@ -805,6 +892,10 @@ class TableTracker:
         if max_moves is not None and max_moves < 1:
             return []
         novel = _novel_cards(state, snap)
+        if self.open_turns and not novel:
+            quick = self._one_step(state, snap, max_moves)
+            if quick:
+                return quick
         frontier: list[tuple[tuple[Move, ...], GameState]] = [((), state)]
         seen = {state}
         for _depth in range(self.max_steps):
@@ -816,7 +907,14 @@ class TableTracker:
                     if max_moves is None
                     else max_moves - len(path) + (_extra_turns(path) if self.open_turns else 0)
                 )
-                for step, child in _steps(node, room, novel, self.open_turns):
+                last = self.open_turns and not novel and _depth == self.max_steps - 1
+                if last and room is not None and room < 1:
+                    continue
+                # at the last depth only the children that may fit the snapshot matter
+                children = (
+                    self._one_step_children(node, snap, room) if last else _steps(node, room, novel, self.open_turns)
+                )
+                for step, child in children:
                     self._nodes += 1
                     if child in seen:
                         continue
@@ -824,7 +922,8 @@ class TableTracker:
                     merged = _view_matches(child, snap)
                     if merged is not None:
                         found.append((path + step, merged))
-                    next_frontier.append((path + step, child))
+                    if not last:
+                        next_frontier.append((path + step, child))
                     if self._nodes >= self.node_limit:
                         self._cut_short = True
                         return found
