@@ -240,3 +240,23 @@ def test_a_guessed_position_is_journalled_and_said_after_a_restart():
     said = _said_unsure(advice, again.guessed)
     assert said.unsure and said.move == advice.move and UNSURE_NOTE in said.line()
     assert _said_unsure(advice, False) == advice
+
+
+@pytest.mark.parametrize(("unseen", "guessed"), [(["6-f"], False), (["6-f", "2-5"], True)])
+def test_a_resumed_journal_behind_by_several_steps_makes_the_advice_unsure(tmp_path, unseen, guessed):
+    from solitaire_coach.app.coach import UNSURE_NOTE, CoachSession
+    from solitaire_coach.app.journal import Journal
+    from solitaire_coach.core.rules import DEFAULT_RULES
+
+    table = VirtualTable.from_deal(deal_for_seed(0))
+    path = tmp_path / "journal.json"
+    first = CoachSession(DEFAULT_RULES, make_strategy("baseline"), Journal(path), say=lambda _: None)
+    first.process_text(table.snapshot(with_stock=True).text())
+    for text in unseen:  # played while the coach was stopped
+        table.perform(Move.parse(text))
+    said = []
+    again = CoachSession(DEFAULT_RULES, make_strategy("baseline"), Journal(path), say=said.append)
+    report = again.process_text(table.snapshot(with_stock=True).text())
+    assert [m.text for m in report.moves] == unseen
+    assert again.tracker.guessed is guessed and again.last_advice.unsure is guessed
+    assert any(UNSURE_NOTE in s for s in said) is guessed

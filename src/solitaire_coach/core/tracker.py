@@ -322,7 +322,7 @@ def _table_fits(state: GameState, snap: Snapshot) -> bool:
     return True
 
 
-def _step_count(path: Sequence[Move]) -> int:
+def step_count(path: Sequence[Move]) -> int:
     """Search steps of ``path``: each move but a stock turn, and each run of stock turns."""
     turns = (MoveKind.DRAW, MoveKind.REDEAL)
     return sum(1 for i, m in enumerate(path) if m.kind not in turns or i == 0 or path[i - 1].kind not in turns)
@@ -546,7 +546,7 @@ class TableTracker:
                 if known is None or child.cost < known.cost:
                     children[merged] = child
                     parent[merged] = index
-                    steps[merged] = _step_count(path)
+                    steps[merged] = step_count(path)
                 best = child.weight(self.open_turns) if best is None else min(best, child.weight(self.open_turns))
         if not children:
             undo = self._undo(old, snap)
