@@ -203,19 +203,7 @@ def _steps(
             continue
         yield (move,), state.play(move)
     if novel:
-        candidates = novel - state.known_cards()
-        if candidates and state.waste and state.waste[-1] is None:
-            for card in sorted(candidates):
-                seen = state.reveal_waste(card)
-                for move in seen.legal_moves():
-                    if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
-                        yield (move,), seen.play(move)
-        for column in range(COLUMN_COUNT):
-            if candidates and state.awaiting_flip(column):
-                # the person turned the card over and went on before the snapshot:
-                # a step of no move that names the card (it may since have been covered)
-                for card in sorted(candidates):
-                    yield (), state.reveal_column(column, card)
+        yield from _novel_steps(state, novel)
     # with ``open_turns`` a run of stock turns is one step of any length: a person flicks
     # through the stock faster than a camera reads, so how many turns went unseen is kept
     # open (see _Hypothesis.slack)
@@ -225,6 +213,24 @@ def _steps(
         yield from stock_cycle(state, None if max_moves is None else 3 * max_moves + 1)
     else:
         yield from stock_cycle(state, max_moves)
+
+
+def _novel_steps(state: GameState, novel: frozenset[Card]) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+    """The steps of :func:`_steps` that name a card of ``novel`` unseen before: the
+    waste's unknown top played on, or a column's card turned over (and maybe covered)."""
+    candidates = novel - state.known_cards()
+    if candidates and state.waste and state.waste[-1] is None:
+        for card in sorted(candidates):
+            seen = state.reveal_waste(card)
+            for move in seen.legal_moves():
+                if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+                    yield (move,), seen.play(move)
+    for column in range(COLUMN_COUNT):
+        if candidates and state.awaiting_flip(column):
+            # the person turned the card over and went on before the snapshot:
+            # a step of no move that names the card (it may since have been covered)
+            for card in sorted(candidates):
+                yield (), state.reveal_column(column, card)
 
 
 def _extra_turns(path: Sequence[Move]) -> int:
@@ -276,6 +282,7 @@ WIDENED_CLASSES = 4
 that differ outside the stock and the waste) every split of the talon is kept open."""
 
 
+_TURNS = (MoveKind.DRAW, MoveKind.REDEAL)
 _TABLE_MOVES = (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
 _KIND_ORDER = {
     MoveKind.COLUMN_TO_FOUNDATION: 0,
@@ -830,17 +837,17 @@ class TableTracker:
         return [((prefer,) + path, merged) for path, merged in rest if 1 + len(path) <= fewest]
 
     def _one_step(
-        self, state: GameState, snap: Snapshot, max_moves: int | None
+        self, state: GameState, snap: Snapshot, max_moves: int | None, novel: frozenset[Card]
     ) -> list[tuple[tuple[Move, ...], GameState]]:
-        """The explanations of ``snap`` one search step from ``state`` (a snapshot with no
-        card new to ``state``), as the search's first depth finds them and in its order,
+        """The explanations of ``snap`` one search step from ``state`` (``novel``: the
+        cards it shows that ``state`` does not know), as the search's first depth finds them and in its order,
         only quicker: the many explanations kept open with ``open_turns`` mostly differ
         in the stock and the waste alone, so the moves that touch neither (and whether the
         table but for them fits) are worked out once per read for all that share the
         columns and the foundations; the rest of a step is a waste move or a stock run."""
         found: list[tuple[tuple[Move, ...], GameState]] = []
         seen = {state}
-        for path, child in self._one_step_children(state, snap, max_moves):
+        for path, child in self._one_step_children(state, snap, max_moves, novel):
             self._nodes += 1
             if child not in seen:
                 seen.add(child)
@@ -850,10 +857,10 @@ class TableTracker:
         return found
 
     def _one_step_children(
-        self, state: GameState, snap: Snapshot, max_moves: int | None
+        self, state: GameState, snap: Snapshot, max_moves: int | None, novel: frozenset[Card]
     ) -> Iterator[tuple[tuple[Move, ...], GameState]]:
-        """The positions one search step from ``state`` that may fit ``snap`` (a snapshot
-        with no card new to ``state``; see :meth:`_one_step`), in the search's order."""
+        """The positions one search step from ``state`` that may fit ``snap`` (see
+        :meth:`_one_step`), in the search's order."""
         if max_moves is not None and max_moves < 1:
             return
         key = (state.faceup, state.hidden, state.foundations)
@@ -877,6 +884,8 @@ class TableTracker:
                 candidates = sorted(candidates + waste_moves, key=_legal_order)
         for move in candidates:
             yield (move,), state.play(move)
+        if novel:
+            yield from _novel_steps(state, novel)
         if table_fits:  # a run of stock turns leaves the table as it is
             yield from stock_cycle(state, None if max_moves is None else 3 * max_moves + 1)
 
@@ -892,10 +901,10 @@ class TableTracker:
         if max_moves is not None and max_moves < 1:
             return []
         novel = _novel_cards(state, snap)
-        if self.open_turns and not novel:
-            quick = self._one_step(state, snap, max_moves)
-            if quick:
-                return quick
+        if self.open_turns:
+            quick = self._one_step(state, snap, max_moves, novel)
+            if quick or (max_moves is not None and max_moves <= 1):
+                return quick  # (with room for one step only, the first depth was all)
         frontier: list[tuple[tuple[Move, ...], GameState]] = [((), state)]
         seen = {state}
         for _depth in range(self.max_steps):
@@ -907,19 +916,26 @@ class TableTracker:
                     if max_moves is None
                     else max_moves - len(path) + (_extra_turns(path) if self.open_turns else 0)
                 )
-                last = self.open_turns and not novel and _depth == self.max_steps - 1
+                # at the last depth, or where no child has room for one more step (a stock
+                # run after a stock run keeps its room), only the children that may fit matter
+                last = self.open_turns and (
+                    _depth == self.max_steps - 1
+                    or (room is not None and (room < 1 or (room == 1 and not (path and path[-1].kind in _TURNS))))
+                )
                 if last and room is not None and room < 1:
                     continue
-                # at the last depth only the children that may fit the snapshot matter
                 children = (
-                    self._one_step_children(node, snap, room) if last else _steps(node, room, novel, self.open_turns)
+                    self._one_step_children(node, snap, room, novel)
+                    if last
+                    else _steps(node, room, novel, self.open_turns)
                 )
                 for step, child in children:
                     self._nodes += 1
                     if child in seen:
                         continue
                     seen.add(child)
-                    merged = _view_matches(child, snap)
+                    # (the first depth's explanations, with open turns, were looked for above)
+                    merged = None if self.open_turns and _depth == 0 else _view_matches(child, snap)
                     if merged is not None:
                         found.append((path + step, merged))
                     if not last:
