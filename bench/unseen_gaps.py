@@ -34,7 +34,7 @@ and per game: how many ended in sync with the table, and how many ended as the s
 deal ends with every move seen (won or not won alike, the same cards on the
 foundations).
 
-Run:  .venv/bin/python bench/unseen_gaps.py [--games 1000] [--seed 1] [--strategy baseline]
+Run:  .venv/bin/python bench/unseen_gaps.py [--games 1000] [--first 0] [--seed 1] [--strategy baseline]
           [--gap-rate 0.08] [--restart-rate 0.03] [--max-moves 300] [--no-stock] [--verbose]
 """
 
@@ -53,6 +53,7 @@ from pathlib import Path
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=1000, help="games to play, deals seeds 0..N-1 (default 1000)")
+    ap.add_argument("--first", type=int, default=0, help="the first deal's seed (default 0: deals 0..N-1)")
     ap.add_argument("--seed", type=int, default=1, help="random seed of the gaps and restarts (default 1)")
     ap.add_argument("--strategy", default="baseline", help="the advisor: baseline or best (default baseline)")
     ap.add_argument("--gap-rate", type=float, default=0.08, help="chance a read follows 1-6 unseen moves (0.08)")
@@ -78,10 +79,10 @@ def main(argv=None) -> int:
     from solitaire_coach.core.advisor import make_strategy
     from solitaire_coach.core.virtual_table import VirtualTable
 
-    rng = random.Random(args.seed)
+    rng = random.Random(args.seed if not args.first else f"{args.seed}/{args.first}")
     totals = collections.Counter()
     t0 = time.time()
-    for seed in range(args.games):
+    for seed in range(args.first, args.first + args.games):
         deal = deal_for_seed(seed)
         reference_end = play_game(deal, args.strategy, check_sync=False, max_moves=args.max_moves)
         ref_table = VirtualTable.from_deal(deal)
@@ -99,8 +100,10 @@ def main(argv=None) -> int:
         totals["games won with every move seen"] += ref_table.state.is_won()
         for key in ("illegal advice", "silently wrong"):
             totals[f"games with {key}"] += bool(result["counts"][key])
-        if (seed + 1) % 50 == 0:
-            print(f"  {seed + 1}/{args.games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+        if (seed + 1 - args.first) % 50 == 0:
+            print(
+                f"  {seed + 1 - args.first}/{args.games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True
+            )
     report(totals, args, time.time() - t0)
     return 0
 
@@ -296,7 +299,8 @@ def fits(known, truth) -> bool:
 def report(t: collections.Counter, args, seconds: float) -> None:
     games = t["games"] or 1
     print(
-        f"unseen gaps: {t['games']} games (deals 0..{t['games'] - 1}, {args.strategy}, seed {args.seed}, "
+        f"unseen gaps: {t['games']} games (deals {args.first}..{args.first + t['games'] - 1}, {args.strategy}, "
+        f"seed {args.seed}, "
         f"gap rate {args.gap_rate}, restart rate {args.restart_rate}, at most {args.max_moves} moves, "
         f"stock {'read' if args.stock else 'not read'})"
     )
