@@ -240,6 +240,9 @@ def test_a_guessed_position_is_journalled_and_said_after_a_restart():
     said = _said_unsure(advice, again.guessed)
     assert said.unsure and said.move == advice.move and UNSURE_NOTE in said.line()
     assert _said_unsure(advice, False) == advice
+    # a verdict on the game (give up) rests on the position too: said unsure as well
+    lost = Advice("lost", None, "No move this player makes progress with is left")
+    assert _said_unsure(lost, True).unsure and UNSURE_NOTE in _said_unsure(lost, True).line()
 
 
 @pytest.mark.parametrize(("unseen", "guessed"), [(["6-f"], False), (["6-f", "2-5"], True)])

@@ -289,7 +289,7 @@ UNSURE_NOTE = "not sure of the position: I missed moves and guessed them, so che
 def _said_unsure(advice: Advice, guessed: bool) -> Advice:
     """``advice`` marked unsure (and saying so) when the tracker's position is a guess
     among many explanations of moves it did not see (``TableTracker.guessed``)."""
-    if not guessed or advice.status not in ("move", "flip"):
+    if not guessed or advice.status in ("check", "won"):  # (a check says so already; a won table shows)
         return advice
     reason = UNSURE_NOTE + (f"; {advice.reason}" if advice.reason else "")
     return replace(advice, unsure=True, reason=reason)
