@@ -19,17 +19,22 @@ It counts, over all reads:
 * advice illegal on the real table (a move the table does not allow);
 * positions silently wrong: the read was accepted and the real position is in none of
   the explanations the coach holds open, yet it advised as if sure (neither said it
-  cannot follow nor asked the person to check something); reads where only the
-  likeliest explanation differs from the table, the real one still open, are counted
-  apart (the advice is then checked against every open one);
-* unsure and said: reads the coach refused (``that is not a legal continuation``) or
-  answered with a check for the person (advice status ``check``);
+  cannot follow, nor asked the person to check something, nor said it is not sure of
+  the position); reads where only the likeliest explanation differs from the table, the
+  real one still open, are not silently wrong (the advice is legal in every open one, or
+  says what to check) and are counted apart;
+* unsure and said: reads the coach refused (``that is not a legal continuation``),
+  answered with a check for the person (advice status ``check``), or advised with the
+  words that it is not sure of the position (``Advice.unsure``: its position is a guess
+  among many explanations of moves it did not see);
+* the reads that lost the real position from the open explanations, by cause (the
+  unseen-move pattern and where the search dropped it; ``--verbose`` prints each);
 
 and per game: how many ended in sync with the table, and how many ended as the same
 deal ends with every move seen (won or not won alike, the same cards on the
 foundations).
 
-Run:  .venv/bin/python bench/unseen_gaps.py [--games 1000] [--seed 1] [--strategy baseline]
+Run:  .venv/bin/python bench/unseen_gaps.py [--games 1000] [--first 0] [--seed 1] [--strategy baseline]
           [--gap-rate 0.08] [--restart-rate 0.03] [--max-moves 300] [--no-stock] [--verbose]
 """
 
@@ -49,6 +54,7 @@ from pathlib import Path
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=1000, help="games to play, deals seeds 0..N-1 (default 1000)")
+    ap.add_argument("--first", type=int, default=0, help="the first deal's seed (default 0: deals 0..N-1)")
     ap.add_argument("--seed", type=int, default=1, help="random seed of the gaps and restarts (default 1)")
     ap.add_argument("--strategy", default="baseline", help="the advisor: baseline or best (default baseline)")
     ap.add_argument("--gap-rate", type=float, default=0.08, help="chance a read follows 1-6 unseen moves (0.08)")
@@ -78,6 +84,7 @@ def main(argv=None) -> int:
         help="chance that a stock reading is wrong (pile read empty or empty read as a pile; default 0)",
     )
     ap.add_argument("--verbose", action="store_true", help="print each silently wrong read and illegal advice")
+    ap.add_argument("--trace", action="store_true", help="print what the coach said at each read")
     args = ap.parse_args(argv)
 
     from solitaire_coach.app.simulate import play_game
@@ -85,10 +92,10 @@ def main(argv=None) -> int:
     from solitaire_coach.core.advisor import make_strategy
     from solitaire_coach.core.virtual_table import VirtualTable
 
-    rng = random.Random(args.seed)
+    rng = random.Random(args.seed if not args.first else f"{args.seed}/{args.first}")
     totals = collections.Counter()
     t0 = time.time()
-    for seed in range(args.games):
+    for seed in range(args.first, args.first + args.games):
         deal = deal_for_seed(seed)
         reference_end = play_game(deal, args.strategy, check_sync=False, max_moves=args.max_moves)
         ref_table = VirtualTable.from_deal(deal)
@@ -106,8 +113,10 @@ def main(argv=None) -> int:
         totals["games won with every move seen"] += ref_table.state.is_won()
         for key in ("illegal advice", "silently wrong"):
             totals[f"games with {key}"] += bool(result["counts"][key])
-        if (seed + 1) % 50 == 0:
-            print(f"  {seed + 1}/{args.games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+        if (seed + 1 - args.first) % 50 == 0:
+            print(
+                f"  {seed + 1 - args.first}/{args.games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True
+            )
     report(totals, args, time.time() - t0)
     return 0
 
@@ -155,15 +164,30 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         else:
             report = session.process_text(seen.text())
         counts["reads"] += 1
+        if report is not None and report.accepted and session.tracker.state is not None:
+            now_open = any(fits(state, table.state) for state in open_positions(session.tracker))
+            if track["open"] and not now_open:
+                why = lost_why(session.tracker, table.state, table_moves[track["since"] :], track["restarted"])
+                counts["lost: " + why] += 1
+                if args.verbose:
+                    gap = " ".join(m.text for m in table_moves[track["since"] :])
+                    print(f"lost, move {len(table_moves)} ({why}): played {gap}; said {said}", file=sys.stderr)
+            track.update(open=now_open, since=len(table_moves), restarted=False)
+        if args.trace:
+            print(f"read {counts['reads']} at move {len(table_moves)}: {said}", file=sys.stderr)
         advice = session.last_advice
-        unsure = report is None or not report.accepted or (advice is not None and advice.status == "check")
+        unsure = (
+            report is None
+            or not report.accepted
+            or (advice is not None and (advice.status == "check" or getattr(advice, "unsure", False)))
+        )
         shown[0] = advice if report is not None and report.accepted else None
         if unsure:
             counts["unsure and said"] += 1
             return report is not None and report.accepted
         if session.tracker.state is None:
             return False
-        saved.append(session.tracker.to_dict())
+        saved.append((session.tracker.to_dict(), len(table_moves)))
         del saved[:-7]
         try:
             check_in_sync(session.tracker.state, table.state)
@@ -199,6 +223,9 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         return None
 
     table_moves: list = []
+    # whether the real position was open at the last accepted read, the moves played since,
+    # and whether the coach was restarted since: to find the read that lost it, and why
+    track = {"open": True, "since": 0, "restarted": False}
     read()
     refused = 0
     while len(table_moves) < args.max_moves and not table.state.is_won():
@@ -209,7 +236,9 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             continue
         if rng.random() < args.restart_rate and len(saved) > 1:
             back = rng.randint(1, min(6, len(saved) - 1))
-            session = resumed(saved[-1 - back])
+            journal, at = saved[-1 - back]
+            session = resumed(journal)
+            track.update(restarted=True, since=at)
             shown[0] = None
             counts["restarts"] += 1
             del saved[-back:]
@@ -226,6 +255,8 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             table_moves.append(move)
             if k < gap:
                 counts["moves unseen"] += 1
+                if args.trace:
+                    print(f"  unseen: {move.text}", file=sys.stderr)
                 reference.process_text(table.snapshot().text())
         if gap:
             counts["gaps"] += 1
@@ -234,6 +265,38 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             break
     in_sync = session.tracker.state is not None and fits(session.tracker.state, table.state)
     return {"counts": counts, "in sync": in_sync, "won": table.state.is_won(), "foundations": table.state.foundations}
+
+
+def lost_why(tracker, truth, played, restarted: bool) -> str:
+    """Why the read just accepted lost the real position from the open explanations."""
+    notes = getattr(tracker, "last_search", None)
+    where = "after a restart, " if restarted else ""
+    if notes is None:
+        return where + "taken back as an undo"
+    if notes.deep:
+        return where + "the longer search picked one explanation"
+    found = list(notes.found)
+    for index, hyp in enumerate(found):
+        if fits(hyp.state, truth):
+            if hyp.misread:
+                return where + "held as a misread"
+            if index >= len(found) - notes.over_margin:
+                return where + "pruned: over the margin"
+            if index >= len(found) - notes.over_margin - notes.over_cap:
+                return where + "pruned: over the cap"
+            return where + "kept, then dropped"
+    steps = sum(
+        1
+        for i, m in enumerate(played)
+        if m.kind.name not in ("DRAW", "REDEAL") or i == 0 or played[i - 1].kind.name not in ("DRAW", "REDEAL")
+    )
+    if restarted:
+        return where + "not found (the journal's moves not known)"
+    if steps > tracker.max_steps:
+        return f"not found: the gap takes {steps} steps, more than the {tracker.max_steps} searched"
+    if notes.cut_short:
+        return "not found: the node budget ran out"
+    return "not found: a shorter explanation came first"
 
 
 def open_positions(tracker) -> list:
@@ -258,7 +321,8 @@ def fits(known, truth) -> bool:
 def report(t: collections.Counter, args, seconds: float) -> None:
     games = t["games"] or 1
     print(
-        f"unseen gaps: {t['games']} games (deals 0..{t['games'] - 1}, {args.strategy}, seed {args.seed}, "
+        f"unseen gaps: {t['games']} games (deals {args.first}..{args.first + t['games'] - 1}, {args.strategy}, "
+        f"seed {args.seed}, "
         f"gap rate {args.gap_rate}, restart rate {args.restart_rate}, at most {args.max_moves} moves, "
         f"stock {('read, a hint' if args.stock_hint else 'read, a stock: line') if args.stock else 'not read'}"
         + (f", misread with chance {args.stock_misread}: {t['stock misread']} times" if args.stock_misread else "")
@@ -283,6 +347,11 @@ def report(t: collections.Counter, args, seconds: float) -> None:
         f"({100 * t['games ending as with every move seen'] / games:.1f}%); won {t['games won']} "
         f"(every move seen: {t['games won with every move seen']})"
     )
+    lost = sorted((k, v) for k, v in t.items() if k.startswith("lost: "))
+    if lost:
+        print("  reads that lost the real position from the open explanations, by cause:")
+        for key, value in lost:
+            print(f"    {key[6:]}: {value}")
     print(f"  {seconds:.0f} s")
 
 

@@ -181,3 +181,85 @@ def test_the_coach_says_once_that_it_cannot_follow_and_offers_a_way_out():
     said.clear()
     coach.process_text(wrong)
     assert said[0].startswith("that is not a legal continuation: ") and "as said above" not in said[0]
+
+
+def _never_silently_wrong(session, table) -> None:
+    """The target: an accepted read either keeps the real position among the open
+    explanations or says that the coach is unsure (a check, or advice marked unsure)."""
+    advice = session.last_advice
+    if advice is not None and (advice.status == "check" or advice.unsure):
+        return
+    assert any(_fits(s, table.state) for s in session.tracker.explanations)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_after_many_unseen_moves_the_coach_is_never_silently_wrong(seed):
+    from solitaire_coach.app.coach import CoachSession
+    from solitaire_coach.core.rules import DEFAULT_RULES
+
+    strategy = make_strategy("baseline")
+    table = VirtualTable.from_deal(deal_for_seed(seed))
+    session = CoachSession(DEFAULT_RULES, make_strategy("baseline"), None, say=lambda _: None)
+    session.process_text(table.snapshot(with_stock=True).text())
+    # five moves unseen: stock turns between the moves a player would make
+    for k in range(5):
+        advice = strategy.advise(table.state.masked(), ())
+        move = Move.draw() if k % 2 == 0 or advice.status != "move" else advice.move
+        if not table.state.is_legal(move):
+            break
+        table.perform(move)
+    for _ in range(25):
+        report = session.process_text(table.snapshot(with_stock=True).text())
+        if report is not None and report.accepted:
+            _never_silently_wrong(session, table)
+        advice = session.last_advice
+        moves = advice.moves if advice is not None and advice.status == "check" else ()
+        move = advice.move if advice is not None and advice.status == "move" else None
+        move = move if move is not None and table.state.is_legal(move) else None
+        move = move or next((m for m in moves if table.state.is_legal(m)), None)
+        if move is None:
+            move = strategy.advise(table.state.masked(), ()).move
+        if move is None or not table.state.is_legal(move):
+            break
+        table.perform(move)
+
+
+def test_a_guessed_position_is_journalled_and_said_after_a_restart():
+    from solitaire_coach.app.coach import UNSURE_NOTE, _said_unsure
+
+    table = VirtualTable.from_deal(deal_for_seed(5))
+    tracker = TableTracker(open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
+    tracker.update(table.snapshot())
+    assert not tracker.guessed and "guessed" not in tracker.to_dict()
+    tracker.guessed = True
+    again = TableTracker.from_dict(tracker.to_dict())
+    assert again.guessed
+    with pytest.raises(ValueError, match="the guessed flag must be true or false, not"):
+        TableTracker.from_dict({**tracker.to_dict(), "guessed": "yes"})
+    advice = advise_open(make_strategy("baseline"), again.explanations, again.history)
+    said = _said_unsure(advice, again.guessed)
+    assert said.unsure and said.move == advice.move and UNSURE_NOTE in said.line()
+    assert _said_unsure(advice, False) == advice
+    # a verdict on the game (give up) rests on the position too: said unsure as well
+    lost = Advice("lost", None, "No move this player makes progress with is left")
+    assert _said_unsure(lost, True).unsure and UNSURE_NOTE in _said_unsure(lost, True).line()
+
+
+@pytest.mark.parametrize(("unseen", "guessed"), [(["6-f"], False), (["6-f", "2-5"], True)])
+def test_a_resumed_journal_behind_by_several_steps_makes_the_advice_unsure(tmp_path, unseen, guessed):
+    from solitaire_coach.app.coach import UNSURE_NOTE, CoachSession
+    from solitaire_coach.app.journal import Journal
+    from solitaire_coach.core.rules import DEFAULT_RULES
+
+    table = VirtualTable.from_deal(deal_for_seed(0))
+    path = tmp_path / "journal.json"
+    first = CoachSession(DEFAULT_RULES, make_strategy("baseline"), Journal(path), say=lambda _: None)
+    first.process_text(table.snapshot(with_stock=True).text())
+    for text in unseen:  # played while the coach was stopped
+        table.perform(Move.parse(text))
+    said = []
+    again = CoachSession(DEFAULT_RULES, make_strategy("baseline"), Journal(path), say=said.append)
+    report = again.process_text(table.snapshot(with_stock=True).text())
+    assert [m.text for m in report.moves] == unseen
+    assert again.tracker.guessed is guessed and again.last_advice.unsure is guessed
+    assert any(UNSURE_NOTE in s for s in said) is guessed

@@ -21,7 +21,7 @@ from ..core.moves import Move
 from ..core.notation import UNKNOWN, SnapshotParseError, parse_snapshot
 from ..core.open_advice import advise_open
 from ..core.rules import Rules
-from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal
+from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal, step_count
 from ..storage import NotTextError, describe_os_error, read_text_file
 from .journal import Journal, JournalError
 
@@ -49,6 +49,9 @@ class CoachSession:
         self._journal_failure: str | None = None  # why the last save failed, None once it works
         self._last_refusal: str | None = None  # the last "not a legal continuation", said once
         self._join_offered = False  # a table to join instead of the game in hand was pointed out (said once)
+        # resumed from a journal: moves may have been made while the coach was stopped (or
+        # not journalled); a first read that needs several steps to explain is a guess
+        self._resumed = False
         self._keep_old_journal = journal is not None and not resume and journal.exists()
         if self._keep_old_journal:
             say(
@@ -77,6 +80,7 @@ class CoachSession:
                     say(f"note: the journal's game uses {loaded.rules.describe()}; continuing with those rules")
                 loaded.open_turns, loaded.max_hypotheses = True, OPEN_HYPOTHESES
                 self.tracker = loaded
+                self._resumed = True
                 joined = " since it was joined mid-way" if isinstance(loaded, JoinedTracker) else ""
                 say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far{joined})")
                 self._restore_memory(memory)
@@ -158,9 +162,19 @@ class CoachSession:
             self.say(report.message)
         if report.accepted:
             self._last_refusal = None
+            if self._resumed:
+                # the journal may be behind the table by any number of moves: more than one
+                # step between the two (a card moved and back around a card turned over, say)
+                # cannot be told from the shortest explanation
+                self._resumed = False
+                if report.kind == "moves" and step_count(report.moves) > 1:
+                    self.tracker.guessed = True
             try:
                 if self.tracker.state is not None:
-                    self.last_advice = advise_open(self.strategy, self.tracker.explanations, self.tracker.history)
+                    self.last_advice = _said_unsure(
+                        advise_open(self.strategy, self.tracker.explanations, self.tracker.history),
+                        self.tracker.guessed,
+                    )
             finally:  # the game is journalled even if advising fails
                 if self.journal is not None and report.kind != "no change":
                     self._save_journal()  # after advising: the advisor's memory holds this advice
@@ -283,6 +297,18 @@ class CoachSession:
     def finished(self) -> bool:
         """Whether the last advice says the game is won or lost."""
         return self.last_advice is not None and self.last_advice.status in ("won", "lost")
+
+
+UNSURE_NOTE = "not sure of the position: I missed moves and guessed them, so check that the table allows it"
+
+
+def _said_unsure(advice: Advice, guessed: bool) -> Advice:
+    """``advice`` marked unsure (and saying so) when the tracker's position is a guess
+    among many explanations of moves it did not see (``TableTracker.guessed``)."""
+    if not guessed or advice.status in ("check", "won"):  # (a check says so already; a won table shows)
+        return advice
+    reason = UNSURE_NOTE + (f"; {advice.reason}" if advice.reason else "")
+    return replace(advice, unsure=True, reason=reason)
 
 
 def _moves(n: int) -> str:

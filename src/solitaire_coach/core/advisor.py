@@ -32,6 +32,7 @@ class Advice:
     reason: str = ""
     proven: bool = False  # the outcome (won/lost) is certain, not just likely
     moves: tuple[Move, ...] = ()  # status "check": the moves that may be right, as the table shows
+    unsure: bool = False  # the position may be wrong (moves went unseen; the text says so)
 
     def line(self) -> str:
         return self.text + (f" ({self.reason})" if self.reason else "")

@@ -203,23 +203,34 @@ def _steps(
             continue
         yield (move,), state.play(move)
     if novel:
-        candidates = novel - state.known_cards()
-        if candidates and state.waste and state.waste[-1] is None:
-            for card in sorted(candidates):
-                seen = state.reveal_waste(card)
-                for move in seen.legal_moves():
-                    if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
-                        yield (move,), seen.play(move)
-        for column in range(COLUMN_COUNT):
-            if candidates and state.awaiting_flip(column):
-                # the person turned the card over and went on before the snapshot:
-                # a step of no move that names the card (it may since have been covered)
-                for card in sorted(candidates):
-                    yield (), state.reveal_column(column, card)
+        yield from _novel_steps(state, novel)
     # with ``open_turns`` a run of stock turns is one step of any length: a person flicks
     # through the stock faster than a camera reads, so how many turns went unseen is kept
     # open (see _Hypothesis.slack)
-    yield from stock_cycle(state, None if open_turns else max_moves)
+    # (a run of n turns adds at most 1 + (n + 1) // 3 to an explanation's weight, so
+    # ``max_moves``, the room left in weight, bounds it at 3 * max_moves + 1 turns)
+    if open_turns:
+        yield from stock_cycle(state, None if max_moves is None else 3 * max_moves + 1)
+    else:
+        yield from stock_cycle(state, max_moves)
+
+
+def _novel_steps(state: GameState, novel: frozenset[Card]) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+    """The steps of :func:`_steps` that name a card of ``novel`` unseen before: the
+    waste's unknown top played on, or a column's card turned over (and maybe covered)."""
+    candidates = novel - state.known_cards()
+    if candidates and state.waste and state.waste[-1] is None:
+        for card in sorted(candidates):
+            seen = state.reveal_waste(card)
+            for move in seen.legal_moves():
+                if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+                    yield (move,), seen.play(move)
+    for column in range(COLUMN_COUNT):
+        if candidates and state.awaiting_flip(column):
+            # the person turned the card over and went on before the snapshot:
+            # a step of no move that names the card (it may since have been covered)
+            for card in sorted(candidates):
+                yield (), state.reveal_column(column, card)
 
 
 def _extra_turns(path: Sequence[Move]) -> int:
@@ -247,6 +258,109 @@ class _Hypothesis:
         with the default margin of 2 a run of up to 7 unseen turns stays open beside one
         seen turn; else each counts one, as any move."""
         return self.cost - self.slack + (self.slack + 2) // 3 if open_turns else self.cost
+
+
+class SearchNotes(NamedTuple):
+    """How the last accepted read was explained (for benchmarks and for saying when the
+    explanations kept may not hold the real position): every explanation found (``found``,
+    ranked), how many were dropped as too costly (``over_margin``) and for the cap
+    (``over_cap``), whether the search stopped at its node budget (``cut_short``) and
+    whether the longer search for many unseen moves gave the explanation (``deep``)."""
+
+    found: tuple
+    over_margin: int
+    over_cap: int
+    cut_short: bool
+    deep: bool
+
+
+DEEP_MORE_NODES = 4000
+"""How many more positions the longer search looks at after its first explanation."""
+
+WIDENED_CLASSES = 4
+"""After a read that moves went unseen before, for how many of the explanations (those
+that differ outside the stock and the waste) every split of the talon is kept open."""
+
+
+_TURNS = (MoveKind.DRAW, MoveKind.REDEAL)
+_TABLE_MOVES = (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
+_KIND_ORDER = {
+    MoveKind.COLUMN_TO_FOUNDATION: 0,
+    MoveKind.WASTE_TO_FOUNDATION: 1,
+    MoveKind.COLUMN_TO_COLUMN: 2,
+    MoveKind.WASTE_TO_COLUMN: 3,
+    MoveKind.FOUNDATION_TO_COLUMN: 4,
+}
+
+
+def _legal_order(move: Move) -> tuple[int, int, int]:
+    """Where ``move`` comes in :meth:`GameState.legal_moves`' order (stock turns aside)."""
+    return (_KIND_ORDER[move.kind], move.source, move.target)
+
+
+def _table_fits(state: GameState, snap: Snapshot) -> bool:
+    """False when the foundations or the columns of ``snap`` cannot be a view of
+    ``state``'s (the waste and the stock aside; a loose test: True may still not fit)."""
+    unknown_slots = empty_slots = 0
+    shown = set()
+    for v in snap.foundations:
+        if v is UNKNOWN:
+            unknown_slots += 1
+        elif v is EMPTY:
+            empty_slots += 1
+        else:
+            if state.foundations[v.suit] != v.rank or v.suit in shown:  # type: ignore[union-attr]
+                return False
+            shown.add(v.suit)  # type: ignore[union-attr]
+    empty_piles = sum(1 for h in state.foundations if h == 0)
+    if empty_slots > empty_piles or (unknown_slots == 0 and len(shown) != 4 - empty_piles):
+        return False
+    for i, v in enumerate(snap.columns):
+        run = state.faceup[i]
+        if run:
+            if v is not UNKNOWN and v is not run[-1]:
+                return False
+        elif state.hidden[i]:
+            h = state.hidden[i][-1]
+            if isinstance(v, Card) and h is not None and h is not v:
+                return False
+        elif v is not EMPTY and v is not UNKNOWN:
+            return False
+    return True
+
+
+def step_count(path: Sequence[Move]) -> int:
+    """Search steps of ``path``: each move but a stock turn, and each run of stock turns."""
+    turns = (MoveKind.DRAW, MoveKind.REDEAL)
+    return sum(1 for i, m in enumerate(path) if m.kind not in turns or i == 0 or path[i - 1].kind not in turns)
+
+
+def _talon_splits(state: GameState, snap: Snapshot) -> list[GameState]:
+    """``state`` with its stock and waste forgotten but for the waste's visible top cards
+    (one, or the draw's count), their cards split between the two every way that ``snap``
+    allows (its waste, its stock line), with the redeals used as in ``state`` or one more
+    or one fewer (where the rules allow)."""
+    total = len(state.stock) + len(state.waste)
+    keep = min(len(state.waste), state.rules.draw_count)
+    visible = state.waste[len(state.waste) - keep :]
+    limit = state.rules.redeal_limit
+    out = []
+    for redeals in (state.redeals_used, state.redeals_used + 1, state.redeals_used - 1):
+        if redeals < 0 or (limit is not None and redeals > limit):
+            continue
+        for waste_len in range(keep, total + 1):
+            if keep == 0 and waste_len:
+                break
+            candidate = replace(
+                state,
+                stock=(None,) * (total - waste_len),
+                waste=(None,) * (waste_len - keep) + visible,
+                redeals_used=redeals,
+            )
+            merged = _view_matches(candidate, snap)
+            if merged is not None:
+                out.append(merged)
+    return out
 
 
 OPEN_HYPOTHESES = 160
@@ -325,6 +439,14 @@ class TableTracker:
             hist = tuple(history or ())
             self._hypotheses = [_Hypothesis(len(hist), state, hist)]
         self._nodes = 0
+        self._cut_short = False  # the last update's search stopped at its node budget
+        # per read: for each set of columns and foundations, whether the table fits the
+        # snapshot and the moves touching neither stock nor waste that make it fit
+        self._shared_steps: dict[tuple, tuple[bool, list[Move]]] = {}
+        # an accepted read was explained by a guess among many explanations (the longer
+        # search, a search cut at its node budget): the real position may be in none kept
+        self.guessed = False
+        self.last_search: SearchNotes | None = None
 
     @property
     def state(self) -> GameState | None:
@@ -416,6 +538,11 @@ class TableTracker:
         parent: dict[GameState, int] = {}  # which hypothesis each child came from (0: the likeliest)
         best: int | None = None
         self._nodes = 0
+        self._cut_short = False
+        self._shared_steps = {}
+        self.last_search = None
+        deep_used = False
+        steps: dict[GameState, int] = {}  # how many search steps each child's explanation took
         for index, hyp in enumerate(self._hypotheses):
             # a misread alternative only counts where it explains the snapshot at least as
             # cheaply as the best so far: searching it within the margin too costs a search
@@ -434,23 +561,28 @@ class TableTracker:
                 if known is None or child.cost < known.cost:
                     children[merged] = child
                     parent[merged] = index
+                    steps[merged] = step_count(path)
                 best = child.weight(self.open_turns) if best is None else min(best, child.weight(self.open_turns))
         if not children:
             undo = self._undo(old, snap)
             if undo is not None:
                 return undo
-            deep = self._deep_search(old, snap)
-            if deep is None:
+            deep_found = self._deep_search(old, snap)
+            if not deep_found:
                 put_wrong = () if repeated_cards(snap.slots) else tuple(misplaced_cards(old.state, snap))
                 return TrackerReport(
                     "inconsistent", (), explain_inconsistency(old.state, snap, put_wrong), put_wrong=put_wrong
                 )
-            children[deep.state] = deep
-            parent[deep.state] = 0
+            for found_deep in deep_found:
+                children.setdefault(found_deep.state, found_deep)
+                parent.setdefault(found_deep.state, 0)
+            deep_used = True
+            deep = deep_found[0]
             # the snapshot may also have been misread: keep the old positions in mind
             for index, hyp in enumerate(self._hypotheses):
                 if hyp.state not in children:
-                    children[hyp.state] = _Hypothesis(deep.cost + 1, hyp.state, hyp.history, True, hyp.slack)
+                    cost = self._cost_for(deep.weight(self.open_turns) + 1, hyp.slack)
+                    children[hyp.state] = _Hypothesis(cost, hyp.state, hyp.history, True, hyp.slack)
                     parent[hyp.state] = index
         self._unexplained = None
         # stable: search order breaks ties, but a redeal loses one to a take-back of the same table
@@ -461,14 +593,27 @@ class TableTracker:
             key=lambda h: (h.weight(self.open_turns), h.cost, advised_else and _a_redeal_for_nothing(h, taken_back)),
         )
         limit = min(h.weight(self.open_turns) for h in ranked) + self.margin
-        kept = [h for h in ranked if h.weight(self.open_turns) <= limit]
+        if deep_used or self._cut_short or steps.get(ranked[0].state, 0) >= self.max_steps:
+            # the explanation is one of many, or at the search's horizon (a longer one, a card
+            # moved there and back while another was turned, may be the real one)
+            self.guessed = True
+        within = [h for h in ranked if h.weight(self.open_turns) <= limit]
         if stock_hint is not None and snap.stock is None:
-            agree = [h for h in kept if bool(h.state.stock) == stock_hint]
+            agree = [h for h in within if bool(h.state.stock) == stock_hint]
             if any(not h.misread for h in agree):  # (never makes a read a misread)
-                kept = agree
-        kept = kept[: self.max_hypotheses]
+                within = agree
+        kept = within[: self.max_hypotheses]
+        self.last_search = SearchNotes(
+            tuple(ranked), len(ranked) - len(within), len(within) - len(kept), self._cut_short, deep_used
+        )
         new = kept[0]
         misread = new.misread
+        if self.open_turns and not new.misread and (deep_used or self._cut_short or steps.get(new.state, 0) > 1):
+            # moves went unseen between two reads, and another order of them (stock turns
+            # between the other moves: a card played from the stock, not from under the
+            # waste's top) may explain the table as well: the stock and the waste are
+            # kept open as every split of their cards, unknown but the visible top
+            kept += self._widened(kept, snap)
         if misread:  # reported now: the alternatives are measured from this explanation on
             kept = [replace(h, misread=False) for h in kept]
         if self.keep_misread and all(h.state != old.state for h in kept):
@@ -489,6 +634,36 @@ class TableTracker:
             self._recent = self._recent + [old]
         report = self._report(old, new, parent[new.state] == 0)
         return replace(report, misread=True) if misread else report
+
+    def _cost_for(self, weight: int, slack: int) -> int:
+        """The cost that gives an explanation of ``slack`` unseen turns the ``weight`` (so
+        that an alternative ranked behind another stays behind it, whatever its slack)."""
+        return weight + slack - (slack + 2) // 3 if self.open_turns else weight
+
+    def _widened(self, kept: list[_Hypothesis], snap: Snapshot) -> list[_Hypothesis]:
+        """For the first explanations of ``kept`` that differ outside the stock and the
+        waste (at most ``WIDENED_CLASSES``): the same position with the stock and the waste
+        forgotten but for the waste's visible top cards, split every way that fits the
+        snapshot, and with one redeal more or fewer used. Ranked last within the margin."""
+        have = {h.state for h in kept}
+        limit = min(h.weight(self.open_turns) for h in kept) + self.margin
+        classes: set = set()
+        out: list[_Hypothesis] = []
+        for hyp in kept:
+            if hyp.misread:
+                continue
+            key = (hyp.state.faceup, hyp.state.hidden, hyp.state.foundations)
+            if key in classes:
+                continue
+            classes.add(key)
+            if len(classes) > WIDENED_CLASSES:
+                break
+            extra = limit - hyp.weight(self.open_turns)
+            for state in _talon_splits(hyp.state, snap):
+                if state not in have:
+                    have.add(state)
+                    out.append(replace(hyp, cost=hyp.cost + extra, state=state))
+        return out
 
     def _misread_cost(self, before: GameState, snap: Snapshot) -> int:
         """What it costs to hold that ``snap`` was misread and the table still showed
@@ -519,7 +694,15 @@ class TableTracker:
             # the position before stays in mind, as after a misread: the cards may be put
             # forward again, or this read may be the wrong one
             self._hypotheses = [_Hypothesis(past.cost, merged, past.history, False, past.slack)] + (
-                [_Hypothesis(past.cost + self.misread_cost, old.state, old.history, True, old.slack)]
+                [
+                    _Hypothesis(
+                        self._cost_for(past.weight(self.open_turns) + self.misread_cost, old.slack),
+                        old.state,
+                        old.history,
+                        True,
+                        old.slack,
+                    )
+                ]
                 if self.keep_misread
                 else []
             )
@@ -598,7 +781,7 @@ class TableTracker:
             and not illegal_placements(self.state, snap)
         )
 
-    def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> _Hypothesis | None:
+    def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> list[_Hypothesis]:
         """A longer explanation, for a table that stayed the same and unexplained: the
         person may have made several moves while a hand hid the table. Only tried when
         the same snapshot comes twice in a row and shows no illegal placement (a card put
@@ -608,14 +791,16 @@ class TableTracker:
         count = self._unexplained[1] + 1 if self._unexplained and self._unexplained[0] == line else 1
         self._unexplained = (line, count)
         if count < self.deep_after or illegal_placements(hyp.state, snap):
-            return None
+            return []
         counter = 0
+        hits: list[_Hypothesis] = []
+        stop = self.deep_node_limit
         heap: list[tuple[int, int, int, tuple[Move, ...], GameState]] = [
             (_distance(hyp.state, snap), 0, counter, (), hyp.state)
         ]
         seen = {hyp.state}
         novel = _novel_cards(hyp.state, snap)
-        while heap and counter < self.deep_node_limit:
+        while heap and counter < stop:
             _, depth, _, path, node = heapq.heappop(heap)
             for step, child in _steps(node, None, novel, self.open_turns):
                 counter += 1
@@ -625,11 +810,23 @@ class TableTracker:
                 merged = _view_matches(child, snap)
                 if merged is not None:
                     moves = path + step
-                    return _Hypothesis(
-                        hyp.cost + len(moves), merged, hyp.history + moves, False, hyp.slack + _extra_turns(moves)
-                    )
+                    if not hits:
+                        # the first explanation found is one of many: search on a while for
+                        # the others of about as many moves, all kept open
+                        stop = min(stop, counter + DEEP_MORE_NODES)
+                    if not hits or len(moves) <= len(hits[0].history) - len(hyp.history) + self.margin:
+                        hits.append(
+                            _Hypothesis(
+                                hyp.cost + len(moves),
+                                merged,
+                                hyp.history + moves,
+                                False,
+                                hyp.slack + _extra_turns(moves),
+                            )
+                        )
+                    continue
                 heapq.heappush(heap, (_distance(child, snap) + depth + 1, depth + 1, counter, path + step, child))
-        return None
+        return hits
 
     def _preferred(
         self, state: GameState, snap: Snapshot, prefer: Move, found: list[tuple[tuple[Move, ...], GameState]]
@@ -651,6 +848,59 @@ class TableTracker:
             self._nodes = nodes
         return [((prefer,) + path, merged) for path, merged in rest if 1 + len(path) <= fewest]
 
+    def _one_step(
+        self, state: GameState, snap: Snapshot, max_moves: int | None, novel: frozenset[Card]
+    ) -> list[tuple[tuple[Move, ...], GameState]]:
+        """The explanations of ``snap`` one search step from ``state`` (``novel``: the
+        cards it shows that ``state`` does not know), as the search's first depth finds them and in its order,
+        only quicker: the many explanations kept open with ``open_turns`` mostly differ
+        in the stock and the waste alone, so the moves that touch neither (and whether the
+        table but for them fits) are worked out once per read for all that share the
+        columns and the foundations; the rest of a step is a waste move or a stock run."""
+        found: list[tuple[tuple[Move, ...], GameState]] = []
+        seen = {state}
+        for path, child in self._one_step_children(state, snap, max_moves, novel):
+            self._nodes += 1
+            if child not in seen:
+                seen.add(child)
+                merged = _view_matches(child, snap)
+                if merged is not None:
+                    found.append((path, merged))
+        return found
+
+    def _one_step_children(
+        self, state: GameState, snap: Snapshot, max_moves: int | None, novel: frozenset[Card]
+    ) -> Iterator[tuple[tuple[Move, ...], GameState]]:
+        """The positions one search step from ``state`` that may fit ``snap`` (see
+        :meth:`_one_step`), in the search's order."""
+        if max_moves is not None and max_moves < 1:
+            return
+        key = (state.faceup, state.hidden, state.foundations)
+        shared = self._shared_steps.get(key)
+        if shared is None:
+            moves = [
+                m
+                for m in state.legal_moves(include_pointless=True)
+                if m.kind in _TABLE_MOVES and _table_fits(state.play(m), snap)
+            ]
+            shared = (_table_fits(state, snap), moves)
+            self._shared_steps[key] = shared
+        table_fits, candidates = shared
+        w = state.waste_top()
+        if w is not None:
+            waste_moves = []
+            if state.foundations[w.suit] + 1 == w.rank:
+                waste_moves.append(Move.waste_to_foundation())
+            waste_moves += [Move.waste_to_column(j) for j in range(COLUMN_COUNT) if state._fits_column(w, j)]
+            if waste_moves:
+                candidates = sorted(candidates + waste_moves, key=_legal_order)
+        for move in candidates:
+            yield (move,), state.play(move)
+        if novel:
+            yield from _novel_steps(state, novel)
+        if table_fits:  # a run of stock turns leaves the table as it is
+            yield from stock_cycle(state, None if max_moves is None else 3 * max_moves + 1)
+
     def _explanations(
         self, state: GameState, snap: Snapshot, max_moves: int | None = None
     ) -> list[tuple[tuple[Move, ...], GameState]]:
@@ -663,6 +913,10 @@ class TableTracker:
         if max_moves is not None and max_moves < 1:
             return []
         novel = _novel_cards(state, snap)
+        if self.open_turns:
+            quick = self._one_step(state, snap, max_moves, novel)
+            if quick or (max_moves is not None and max_moves <= 1):
+                return quick  # (with room for one step only, the first depth was all)
         frontier: list[tuple[tuple[Move, ...], GameState]] = [((), state)]
         seen = {state}
         for _depth in range(self.max_steps):
@@ -674,16 +928,32 @@ class TableTracker:
                     if max_moves is None
                     else max_moves - len(path) + (_extra_turns(path) if self.open_turns else 0)
                 )
-                for step, child in _steps(node, room, novel, self.open_turns):
+                # at the last depth, or where no child has room for one more step (a stock
+                # run after a stock run keeps its room), only the children that may fit matter
+                last = self.open_turns and (
+                    _depth == self.max_steps - 1
+                    or (room is not None and (room < 1 or (room == 1 and not (path and path[-1].kind in _TURNS))))
+                )
+                if last and room is not None and room < 1:
+                    continue
+                children = (
+                    self._one_step_children(node, snap, room, novel)
+                    if last
+                    else _steps(node, room, novel, self.open_turns)
+                )
+                for step, child in children:
                     self._nodes += 1
                     if child in seen:
                         continue
                     seen.add(child)
-                    merged = _view_matches(child, snap)
+                    # (the first depth's explanations, with open turns, were looked for above)
+                    merged = None if self.open_turns and _depth == 0 else _view_matches(child, snap)
                     if merged is not None:
                         found.append((path + step, merged))
-                    next_frontier.append((path + step, child))
+                    if not last:
+                        next_frontier.append((path + step, child))
                     if self._nodes >= self.node_limit:
+                        self._cut_short = True
                         return found
             if found:
                 return found
@@ -708,6 +978,7 @@ class TableTracker:
             # cause not yet found; the ranking only is at stake)
             **({"cost": max(self._hypotheses[0].cost, len(self._hypotheses[0].history))} if self._hypotheses else {}),
             **({"slack": self._hypotheses[0].slack} if self._hypotheses and self._hypotheses[0].slack else {}),
+            **({"guessed": True} if self.guessed else {}),
             "alternatives": [_hypothesis_to_dict(h) for h in self._hypotheses[1:]],
             "recent": [_hypothesis_to_dict(h) for h in self._recent],
         }
@@ -797,6 +1068,9 @@ class TableTracker:
             if type(slack) is not int or not 0 <= slack <= cost:
                 raise ValueError(f"the slack must be a whole number 0 to the cost, not {json_text(slack)}")
             tracker._hypotheses[0] = replace(tracker._hypotheses[0], cost=cost, slack=slack)
+        if type(data.get("guessed", False)) is not bool:
+            raise ValueError(f"the guessed flag must be true or false, not {json_text(data['guessed'])}")
+        tracker.guessed = data.get("guessed", False)
         tracker._hypotheses += hypotheses("alternatives", "alternative")
         tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth :] if tracker.undo_depth else []
         return tracker
