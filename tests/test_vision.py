@@ -776,16 +776,23 @@ def test_a_large_photo_of_large_cards_reads():
 
 
 def test_down_counts_in_json():
-    truth = json.loads(SCENES[0].with_suffix(".json").read_text())
-    res = D.CardDetector().detect(cv2.imread(str(SCENES[0])))
-    out = res.to_json()
-    assert len(out["down"]) == 7 and all(isinstance(n, int) and n >= 0 for n in out["down"])
-    want = [
-        sum(1 for c in truth["cards"] if c["card"] == "back" and c["slot"] == f"column {i}" and c["visible"])
-        for i in range(1, 8)
-    ]
-    assert sum(a == b for a, b in zip(out["down"], want)) >= 6, (out["down"], want)
-    assert out["stock"] == any(c["card"] == "back" and c["slot"] == "stock" for c in truth["cards"])
+    """``detect --json`` gives each column's face-down count and whether a stock pile is
+    there. Over the four fixture scenes (28 columns) at least three columns in four are
+    counted right (bench/stock_down_bench.py: 90% of columns along games, 86% on held-out
+    designs; the locator finds close strips only in part) and the stock is always right."""
+    right = columns = 0
+    for scene in SCENES:
+        truth = json.loads(scene.with_suffix(".json").read_text())
+        out = D.CardDetector().detect(cv2.imread(str(scene))).to_json()
+        assert len(out["down"]) == 7 and all(isinstance(n, int) and n >= 0 for n in out["down"])
+        want = [
+            sum(1 for c in truth["cards"] if c["card"] == "back" and c["slot"] == f"column {i}" and c["visible"])
+            for i in range(1, 8)
+        ]
+        right += sum(a == b for a, b in zip(out["down"], want))
+        columns += 7
+        assert out["stock"] == any(c["card"] == "back" and c["slot"] == "stock" for c in truth["cards"]), scene.name
+    assert right >= 0.75 * columns, (right, columns)
 
 
 def test_a_second_reader_without_kind_leaves_face_and_back_to_the_first(tmp_path):

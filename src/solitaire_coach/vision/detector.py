@@ -786,12 +786,7 @@ def _down_counts(kept: list[_Mark]) -> tuple[tuple[int, ...], bool]:
 
 def _strip_pitch(steps: list[float], height: float) -> float:
     """The largest pitch from a 20th to a third of a card ``height`` of which every one of
-    ``steps`` is nearly a whole multiple; a tenth of the card without steps.
-
-    Face-down strips closer than about a seventh of a card (as they are mostly stacked) are
-    often found only every other one: the locator cannot part two corners that close. A
-    pitch found between a seventh and a fifth of a card is then taken as twice the true one
-    (strips a fifth of a card apart or more are parted, so their pitch stands)."""
+    ``steps`` is nearly a whole multiple; a tenth of the card without steps."""
     if not height:
         return max(steps) if steps else 1.0
     if not steps:
@@ -799,7 +794,7 @@ def _strip_pitch(steps: list[float], height: float) -> float:
     for pitch in np.arange(height / 3, height / 20, -height / 400):
         ratios = np.asarray(steps) / pitch
         if (np.abs(ratios - np.round(ratios)) < 0.22).all() and (np.round(ratios) >= 1).all():
-            return float(pitch) / 2 if height / 7 < pitch < height / 5 else float(pitch)
+            return float(pitch)
     return height / 10
 
 
