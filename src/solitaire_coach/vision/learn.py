@@ -3,10 +3,13 @@
 Rows by suit (C D H S), each from ace to king. Stored in ``decks/NAME/`` of the per-user data folder
 (:func:`~solitaire_coach.vision.detector.deck_dir`): ``refs.npy``, the reader's embedding
 of each card's corner index (rows in Card.index order); ``head.npz``, a 52-way classifier
-fitted on the embeddings of varied cuts of the cards; ``deck.json``, the deck's own read
-thresholds; ``patches.png``, the corners, to look at. A
-:class:`~solitaire_coach.vision.detector.CardDetector` made with ``deck=NAME`` reads every
-face-up card with that head as well as with the shipped model (see ``load_learnt_deck``).
+fitted on the embeddings of varied cuts of the cards; ``reader.npz``, the deck's own reader
+of the card pixels (:mod:`.deckreader`), fitted on the photo's faces drawn into practice game
+layouts by the renderer; ``deck.json``, the deck's own read thresholds (picked by the whole
+detector on other practice layouts) and the cards it could not tell apart; ``patches.png``,
+the corners, to look at. A :class:`~solitaire_coach.vision.detector.CardDetector` made with
+``deck=NAME`` reads every face-up card with all of these as well as with the shipped model
+(see ``load_learnt_deck``).
 """
 
 from __future__ import annotations
@@ -457,22 +460,3 @@ def reader_thresholds(
     out["practice_cards"] = int(len(a))
     out["hard_cards"] = hard
     return out
-
-
-def deck_thresholds(
-    det: CardDetector, W: np.ndarray, b: np.ndarray, frame_bgr: np.ndarray, marks, patches, per_card: int = 16
-) -> dict:
-    """``read_thresh`` (whole cards) and ``read_thresh_strip`` for a learnt deck, picked on
-    varied cuts of its 52 cards (half covered as on a fanned pile) that the head was not
-    fitted to."""
-    aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(2), per_card, det.geom)
-    aug, covered = occlude(aug, labels, patches, np.random.default_rng(3), 0.5, det.geom)
-    kind, rank, suit, emb = _read_in_batches(det, aug)
-    probs = det.card_probs(rank, suit, emb, head=(W, b))
-    conf = probs.max(1) * (kind[:, 0] + kind[:, 1])
-    right = probs.argmax(1) == labels
-    return {
-        "read_thresh": round(zero_wrong_threshold(conf[~covered], right[~covered]), 4),
-        "read_thresh_strip": round(zero_wrong_threshold(conf[covered], right[covered]), 4),
-        "cuts_read_right": round(float(right.mean()), 4),
-    }
