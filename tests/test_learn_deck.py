@@ -87,6 +87,7 @@ def test_learn_deck_names_the_cards_it_cannot_tell_apart(grid, tmp_path, monkeyp
     monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
     info = L.learn_deck(photo, "twins", det, scenes=8, check_scenes=6)
     assert "AS (taken for AC)" in info["hard_cards"], info["hard_cards"]
-    assert (tmp_path / "twins" / "reader.npz").is_file()
-    # the learnt deck loads with its reader
-    assert D.CardDetector(deck="twins").deck_reader is not None
+    # the pixel reader is kept where it reads more practice cards than the detector without it
+    # (its choice is in deck.json), and the learnt deck loads with it
+    kept = (tmp_path / "twins" / "reader.npz").is_file()
+    assert kept == info["pixel_reader"] == (D.CardDetector(deck="twins").deck_reader is not None)

@@ -39,7 +39,17 @@ N_FEATURES = BINS * (40 * 24 + 24 * 40) // CELL**2 + 2 * (40 * 24 + 24 * 40) // 
 def _pool(a: np.ndarray, k: int) -> np.ndarray:
     """Mean over k x k cells of N x H x W (x C) arrays (H and W multiples of k)."""
     n, h, w = a.shape[:3]
-    return a.reshape(n, h // k, k, w // k, k, *a.shape[3:]).mean(axis=(2, 4))
+    c = int(np.prod(a.shape[3:], dtype=int))
+    # every patch and channel side by side as channels of one picture: one area resize
+    flat = np.ascontiguousarray(a.reshape(n, h, w, c).transpose(1, 2, 0, 3).reshape(h, w, n * c), np.float32)
+    parts = [
+        cv2.resize(
+            np.ascontiguousarray(flat[:, :, i : i + 128]), (w // k, h // k), interpolation=cv2.INTER_AREA
+        ).reshape(h // k, w // k, -1)
+        for i in range(0, n * c, 128)
+    ]
+    out = np.concatenate(parts, axis=2).reshape(h // k, w // k, n, c).transpose(2, 0, 1, 3)
+    return out.reshape(n, h // k, w // k, *a.shape[3:])
 
 
 def _patch_features(patches: np.ndarray) -> list[np.ndarray]:
@@ -49,8 +59,15 @@ def _patch_features(patches: np.ndarray) -> list[np.ndarray]:
     p = patches.astype(np.float32)
     b, g, r = p[..., 0], p[..., 1], p[..., 2]
     grey = 0.299 * r + 0.587 * g + 0.114 * b
-    n = len(p)
-    sm = np.stack([cv2.GaussianBlur(x, (0, 0), 0.7) for x in grey])
+    n, h, w = grey.shape
+    tall = np.ascontiguousarray(grey.transpose(1, 2, 0))  # patches as channels: one blur for all
+    sm = np.concatenate(
+        [
+            cv2.GaussianBlur(np.ascontiguousarray(tall[:, :, i : i + 128]), (0, 0), 0.7).reshape(h, w, -1)
+            for i in range(0, n, 128)
+        ],
+        axis=2,
+    ).transpose(2, 0, 1)
     gx = np.zeros_like(sm)
     gy = np.zeros_like(sm)
     gx[:, :, 1:-1] = sm[:, :, 2:] - sm[:, :, :-2]
@@ -59,11 +76,11 @@ def _patch_features(patches: np.ndarray) -> list[np.ndarray]:
     ang = (np.arctan2(gy, gx) % np.pi) / np.pi * BINS
     lo = np.floor(ang)
     f = ang - lo
-    lo = lo.astype(int) % BINS
-    up = (lo + 1) % BINS
-    hist = np.stack(
-        [_pool(np.where(lo == k, mag * (1 - f), 0) + np.where(up == k, mag * f, 0), CELL) for k in range(BINS)], -1
-    ).reshape(n, -1)
+    lo = lo.astype(np.int64) % BINS
+    cell = np.arange(mag.size, dtype=np.int64) * BINS
+    hist = np.bincount((cell + lo.ravel()), (mag * (1 - f)).ravel(), minlength=mag.size * BINS)
+    hist += np.bincount((cell + (lo.ravel() + 1) % BINS), (mag * f).ravel(), minlength=mag.size * BINS)
+    hist = _pool(hist.reshape(n, h, w, BINS).astype(np.float32), CELL).reshape(n, -1)
     hist /= np.sqrt((hist**2).sum(1, keepdims=True)) + 1e-3
     mean = grey.mean(axis=(1, 2), keepdims=True)
     grey_n = _pool((grey - mean) / (grey.std(axis=(1, 2), keepdims=True) + 8.0), 2).reshape(n, -1)

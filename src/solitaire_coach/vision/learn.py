@@ -388,11 +388,16 @@ def learn_deck(
     reader = fit_reader(det, frame_bgr, marks, scenes=scenes, log=log)
     # this deck's own read thresholds: from other practice layouts read by the whole detector
     # with everything learnt, the confidence above which no card was read wrong (and how much
-    # the reader leans on the shipped model's read: the power that reads more of them)
+    # the reader leans on the shipped model's read, or whether it is used at all: what reads more)
     thresholds = reader_thresholds(det, refs, (W, b), reader, frame_bgr, marks, check_scenes)
     import dataclasses
 
-    write_atomic(d / "reader.npz", dataclasses.replace(reader, prior=thresholds.pop("prior")).to_bytes())
+    prior = thresholds.pop("prior")
+    if prior is None:  # the deck reads better without it (as the shipped model reads it well)
+        (d / "reader.npz").unlink(missing_ok=True)
+    else:
+        write_atomic(d / "reader.npz", dataclasses.replace(reader, prior=prior).to_bytes())
+    thresholds["pixel_reader"] = prior is not None
     import cv2
 
     sheet = np.vstack([np.hstack(list(patches[r * 13 : (r + 1) * 13])) for r in range(4)])
@@ -409,13 +414,23 @@ def learn_deck(
 
 
 def reader_thresholds(
-    det: CardDetector, refs, head, reader, frame_bgr: np.ndarray, marks, scenes: int = 40, seed: int = 1, margin=0.3
+    det: CardDetector,
+    refs,
+    head,
+    reader,
+    frame_bgr: np.ndarray,
+    marks,
+    scenes: int = 40,
+    seed: int = 1,
+    margin: float = 0.3,
+    strip_margin: float = 0.5,
 ) -> dict:
     """``read_thresh`` (whole cards) and ``read_thresh_strip`` for a learnt deck: the whole
     detector, with the deck's references, head and pixel ``reader``, reads ``scenes``
     practice layouts of the grid's faces that the reader was not fitted on; each threshold is
     the confidence above which none of its reads was wrong, moved ``margin`` of the way to 1
-    (and at least 0.5). Also ``practice_read``, the share of the practice cards read right
+    (``strip_margin`` for strips, whose small suit the next card may hide) and at least 0.5. ``prior``: how the reader is used, the one of none (None: not at all),
+    0 and 0.5 (see :class:`~.deckreader.DeckReader`) that reads the most practice cards. Also ``practice_read``, the share of the practice cards read right
     at those thresholds, and ``hard_cards``: the cards read right in under 80% of their
     practice appearances, with what they were taken for."""
     import copy
@@ -428,8 +443,8 @@ def reader_thresholds(
     best = None
     with own:
         scenes_drawn = [own.scene(seed * 100_003 + 800_000 + n) for n in range(scenes)]
-        for prior in (0.0, 0.5):
-            d.deck_reader = dataclasses.replace(reader, prior=prior)
+        for prior in (None, 0.0, 0.5):  # None: without the pixel reader, if that reads more
+            d.deck_reader = None if prior is None else dataclasses.replace(reader, prior=prior)
             rows = []  # (confidence, right, strip, true index, read index)
             for img, truth in scenes_drawn:
                 res = d.detect(img)
@@ -441,8 +456,11 @@ def reader_thresholds(
             a = np.array(rows, np.float64).reshape(-1, 5)
             out = {"prior": prior}
             read = np.zeros(len(a), bool)
-            for key, part in (("read_thresh", a[:, 2] == 0), ("read_thresh_strip", a[:, 2] == 1)):
-                t = zero_wrong_threshold(a[part, 0], a[part, 1] == 1, margin=margin)
+            for key, part, m in (
+                ("read_thresh", a[:, 2] == 0, margin),
+                ("read_thresh_strip", a[:, 2] == 1, strip_margin),
+            ):
+                t = zero_wrong_threshold(a[part, 0], a[part, 1] == 1, margin=m)
                 out[key] = round(t, 4)
                 read |= part & (a[:, 0] >= t) & (a[:, 1] == 1)
             if best is None or read.sum() > best[2].sum():
