@@ -1,7 +1,7 @@
 """Benchmark the card detector on rendered scenes of deck designs held out of training.
 
 Usage: python bench/vision_bench.py [--decks test|val|NAME,...] [--scenes 200] [--seed 500000]
-       [--model DIR] [--calibrate [--write]] [--learn]
+       [--model DIR] [--calibrate [--write]] [--learn] [--breakdown]
        python bench/vision_bench.py --games fixtures/games [--model DIR]
 
 Prints per-card accuracy (face-up cards whose corner is visible), unreadable (UU) and
@@ -9,7 +9,9 @@ wrong rates, per-slot accuracy and whole-snapshot exact rate, the confusions of 
 pairs, and detection latency. ``--calibrate`` picks the UU threshold on these scenes
 (use --decks val) and prints it; with ``--write`` it also writes it into the model's
 vision.json (saying the old and new values). ``--learn`` first learns each deck from
-a rendered 4x13 grid photo and detects with ``deck=``. ``--games DIR`` instead reads every
+a rendered 4x13 grid photo and detects with ``deck=``. ``--breakdown`` prints, per deck,
+where the face-up cards go (read right, UU, wrong, taken for a back, not found), whole cards and
+the strips of covered cards apart. ``--games DIR`` instead reads every
 picture of the recorded games in DIR (``gameN/truth.jsonl``: the true 12-slot snapshot of each
 picture) and prints, per game and in all, how many of the face-up cards on top of the slots
 are read right, UU or wrong, and how many snapshots are exactly right (pictures with and

@@ -31,7 +31,7 @@ def test_the_pixel_reader_reads_its_own_cards_in_new_layouts(grid):
     own = L._OwnDeck(L.card_faces(img, marks))
     xs, ys, ps = [], [], []
     with own:
-        for n in range(4):
+        for n in range(5):
             scene, truth = own.scene(990_000 + n)
             x, y, p = L.scene_samples(det, scene, truth, np.random.default_rng(n), jitter=0)
             xs.append(x)
@@ -39,7 +39,7 @@ def test_the_pixel_reader_reads_its_own_cards_in_new_layouts(grid):
             ps.append(p)
     x, y, p = np.concatenate(xs), np.concatenate(ys), np.concatenate(ps)
     main = p == 0
-    assert main.sum() >= 20 and (p == 2).sum() >= 20
+    assert main.sum() >= 15 and (p == 2).sum() >= 15
     got = reader.probs_of(x, p, np.arange(len(x)))
     # whole cards' corners: nearly all right; strips of covered cards: most
     assert (got[main].argmax(1) == y[main]).mean() >= 0.75
