@@ -1,7 +1,7 @@
 """Benchmark the card detector on rendered scenes of deck designs held out of training.
 
 Usage: python bench/vision_bench.py [--decks test|val|NAME,...] [--scenes 200] [--seed 500000]
-       [--model DIR] [--calibrate [--write]] [--learn]
+       [--model DIR] [--calibrate [--write]] [--learn] [--breakdown]
        python bench/vision_bench.py --games fixtures/games [--model DIR]
 
 Prints per-card accuracy (face-up cards whose corner is visible), unreadable (UU) and
@@ -9,7 +9,9 @@ wrong rates, per-slot accuracy and whole-snapshot exact rate, the confusions of 
 pairs, and detection latency. ``--calibrate`` picks the UU threshold on these scenes
 (use --decks val) and prints it; with ``--write`` it also writes it into the model's
 vision.json (saying the old and new values). ``--learn`` first learns each deck from
-a rendered 4x13 grid photo and detects with ``deck=``. ``--games DIR`` instead reads every
+a rendered 4x13 grid photo and detects with ``deck=``. ``--breakdown`` prints, per deck,
+where the face-up cards go (read right, UU, wrong, taken for a back, not found), whole cards and
+the strips of covered cards apart. ``--games DIR`` instead reads every
 picture of the recorded games in DIR (``gameN/truth.jsonl``: the true 12-slot snapshot of each
 picture) and prints, per game and in all, how many of the face-up cards on top of the slots
 are read right, UU or wrong, and how many snapshots are exactly right (pictures with and
@@ -125,6 +127,34 @@ def _print_games(name: str, g: Counter) -> None:
     print(f"{name}: " + " | ".join(parts) + f" | empty slots right {g['empty right']}/{g['empty']}", flush=True)
 
 
+def _covered(t) -> bool:
+    """Whether a true card is covered by the next one (only its strip shows): its visible
+    part is clearly smaller than the whole card."""
+
+    def area(q):
+        q = np.asarray(q, np.float64)
+        x, y = q[:, 0], q[:, 1]
+        return 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))
+
+    return area(t.quad) < 0.9 * area(t.full_quad)
+
+
+def print_breakdown(per_deck: dict) -> None:
+    """Per deck, whole cards and strips apart: the share of face-up cards read right, UU,
+    read wrong, taken for a back, and not found by the locator."""
+    print("breakdown (share of each deck's face-up cards; whole = uncovered, strip = covered by the next card):")
+    print(
+        f"  {'deck':24s} {'part':5s} {'cards':>6s} {'right':>7s} {'UU':>7s} {'wrong':>7s} {'back':>7s} {'missed':>7s}"
+    )
+    for k, v in sorted(per_deck.items()):
+        for part in ("whole", "strip"):
+            n = max(1, v[part])
+            print(
+                f"  {k:24s} {part:5s} {v[part]:6d} "
+                + " ".join(f"{v[f'{what} {part}'] / n:7.1%}" for what in ("right", "UU", "wrong", "back", "missed"))
+            )
+
+
 def calibrate(c: np.ndarray, limit: float, split: bool = False) -> tuple[float, float, int, int]:
     """The read threshold (rows of ``c``: confidence, right, strip) that reads the most cards
     with at most ``limit`` wrong reads in all (never below 0.3); with ``split`` one for whole
@@ -176,6 +206,11 @@ def main():
         help="calibrate: one threshold for whole cards, another for strips (default: one for both)",
     )
     ap.add_argument("--learn", action="store_true", help="learn each deck from a rendered grid photo first")
+    ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="per deck: where the face-up cards not read go (missed, taken for a back, UU, wrong), whole cards and strips apart",
+    )
     ap.add_argument("--hand", type=float, default=0.0, help="share of scenes with a hand over the table")
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--games", help="read the recorded games under this folder (gameN/truth.jsonl) instead")
@@ -197,6 +232,7 @@ def main():
         os.environ["SOLITAIRE_DECK_REFS"] = tempfile.mkdtemp(prefix="bench-decks-")  # not calibration/
         for i, dk in enumerate(decks):
             img, _ = render_grid(args.seed + 10_000 + i, dk)
+            t_learn = time.time()
             try:
                 info = learn_deck(img, f"bench-{dk}", base)
             except ValueError as exc:
@@ -205,7 +241,8 @@ def main():
             print(
                 f"learnt {dk}: shipped model alone read {info['model_read_right_before']}/52; thresholds "
                 f"{info.get('read_thresh')} whole, {info.get('read_thresh_strip')} strips "
-                f"(varied cuts read right {info.get('cuts_read_right')})",
+                f"(practice layouts: {info.get('practice_read')} of {info.get('practice_cards')} cards read right; "
+                f"hard cards {info.get('hard_cards')}; {time.time() - t_learn:.0f} s)",
                 flush=True,
             )
             det = D.CardDetector(args.model, deck=f"bench-{dk}")
@@ -236,23 +273,30 @@ def main():
                 continue
             stats["face cards"] += 1
             dstat["face"] += 1
+            part = "strip" if _covered(t) else "whole"
+            dstat[part] += 1
             if m is None:
                 stats["missed"] += 1
+                dstat[f"missed {part}"] += 1
                 continue
             if not m.face_up:
                 stats["read as back"] += 1
+                dstat[f"back {part}"] += 1
                 continue
             right = m.card is t.card
             if args.calibrate or m.card is not None:
                 confs.append((m.confidence, right, m.strip))
             if m.card is None:
                 stats["UU"] += 1
+                dstat[f"UU {part}"] += 1
             elif right:
                 stats["right"] += 1
                 dstat["right"] += 1
+                dstat[f"right {part}"] += 1
             else:
                 stats["wrong"] += 1
                 dstat["wrong"] += 1
+                dstat[f"wrong {part}"] += 1
                 a, b = t.card.code, m.card.code
                 for x, y in PAIRS:
                     if {a[0], b[0]} == {x, y} or ({a[1], b[1]} == {x, y} and a[0] == b[0]):
@@ -285,6 +329,8 @@ def main():
             for k, v in sorted(per_deck.items())
         ),
     )
+    if args.breakdown:
+        print_breakdown(per_deck)
     print("hard pairs (wrong reads either way):", ", ".join(f"{x}/{y} {conf_pairs[f'{x}/{y}']}" for x, y in PAIRS))
     print("confusions:", dict(conf_pairs.most_common(20)))
     print(f"latency ms: median {np.median(times):.1f}  p90 {np.percentile(times, 90):.1f}")

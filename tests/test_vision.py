@@ -186,7 +186,7 @@ def test_cli_detect_json_and_annotate(tmp_path, capsys):
 
 def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
-    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "mine"]) == 0
+    assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "mine", "--practice", "8"]) == 0
     refs = np.load(tmp_path / "mine" / "refs.npy")
     assert refs.shape[0] == 52
     det = D.CardDetector(deck="mine")
@@ -431,7 +431,7 @@ def learnt_deck(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("SOLITAIRE_DECK_REFS", str(base))
     try:
-        assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "good"]) == 0
+        assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "good", "--practice", "6"]) == 0
     finally:
         mp.undo()
     return base / "good"
@@ -445,9 +445,10 @@ def learnt_deck(tmp_path_factory):
         ("refs.npy", b"garbage garbage!", "refs.npy is not what learn-deck writes (not a NumPy file)"),
         ("head.npz", b"garbage garbage!", "head.npz is not what learn-deck writes (not a NumPy file)"),
         ("head.npz", None, "head.npz missing"),
+        ("reader.npz", b"garbage garbage!", "reader.npz is not what learn-deck writes (not a NumPy file)"),
         ("refs.npy", "short", "refs.npy is not what learn-deck writes (float32 array of shape (51, 128)"),
     ],
-    ids=["truncated-json", "list-json", "garbage-refs", "garbage-head", "no-head", "51-refs"],
+    ids=["truncated-json", "list-json", "garbage-refs", "garbage-head", "no-head", "garbage-reader", "51-refs"],
 )
 def test_cli_detect_names_a_broken_learnt_deck(tmp_path, monkeypatch, capsys, learnt_deck, file, content, message):
     import shutil

@@ -38,7 +38,26 @@ def register(subparsers) -> None:
         "without extension); written to decks/NAME of the per-user data folder (SOLITAIRE_COACH_HOME or the platform's; or the folder SOLITAIRE_DECK_REFS names), "
         "with patches.png, the learnt corners to look at",
     )
+    q.add_argument(
+        "--practice",
+        type=_practice_count,
+        default=60,
+        metavar="N",
+        help="practice layouts of the photo's cards to learn from (default 60, about a minute or two; "
+        "half as many more are drawn to pick the deck's thresholds)",
+    )
     q.set_defaults(func=cmd_learn_deck)
+
+
+def _practice_count(text: str) -> int:
+    """``--practice``: a whole number from 4 to 1000."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--practice must be a whole number, not {text!r}") from None
+    if not 4 <= n <= 1000:
+        raise argparse.ArgumentTypeError(f"--practice must be from 4 to 1000, not {n}")
+    return n
 
 
 def _read(path: str):
@@ -126,7 +145,7 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
     if problem:
         return _fail(problem)
     try:
-        info = learn_deck(img, name)
+        info = learn_deck(img, name, scenes=args.practice, check_scenes=max(4, args.practice // 2))
     except ModelError as exc:
         return _fail(str(exc))
     except DeckLayoutError as exc:  # the grid photo is not one of 52 cards: bad input
@@ -136,4 +155,15 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
         f"(the shipped model alone read {info['model_read_right_before']}/52 of its cards); "
         f"use: solitaire-coach detect IMAGE --deck {name}"
     )
+    print(
+        f"on practice layouts drawn from the photo, {info['practice_read']:.0%} of "
+        f"{info['practice_cards']} face-up cards were read; the rest are reported unreadable (UU), not guessed"
+    )
+    if info["hard_cards"]:
+        print(
+            f"these {len(info['hard_cards'])} cards could not be told apart reliably: "
+            f"{', '.join(info['hard_cards'])}. A sharper photo taken straight from above, the grid filling "
+            "the frame and no glare, may help (learn-deck again); a card whose small suit the next card "
+            "hides on a fanned pile may stay UU there"
+        )
     return 0

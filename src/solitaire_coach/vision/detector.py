@@ -31,6 +31,7 @@ from ..core.notation import EMPTY, UNKNOWN, Snapshot
 from ..repo import repo_root
 from ..userdata import user_decks_dir
 from . import features as F
+from .deckreader import DeckReader, load_reader
 
 SLOT_ORDER = ("waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4") + tuple(
     f"column {i}" for i in range(1, 8)
@@ -368,13 +369,14 @@ class CardDetector:
         self.deck = deck
         self.refs = None
         self.head = None
+        self.deck_reader = None  # a learnt deck's own reader of the card pixels (deckreader.py)
         self.model_read_thresh, self.model_strip_thresh = self.read_thresh, self.strip_thresh
         if deck:
             self.read_thresh = float(cfg.get("read_thresh_learnt", self.read_thresh))
             self.strip_thresh = float(cfg.get("read_thresh_strip_learnt", max(self.read_thresh, self.strip_thresh)))
             dim = self.reader.get_outputs()[-1].shape[-1]
             learnt = load_learnt_deck(deck, dim if isinstance(dim, int) else None)
-            self.refs, self.head = learnt.refs, learnt.head
+            self.refs, self.head, self.deck_reader = learnt.refs, learnt.head, learnt.reader
             # the deck's own thresholds, picked by learn-deck on its cards
             self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
             self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
@@ -632,6 +634,13 @@ class CardDetector:
         kind, rank, suit, emb = self.read_cuts(frame_bgr, cuts + [c for _, c in extra])
         shipped = model_card_probs(rank, suit)
         probs = self._with_deck(shipped, emb, self.head)
+        if self.deck_reader is not None:
+            row = {id(m): i for i, m in enumerate(marks)}
+            part = [0 if id(m) in uncovered else 2 for m in marks] + [
+                int(c[0] != cuts[row[id(m)]][0]) for m, c in extra
+            ]
+            owner = list(range(len(marks))) + [row[id(m)] for m, _ in extra]
+            probs = self.deck_reader.combine(frame_bgr, cuts + [c for _, c in extra], part, owner, probs)
         model_probs = None if self.head is None and self.refs is None else shipped
         second: dict[int, list[int]] = {}
         for k, (m, _) in enumerate(extra):
@@ -1060,6 +1069,7 @@ class LearntDeck:
     refs: np.ndarray  # 52 x D reference embeddings, rows in Card.index order
     head: tuple[np.ndarray, np.ndarray]  # the per-deck classifier (W: D x 52, b: 52)
     meta: dict  # deck.json: the deck's own read thresholds, ...
+    reader: DeckReader | None = None  # reader.npz (learn-deck since issue 40): its own pixel reader
 
 
 DECK_FILES = ("refs.npy", "head.npz", "deck.json")
@@ -1122,4 +1132,10 @@ def load_learnt_deck(name: str, dim: int | None = None) -> LearntDeck:
         v = meta.get(key, 0.5)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
             raise broken("deck.json", f"{key} must be a number from 0 to 1, not {v!r}")
-    return LearntDeck(refs.astype(np.float32), (W.astype(np.float32), b.astype(np.float32)), meta)
+    reader = None
+    if (folder / "reader.npz").is_file():
+        try:
+            reader = load_reader(folder / "reader.npz")
+        except ValueError as exc:
+            raise broken("reader.npz", exc) from None
+    return LearntDeck(refs.astype(np.float32), (W.astype(np.float32), b.astype(np.float32)), meta, reader)

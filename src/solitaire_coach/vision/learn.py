@@ -3,15 +3,19 @@
 Rows by suit (C D H S), each from ace to king. Stored in ``decks/NAME/`` of the per-user data folder
 (:func:`~solitaire_coach.vision.detector.deck_dir`): ``refs.npy``, the reader's embedding
 of each card's corner index (rows in Card.index order); ``head.npz``, a 52-way classifier
-fitted on the embeddings of varied cuts of the cards; ``deck.json``, the deck's own read
-thresholds; ``patches.png``, the corners, to look at. A
-:class:`~solitaire_coach.vision.detector.CardDetector` made with ``deck=NAME`` reads every
-face-up card with that head as well as with the shipped model (see ``load_learnt_deck``).
+fitted on the embeddings of varied cuts of the cards; ``reader.npz``, the deck's own reader
+of the card pixels (:mod:`.deckreader`), fitted on the photo's faces drawn into practice game
+layouts by the renderer; ``deck.json``, the deck's own read thresholds (picked by the whole
+detector on other practice layouts) and the cards it could not tell apart; ``patches.png``,
+the corners, to look at. A :class:`~solitaire_coach.vision.detector.CardDetector` made with
+``deck=NAME`` reads every face-up card with all of these as well as with the shipped model
+(see ``load_learnt_deck``).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import numpy as np
 
@@ -170,7 +174,187 @@ def _read_in_batches(det: CardDetector, patches: np.ndarray, batch: int = 256):
     return tuple(np.concatenate(parts) for parts in zip(*reads))
 
 
-def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None = None) -> dict:
+# ---------------------------------------------------------------------- the deck's own pixel reader
+def card_faces(frame_bgr: np.ndarray, marks) -> list[np.ndarray]:
+    """Each grid mark's card face cut upright from the photo, ``FACE_W`` x ``FACE_H`` (the
+    size the renderer draws faces from), in Card.index order."""
+    from . import features as F
+    from .decks import FACE_H, FACE_W
+
+    geom = F.PatchGeom(FACE_H, FACE_W, (0.0, 1.0), (0.0, 1.0))
+    return [F.corner_patch(frame_bgr, (m.x, m.y), *m.axes(), geom) for m in marks]
+
+
+def _covered(t) -> bool:
+    """Whether a rendered card is covered by the next one (only its strip shows)."""
+
+    def area(q):
+        q = np.asarray(q, np.float64)
+        return 0.5 * abs(np.dot(q[:, 0], np.roll(q[:, 1], 1)) - np.dot(q[:, 1], np.roll(q[:, 0], 1)))
+
+    return bool(area(t.quad) < 0.9 * area(t.full_quad))
+
+
+def match_marks(truth, marks):
+    """(true card, mark or None) for every visible face-up card of a rendered scene: the
+    mark whose corner lies nearest the card's top-left corner (within 12% of its width and 5%
+    of its height)."""
+    out, used = [], set()
+    for t in truth.cards:
+        if t.card is None or not t.visible:
+            continue
+        q = t.full_quad
+        w, h = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
+        best, bd = None, 1.0
+        for j, m in enumerate(marks):
+            pos = m.quad[0] if getattr(m, "quad", None) is not None else (m.x, m.y)
+            d = max(abs(pos[0] - q[0][0]) / w / 0.12, abs(pos[1] - q[0][1]) / h / 0.05)
+            if j not in used and d < bd:
+                best, bd = j, d
+        if best is not None:
+            used.add(best)
+        out.append((t, marks[best] if best is not None else None))
+    return out
+
+
+class _OwnDeck:
+    """The learnt faces as a rasterised deck folder the renderer can draw scenes of (a
+    temporary folder, named in ``SOLITAIRE_DECKS`` while it is in use)."""
+
+    def __init__(self, faces: list[np.ndarray]):
+        import tempfile
+
+        import cv2
+
+        from .decks import drawn_back
+
+        self._tmp = tempfile.TemporaryDirectory(prefix="learn-deck-")
+        self.name = "learnt-faces"
+        folder = f"{self._tmp.name}/{self.name}"
+        import os
+
+        os.makedirs(folder)
+        for i, face in enumerate(faces):
+            cv2.imwrite(f"{folder}/{Card.from_index(i).code}.jpg", face, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        cv2.imwrite(f"{folder}/back.jpg", drawn_back(7, (150, 60, 40)))  # the deck's own back is not known
+
+    def __enter__(self):
+        import os
+
+        self._old = os.environ.get("SOLITAIRE_DECKS")
+        os.environ["SOLITAIRE_DECKS"] = self._tmp.name
+        return self
+
+    def __exit__(self, *exc):
+        import os
+
+        if self._old is None:
+            os.environ.pop("SOLITAIRE_DECKS", None)
+        else:
+            os.environ["SOLITAIRE_DECKS"] = self._old
+        self._tmp.cleanup()
+
+    def scene(self, seed: int):
+        """A rendered game layout of the learnt faces (image, truth); sizes and cameras vary."""
+        from .render import render_random
+
+        width, height = ((1280, 720), (960, 540))[seed % 2]
+        return render_random(seed, width, height, decks=[self.name], hand_p=0.1)
+
+
+def _jittered(cut, rng: np.random.Generator, k: float):
+    """A card corner cut moved and scaled a little (by ``k`` of the locator's usual error)."""
+    (x, y), (ux, uy), (vx, vy) = cut
+    su, sv = rng.normal(1, 0.04 * k), rng.normal(1, 0.04 * k)
+    dx, dy = rng.normal(0, 0.025 * k), rng.normal(0, 0.02 * k)
+    return (
+        (x + dx * ux + dy * vx, y + dx * uy + dy * vy),
+        (ux * su, uy * su),
+        (vx * sv, vy * sv),
+    )
+
+
+def scene_samples(det: CardDetector, img: np.ndarray, truth, rng: np.random.Generator, jitter: int = 1):
+    """Features, card indices and parts (0: a whole card's corner, 1: its far corner, turned,
+    2: a covered card's strip; see :data:`~.deckreader.PARTS`) of the face-up cards the
+    locator finds in a rendered scene, cut where the detector cuts them, each also
+    ``jitter`` times moved a little."""
+    from .deckreader import cut_features
+    from .detector import _suppress
+
+    marks = [m for m in _suppress(det.locate_any_scale(img)) if m.kind == 0]
+    cuts, labels, parts = [], [], []
+    for t, m in match_marks(truth, marks):
+        if m is None:
+            continue
+        base = [(2 if _covered(t) else 0, ((m.x, m.y), *m.axes()))]
+        if base[0][0] == 0:
+            (ux, uy), (vx, vy) = m.axes()
+            base.append((1, (m.far_corner(), (-ux, -uy), (-vx, -vy))))
+        for part, c in base:
+            for k in range(jitter + 1):
+                cuts.append(c if k == 0 else _jittered(c, rng, 1.0))
+                labels.append(t.card.index)
+                parts.append(part)
+    return cut_features(img, cuts), np.array(labels, int), np.array(parts, int)
+
+
+def _fit_part(x: np.ndarray, y: np.ndarray, base):
+    """A rank head and a suit head (see :func:`~.deckreader.fit_linear`) for cards ``y``."""
+    from .deckreader import fit_linear
+
+    return fit_linear(x, y % 13, base, k=13), fit_linear(x, y // 13, base, k=4)
+
+
+def fit_reader(det: CardDetector, frame_bgr: np.ndarray, marks, scenes: int = 60, seed: int = 0, log=None):
+    """The deck's own pixel reader (:class:`~.deckreader.DeckReader`), fitted on the faces
+    of the grid photo drawn into ``scenes`` rendered game layouts (and the grid's own cuts).
+    Its far-corner heads are used only where they read the last fifth of the layouts (fitted
+    on the rest) at least 90% right."""
+    from .deckreader import DeckReader, _head_probs, basis, cut_features
+
+    rng = np.random.default_rng(seed)
+    grid_cuts = [((m.x, m.y), *m.axes()) for m in marks]
+    xs = [cut_features(frame_bgr, [_jittered(c, rng, 0.5) for c in grid_cuts]) for _ in range(3)]
+    ys = [np.arange(52)] * 3
+    ps = [np.zeros(52, int)] * 3
+    scene_of = [np.full(52, -1)] * 3
+    own = _OwnDeck(card_faces(frame_bgr, marks))
+    with own:
+        for n in range(scenes):
+            img, truth = own.scene(seed * 100_003 + 700_000 + n)
+            x, y, p = scene_samples(det, img, truth, rng)
+            xs.append(x)
+            ys.append(y)
+            ps.append(p)
+            scene_of.append(np.full(len(y), n))
+            if log and (n + 1) % 20 == 0:
+                log(f"learn-deck: {n + 1}/{scenes} practice layouts drawn and cut")
+    x, y, p, sc = np.concatenate(xs), np.concatenate(ys), np.concatenate(ps), np.concatenate(scene_of)
+    base = basis(x)
+    heads = {}
+    for k, name in enumerate(("main", "far", "strip")):
+        sel = p == k
+        if len(set(y[sel].tolist())) < 52:  # too few of these cuts: the whole cards' corners stand in
+            sel = p != 1
+        heads[name] = _fit_part(x[sel], y[sel], base)
+    far = p == 1
+    test = far & (sc >= 0.8 * scenes)
+    far_own = False
+    if test.any() and len(set(y[far & ~test].tolist())) == 52:
+        trial = _fit_part(x[far & ~test], y[far & ~test], base)
+        far_own = bool((_head_probs(x[test], *trial).argmax(1) == y[test]).mean() >= 0.9)
+    return DeckReader(heads, far_own, 0.5)
+
+
+def learn_deck(
+    frame_bgr: np.ndarray,
+    name: str,
+    detector: CardDetector | None = None,
+    scenes: int = 60,
+    check_scenes: int = 30,
+    log=None,
+) -> dict:
     """Learn deck ``name`` from ``frame_bgr`` (its 52 cards in a 4 x 13 grid) and store it
     (references, head, thresholds, corner sheet; see the module's docstring); returns a
     summary: the folder written, how many cards the shipped model already read right, and
@@ -200,9 +384,20 @@ def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None =
     buf = io.BytesIO()
     np.savez(buf, W=W, b=b)
     write_atomic(d / "head.npz", buf.getvalue())
-    # this deck's own read thresholds: from other varied cuts (half covered), the confidence
-    # above which the learnt reader made no mistake, for whole cards and for strips
-    thresholds = deck_thresholds(det, W, b, frame_bgr, marks, patches)
+    # the deck's own reader of the card pixels, fitted on the faces drawn into practice layouts
+    reader = fit_reader(det, frame_bgr, marks, scenes=scenes, log=log)
+    # this deck's own read thresholds: from other practice layouts read by the whole detector
+    # with everything learnt, the confidence above which no card was read wrong (and how much
+    # the reader leans on the shipped model's read, or whether it is used at all: what reads more)
+    thresholds = reader_thresholds(det, refs, (W, b), reader, frame_bgr, marks, check_scenes)
+    import dataclasses
+
+    prior = thresholds.pop("prior")
+    if prior is None:  # the deck reads better without it (as the shipped model reads it well)
+        (d / "reader.npz").unlink(missing_ok=True)
+    else:
+        write_atomic(d / "reader.npz", dataclasses.replace(reader, prior=prior).to_bytes())
+    thresholds["pixel_reader"] = prior is not None
     import cv2
 
     sheet = np.vstack([np.hstack(list(patches[r * 13 : (r + 1) * 13])) for r in range(4)])
@@ -218,20 +413,68 @@ def learn_deck(frame_bgr: np.ndarray, name: str, detector: CardDetector | None =
     return {"folder": str(d), "model_read_right_before": before, **thresholds}
 
 
-def deck_thresholds(
-    det: CardDetector, W: np.ndarray, b: np.ndarray, frame_bgr: np.ndarray, marks, patches, per_card: int = 16
+def reader_thresholds(
+    det: CardDetector,
+    refs,
+    head,
+    reader,
+    frame_bgr: np.ndarray,
+    marks,
+    scenes: int = 40,
+    seed: int = 1,
+    margin: float = 0.3,
+    strip_margin: float = 0.5,
 ) -> dict:
-    """``read_thresh`` (whole cards) and ``read_thresh_strip`` for a learnt deck, picked on
-    varied cuts of its 52 cards (half covered as on a fanned pile) that the head was not
-    fitted to."""
-    aug, labels = augmented_patches(frame_bgr, marks, np.random.default_rng(2), per_card, det.geom)
-    aug, covered = occlude(aug, labels, patches, np.random.default_rng(3), 0.5, det.geom)
-    kind, rank, suit, emb = _read_in_batches(det, aug)
-    probs = det.card_probs(rank, suit, emb, head=(W, b))
-    conf = probs.max(1) * (kind[:, 0] + kind[:, 1])
-    right = probs.argmax(1) == labels
-    return {
-        "read_thresh": round(zero_wrong_threshold(conf[~covered], right[~covered]), 4),
-        "read_thresh_strip": round(zero_wrong_threshold(conf[covered], right[covered]), 4),
-        "cuts_read_right": round(float(right.mean()), 4),
-    }
+    """``read_thresh`` (whole cards) and ``read_thresh_strip`` for a learnt deck: the whole
+    detector, with the deck's references, head and pixel ``reader``, reads ``scenes``
+    practice layouts of the grid's faces that the reader was not fitted on; each threshold is
+    the confidence above which none of its reads was wrong, moved ``margin`` of the way to 1
+    (``strip_margin`` for strips, whose small suit the next card may hide) and at least 0.5. ``prior``: how the reader is used, the one of none (None: not at all),
+    0 and 0.5 (see :class:`~.deckreader.DeckReader`) that reads the most practice cards. Also ``practice_read``, the share of the practice cards read right
+    at those thresholds, and ``hard_cards``: the cards read right in under 80% of their
+    practice appearances, with what they were taken for."""
+    import copy
+    import dataclasses
+
+    d = copy.copy(det)
+    d.refs, d.head = refs, head
+    d.read_thresh = d.strip_thresh = 0.0
+    own = _OwnDeck(card_faces(frame_bgr, marks))
+    best = None
+    with own:
+        scenes_drawn = [own.scene(seed * 100_003 + 800_000 + n) for n in range(scenes)]
+        for prior in (None, 0.0, 0.5):  # None: without the pixel reader, if that reads more
+            d.deck_reader = None if prior is None else dataclasses.replace(reader, prior=prior)
+            rows = []  # (confidence, right, strip, true index, read index)
+            for img, truth in scenes_drawn:
+                res = d.detect(img)
+                for t, m in match_marks(truth, [c for c in res.cards if c.face_up]):
+                    if m is None:
+                        continue
+                    got = m.card.index if m.card is not None else -1
+                    rows.append((m.confidence, got == t.card.index, m.strip, t.card.index, got))
+            a = np.array(rows, np.float64).reshape(-1, 5)
+            out = {"prior": prior}
+            read = np.zeros(len(a), bool)
+            for key, part, m in (
+                ("read_thresh", a[:, 2] == 0, margin),
+                ("read_thresh_strip", a[:, 2] == 1, strip_margin),
+            ):
+                t = zero_wrong_threshold(a[part, 0], a[part, 1] == 1, margin=m)
+                out[key] = round(t, 4)
+                read |= part & (a[:, 0] >= t) & (a[:, 1] == 1)
+            if best is None or read.sum() > best[2].sum():
+                best = (out, a, read)
+    out, a, read = best
+    hard = []
+    for i in range(52):
+        mine = a[:, 3] == i
+        if mine.sum() >= 3 and read[mine].mean() < 0.8:
+            taken = Counter(int(j) for j in a[mine & (a[:, 1] == 0), 4] if j >= 0).most_common(1)
+            hard.append(
+                Card.from_index(i).code + (f" (taken for {Card.from_index(taken[0][0]).code})" if taken else "")
+            )
+    out["practice_read"] = round(float(read.mean()) if len(a) else 0.0, 4)
+    out["practice_cards"] = int(len(a))
+    out["hard_cards"] = hard
+    return out
