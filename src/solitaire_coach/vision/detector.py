@@ -239,6 +239,13 @@ SESSIONS = ModelSessions()
 """The sessions a :class:`CardDetector` uses when given none (see :class:`ModelSessions`)."""
 
 
+def _file_digest(path: Path) -> str:
+    """A short SHA-256 of a file's bytes (which model file a learnt deck was made with)."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
 def _load_model(path: Path, threads: int, sessions: ModelSessions, what: str | None = None, want: str | None = None):
     """The onnxruntime session of ``path`` from ``sessions``, checked to be the model its name
     says (or the ``what`` model, taking input ``want``, when given)."""
@@ -376,6 +383,11 @@ class CardDetector:
             self.strip_thresh = float(cfg.get("read_thresh_strip_learnt", max(self.read_thresh, self.strip_thresh)))
             dim = self.reader.get_outputs()[-1].shape[-1]
             learnt = load_learnt_deck(deck, dim if isinstance(dim, int) else None)
+            if learnt.meta.get("reader") != self.reader_id:
+                raise DeckError(
+                    f"learnt deck {deck!r} was learnt with another card reader than this model's "
+                    f"({self.reader_path}): learn the deck again with solitaire-coach learn-deck"
+                )
             self.refs, self.head, self.deck_reader = learnt.refs, learnt.head, learnt.reader
             # the deck's own thresholds, picked by learn-deck on its cards
             self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
@@ -402,6 +414,9 @@ class CardDetector:
                 f"{d / 'vision.json'}: reader_file must be a file name in the model folder, not {json.dumps(reader_file)}"
             )
         self.reader = _load_model(d / reader_file, threads, sessions, "card reader", "patch")
+        # which reader this is, for learnt decks (their references are this reader's embeddings)
+        self.reader_path = d / reader_file
+        self.reader_id = _file_digest(self.reader_path)
         self.second_reader = None
         self.second_reader_kind = True
         try:

@@ -406,6 +406,7 @@ def learn_deck(
         "name": name,
         "cards": [c.code for c in cards],
         "model_read_right_before": before,
+        "reader": det.reader_id,  # the card reader the references were made with
         "card_size_px": [float(np.median([m.w for m in marks])), float(np.median([m.h for m in marks]))],
         **thresholds,
     }
