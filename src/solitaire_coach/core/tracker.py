@@ -136,22 +136,7 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
             elif have is not card:
                 raise _Mismatch
     # foundations (a set of piles in any order)
-    unknown_slots = 0
-    empty_slots = 0
-    shown_suits = set()
-    for v in snap.foundations:
-        if v is UNKNOWN:
-            unknown_slots += 1
-        elif v is EMPTY:
-            empty_slots += 1
-        else:
-            if state.foundations[v.suit] != v.rank or v.suit in shown_suits:  # type: ignore[union-attr]
-                raise _Mismatch
-            shown_suits.add(v.suit)  # type: ignore[union-attr]
-    empty_piles = sum(1 for h in state.foundations if h == 0)
-    if empty_slots > empty_piles:
-        raise _Mismatch
-    if unknown_slots == 0 and len(shown_suits) != 4 - empty_piles:
+    if not _foundations_fit(state, snap):
         raise _Mismatch
     # columns
     for i, v in enumerate(snap.columns):
@@ -298,9 +283,9 @@ def _legal_order(move: Move) -> tuple[int, int, int]:
     return (_KIND_ORDER[move.kind], move.source, move.target)
 
 
-def _table_fits(state: GameState, snap: Snapshot) -> bool:
-    """False when the foundations or the columns of ``snap`` cannot be a view of
-    ``state``'s (the waste and the stock aside; a loose test: True may still not fit)."""
+def _foundations_fit(state: GameState, snap: Snapshot) -> bool:
+    """Can the four foundation slots of ``snap`` (a set of piles in any order) be a view of
+    ``state``'s foundations?"""
     unknown_slots = empty_slots = 0
     shown = set()
     for v in snap.foundations:
@@ -313,7 +298,13 @@ def _table_fits(state: GameState, snap: Snapshot) -> bool:
                 return False
             shown.add(v.suit)  # type: ignore[union-attr]
     empty_piles = sum(1 for h in state.foundations if h == 0)
-    if empty_slots > empty_piles or (unknown_slots == 0 and len(shown) != 4 - empty_piles):
+    return empty_slots <= empty_piles and (unknown_slots > 0 or len(shown) == 4 - empty_piles)
+
+
+def _table_fits(state: GameState, snap: Snapshot) -> bool:
+    """False when the foundations or the columns of ``snap`` cannot be a view of
+    ``state``'s (the waste and the stock aside; a loose test: True may still not fit)."""
+    if not _foundations_fit(state, snap):
         return False
     for i, v in enumerate(snap.columns):
         run = state.faceup[i]
