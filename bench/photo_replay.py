@@ -41,6 +41,33 @@ def photo_folder(game: Path, every: int, out: Path) -> int:
     return len(picked)
 
 
+def _same_end(game: Path, inferred: list[str]) -> str:
+    """Do the moves inferred, played from the log's deal, end in the very position the log's
+    moves end in (every card in its place, the stock's order included)? Moves between two
+    photos whose order or split between stock and waste no photo shows can be inferred
+    otherwise and still end there: ``first_difference`` compares only a few moves at a time.
+    Says "yes", "the same table, another stock/waste order" (every visible card alike, the
+    hidden order of the stock and waste not), or "no"."""
+    from solitaire_coach.core.moves import IllegalMoveError, Move
+    from solitaire_coach.core.notation import parse_log
+    from solitaire_coach.core.rules import DEFAULT_RULES
+    from solitaire_coach.core.state import GameState
+
+    log = parse_log((game / "moves.log").read_text())
+    start = GameState.from_deal(log.deal, DEFAULT_RULES)
+    try:
+        ends = start.play_all([Move.parse(m) for m in inferred]), start.play_all(log.moves)
+    except (IllegalMoveError, ValueError):
+        return "no (not legal from the deal)"
+    if ends[0] == ends[1]:
+        return "yes"
+
+    def visible(s):
+        return s.faceup, s.foundations, s.waste[-1:], tuple(len(h) for h in s.hidden), bool(s.stock)
+
+    return "the same table, another stock/waste order" if visible(ends[0]) == visible(ends[1]) else "no"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--every", type=int, nargs="*", default=[1, 2, 3], help="moves between photos (default 1 2 3)")
@@ -61,10 +88,12 @@ def main(argv=None) -> int:
             lines = out.getvalue().splitlines()
             summary = json.loads(lines[-1])["summary"]
             frames = [json.loads(ln) for ln in lines[:-1]]
+            same_end = _same_end(GAMES_DIR / name, [m for f in frames for m in f.get("moves", [])])
             print(
                 f"{name} every {every}: {n} photos, {summary['reads']} read, {summary['moves']} of "
                 f"{summary['expected_moves']} moves inferred, followed: {summary['matches_expected']}"
-                f" (in order: {summary['in_logged_order']}), 'not legal' reports "
+                f" (in order: {summary['in_logged_order']}), ends in the log's position: {same_end}, "
+                f"'not legal' reports "
                 f"{sum(1 for f in frames if f.get('report') == 'inconsistent')}"
                 + ("" if summary["matches_expected"] else f"; first difference {summary['first_difference']}"),
                 flush=True,
