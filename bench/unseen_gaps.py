@@ -126,7 +126,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
     from solitaire_coach.app.coach import CoachSession
     from solitaire_coach.app.journal import Journal
     from solitaire_coach.core.rules import DEFAULT_RULES
-    from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
+    from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync, in_sync
 
     counts = collections.Counter()
     table = VirtualTable.from_deal(deal)
@@ -165,7 +165,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             report = session.process_text(seen.text())
         counts["reads"] += 1
         if report is not None and report.accepted and session.tracker.state is not None:
-            now_open = any(fits(state, table.state) for state in open_positions(session.tracker))
+            now_open = any(in_sync(state, table.state) for state in open_positions(session.tracker))
             if track["open"] and not now_open:
                 why = lost_why(session.tracker, table.state, table_moves[track["since"] :], track["restarted"])
                 counts["lost: " + why] += 1
@@ -193,7 +193,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             check_in_sync(session.tracker.state, table.state)
         except AssertionError as exc:
             counts["likeliest differs"] += 1
-            if not any(fits(state, table.state) for state in open_positions(session.tracker)):
+            if not any(in_sync(state, table.state) for state in open_positions(session.tracker)):
                 counts["silently wrong"] += 1
                 if args.verbose:
                     print(f"silently wrong, move {len(table_moves)}: {exc}; said {said}", file=sys.stderr)
@@ -263,12 +263,14 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         refused = 0 if read() else 1
         if stop:
             break
-    in_sync = session.tracker.state is not None and fits(session.tracker.state, table.state)
-    return {"counts": counts, "in sync": in_sync, "won": table.state.is_won(), "foundations": table.state.foundations}
+    synced = session.tracker.state is not None and in_sync(session.tracker.state, table.state)
+    return {"counts": counts, "in sync": synced, "won": table.state.is_won(), "foundations": table.state.foundations}
 
 
 def lost_why(tracker, truth, played, restarted: bool) -> str:
     """Why the read just accepted lost the real position from the open explanations."""
+    from solitaire_coach.core.virtual_table import in_sync
+
     notes = getattr(tracker, "last_search", None)
     where = "after a restart, " if restarted else ""
     if notes is None:
@@ -277,7 +279,7 @@ def lost_why(tracker, truth, played, restarted: bool) -> str:
         return where + "the longer search picked one explanation"
     found = list(notes.found)
     for index, hyp in enumerate(found):
-        if fits(hyp.state, truth):
+        if in_sync(hyp.state, truth):
             if hyp.misread:
                 return where + "held as a misread"
             if index >= len(found) - notes.over_margin:
@@ -305,17 +307,6 @@ def open_positions(tracker) -> list:
     if positions is None:  # (the tracker before it said so: its hypotheses)
         positions = [h.state for h in tracker._hypotheses if not h.misread]
     return list(positions)
-
-
-def fits(known, truth) -> bool:
-    """Whether every card ``known`` claims is where ``truth`` has it."""
-    from solitaire_coach.core.virtual_table import check_in_sync
-
-    try:
-        check_in_sync(known, truth)
-    except AssertionError:
-        return False
-    return True
 
 
 def report(t: collections.Counter, args, seconds: float) -> None:

@@ -18,7 +18,7 @@ from solitaire_coach.core.notation import parse_snapshot
 from solitaire_coach.core.rules import DEFAULT_RULES
 from solitaire_coach.core.state import GameState, deal_for_seed
 from solitaire_coach.core.tracker import OPEN_HYPOTHESES, TableTracker
-from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
+from solitaire_coach.core.virtual_table import VirtualTable, in_sync
 from solitaire_coach.vision.render import TableLayout, render_layout
 
 TABLE = "9D,3C,AH,XX,XX,KS,QH,JC,9C,8S,7D,5C\nruns: KS|QH|JC|0D 9C|8S|7D|6H 5C"
@@ -28,14 +28,6 @@ def _session(said=None):
     return CoachSession(
         DEFAULT_RULES, make_strategy("baseline"), None, say=(said.append if said is not None else print)
     )
-
-
-def _fits(known, truth) -> bool:
-    try:
-        check_in_sync(known, truth)
-    except AssertionError:
-        return False
-    return True
 
 
 # the counts as a hint ------------------------------------------------------------------
@@ -93,13 +85,13 @@ def test_a_wrong_stock_line_forces_unseen_turns_but_the_camera_hint_never_does()
     table.perform(Move.draw())
     forced = tracker.update(replace(table.snapshot(), stock=False))
     assert len(forced.moves) > 1 and not tracker.state.stock
-    assert not any(_fits(p, table.state) for p in tracker.explanations)
+    assert not any(in_sync(p, table.state) for p in tracker.explanations)
     session = _session(said := [])
     session.process_text(VirtualTable.from_deal(deal_for_seed(5)).snapshot().text())
     report = session.process_text(table.snapshot().text(), stock_hint=False)
     assert report.kind == "moves" and report.moves == (Move.draw(),)
     assert not any("not a legal continuation" in line for line in said), said
-    assert any(_fits(p, table.state) for p in session.tracker.explanations)
+    assert any(in_sync(p, table.state) for p in session.tracker.explanations)
 
 
 def _after_unseen_draws(seed: int):
@@ -127,7 +119,7 @@ def test_a_stock_seen_empty_narrows_the_explanations_to_the_true_ones():
     report = session.process_text(snap.text(), stock_hint=False)
     assert report.accepted
     assert session.tracker.explanations and not any(p.stock for p in session.tracker.explanations)
-    assert any(_fits(p, table.state) for p in session.tracker.explanations)
+    assert any(in_sync(p, table.state) for p in session.tracker.explanations)
 
 
 # through the live coach, with the real detector ----------------------------------------

@@ -87,6 +87,15 @@ class VirtualTable:
         )
 
 
+def in_sync(known: GameState, truth: GameState) -> bool:
+    """Whether every card ``known`` claims is where ``truth`` has it (see :func:`check_in_sync`)."""
+    try:
+        check_in_sync(known, truth)
+    except OutOfSyncError:
+        return False
+    return True
+
+
 def check_in_sync(known: GameState, truth: GameState) -> None:
     """Raise OutOfSyncError unless every card ``known`` claims is where ``truth`` has it."""
     problems = []
