@@ -15,6 +15,7 @@ knows the rules of the game.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -393,6 +394,13 @@ class CardDetector:
             self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
             self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
 
+    @functools.cached_property
+    def reader_id(self) -> str:
+        """Which card reader this is (a short SHA-256 of the file run), for learnt decks:
+        their references are this reader's embeddings. Worked out when first asked, not at
+        start-up."""
+        return _file_digest(self.reader_path)
+
     def _load(self, d: Path, threads: int, sessions: ModelSessions) -> tuple[dict, F.PatchGeom]:
         """Load the two networks of model folder ``d`` (or of the folder of one of its two model
         files); returns its checked ``vision.json`` settings and its patch geometry."""
@@ -414,9 +422,7 @@ class CardDetector:
                 f"{d / 'vision.json'}: reader_file must be a file name in the model folder, not {json.dumps(reader_file)}"
             )
         self.reader = _load_model(d / reader_file, threads, sessions, "card reader", "patch")
-        # which reader this is, for learnt decks (their references are this reader's embeddings)
         self.reader_path = d / reader_file
-        self.reader_id = _file_digest(self.reader_path)
         self.second_reader = None
         self.second_reader_kind = True
         try:
