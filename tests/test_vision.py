@@ -533,6 +533,15 @@ def test_learn_deck_names_a_decks_folder_it_cannot_write(tmp_path, monkeypatch, 
     )
 
 
+def _linked_model_folder(tmp_path):
+    """A model folder of links to the shipped locator and reader, with no vision.json."""
+    d = tmp_path / "model"
+    d.mkdir()
+    for name in D.MODEL_FILES:
+        (d / name).symlink_to(D.repo_root() / "models" / name)
+    return d
+
+
 @pytest.mark.parametrize(
     "setting, why",
     [
@@ -570,11 +579,7 @@ def test_learn_deck_names_a_decks_folder_it_cannot_write(tmp_path, monkeypatch, 
     ],
 )
 def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, capsys, setting, why):
-    models = D.repo_root() / "models"
-    d = tmp_path / "model"
-    d.mkdir()
-    for name in D.MODEL_FILES:
-        (d / name).symlink_to(models / name)
+    d = _linked_model_folder(tmp_path)
     (d / "vision.json").write_bytes(setting if isinstance(setting, bytes) else setting.encode())
     assert main(["detect", str(SCENES[0]), "--model", str(d)]) == 2
     assert capsys.readouterr().err == f"solitaire-coach detect: error: --model: {d / 'vision.json'}: {why}\n"
@@ -586,10 +591,7 @@ def test_reader_file_names_the_reader_to_run(tmp_path, capsys):
     """``reader_file`` in vision.json picks the reader (an 8-bit copy, say); a missing one is
     named with its path."""
     models = D.repo_root() / "models"
-    d = tmp_path / "model"
-    d.mkdir()
-    for name in D.MODEL_FILES:
-        (d / name).symlink_to(models / name)
+    d = _linked_model_folder(tmp_path)
     (d / "other_reader.onnx").symlink_to(models / "card_reader.onnx")
     (d / "vision.json").write_text('{"reader_file": "other_reader.onnx"}')
     assert D.CardDetector(d).reader.get_inputs()[0].name == "patch"
@@ -806,10 +808,7 @@ def test_a_second_reader_without_kind_leaves_face_and_back_to_the_first(tmp_path
     """``second_reader`` with ``"kind": false`` multiplies in its rank and suit only: the
     kind probabilities are the first reader's own, while its rank read still changes."""
     models = D.repo_root() / "models"
-    d = tmp_path / "model"
-    d.mkdir()
-    for name in D.MODEL_FILES:
-        (d / name).symlink_to(models / name)
+    d = _linked_model_folder(tmp_path)
     (d / "second.onnx").symlink_to(models / "v1" / "card_reader.onnx")
     patch = {"read_h": 48, "read_w": 36, "x": [-0.05, 0.31], "y": [-0.03, 0.30]}
     main_patch = json.loads((models / "vision.json").read_text())["patch"]
