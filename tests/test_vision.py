@@ -561,6 +561,14 @@ def _linked_model_folder(tmp_path):
             'reader_file must be a file name in the model folder, not "../card_reader.onnx"',
         ),
         ('{"reader_file": 3}', "reader_file must be a file name in the model folder, not 3"),
+        (
+            '{"familiar": {"share": 0.8}}',
+            'familiar must be an object with share, min_cards and thresh numbers, not {"share": 0.8}',
+        ),
+        (
+            '{"familiar": {"share": 1.5, "min_cards": 4, "thresh": 0.5}}',
+            "familiar's share and thresh must lie in 0..1 and min_cards be 1 or more",
+        ),
     ],
     ids=[
         "nan",
@@ -576,6 +584,8 @@ def _linked_model_folder(tmp_path):
         "binary",
         "reader-outside",
         "reader-number",
+        "familiar-part",
+        "familiar-range",
     ],
 )
 def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, capsys, setting, why):
@@ -585,6 +595,32 @@ def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, 
     assert capsys.readouterr().err == f"solitaire-coach detect: error: --model: {d / 'vision.json'}: {why}\n"
     (d / "vision.json").write_text('{"read_thresh": 1, "peak_thresh": 0}')
     assert D.CardDetector(d).read_thresh == 1.0  # the ends of the range are allowed
+
+
+def _face(card: str | None, conf: float, likely: str | None = None, strip: bool = False):
+    m = D._Mark(0.0, 0.0, 100.0, 140.0, 0.9, 0, Card.parse(card) if card else None, conf, strip=strip)
+    m.likely = Card.parse(likely) if likely else None
+    return m
+
+
+def test_a_familiar_deck_reads_its_less_sure_cards():
+    """Where most face-up cards of a frame read sure, the deck is one the reader knows and
+    its UU cards are read at the lower threshold; a frame of mostly unsure cards (an
+    unusual deck) keeps them UU, as do reads below the lower threshold and backs."""
+    rule = D.FamiliarRule(share=0.6, min_cards=4, thresh=0.5)
+    sure = [_face(c, 0.9) for c in ("AS", "2H", "3C", "4D")]
+    marks = sure + [_face(None, 0.6, "5S"), _face(None, 0.4, "6S"), D._Mark(0, 0, 100, 140, 0.9, 1)]
+    assert rule.apply(marks, 0.85, 0.85) == 1
+    assert [m.card.code if m.card else None for m in marks[4:6]] == ["5S", None]
+    # an unusual deck: only 2 of 5 face-up cards sure
+    marks = sure[:2] + [_face(None, 0.7, "7S"), _face(None, 0.7, "8S"), _face(None, 0.7, "9S")]
+    assert rule.apply(marks, 0.85, 0.85) == 0 and all(m.card is None for m in marks[2:])
+    # too few cards to tell what deck it is
+    marks = sure[:2] + [_face(None, 0.7, "7S")]
+    assert rule.apply(marks, 0.85, 0.85) == 0
+    # a strip counts as sure at the strip threshold
+    marks = [_face(c, 0.8, strip=True) for c in ("AS", "2H", "3C", "4D")] + [_face(None, 0.6, "5S")]
+    assert rule.apply(marks, 0.85, 0.85) == 0 and rule.apply(marks, 0.85, 0.75) == 1
 
 
 def test_reader_file_names_the_reader_to_run(tmp_path, capsys):

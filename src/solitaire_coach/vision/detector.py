@@ -132,6 +132,7 @@ class _Mark:
     strip: bool = False  # covered by another mark: read at one corner only
     quad: np.ndarray | None = None  # set when read in a turned frame: the quad in the frame as given
     angle: float = 0.0  # how far the card is turned on the table (radians, its top edge; + clockwise)
+    likely: Card | None = None  # the likeliest card of a face left UU (for the familiar-deck rule)
 
     def axes(self, zoom: float = 1.0) -> tuple[tuple[float, float], tuple[float, float]]:
         """The card's width and height vectors (image px), times ``zoom``."""
@@ -423,6 +424,7 @@ class CardDetector:
             )
         self.reader = _load_model(d / reader_file, threads, sessions, "card reader", "patch")
         self.reader_path = d / reader_file
+        self.familiar = FamiliarRule.from_config(cfg.get("familiar"), d / "vision.json")
         self.second_reader = None
         self.second_reader_kind = True
         try:
@@ -692,12 +694,67 @@ class CardDetector:
                         m.card, m.conf = card0, conf0
                     elif m.card is not None and card0 is not None and card0 is not m.card:
                         m.card, m.conf = None, min(m.conf, conf0)
+                elif m.card is None:
+                    m.likely = likeliest
             kept.append(m)
+        if self.familiar is not None and model_probs is None and self.deck_reader is None:
+            self.familiar.apply(kept, self.read_thresh, self.strip_thresh)
         kept = _suppress(kept)
         _dedupe_cards(kept)
         assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
         _cover(kept)
         return build_snapshot(kept), kept
+
+
+# ---------------------------------------------------------------------- familiar decks
+@dataclass(frozen=True)
+class FamiliarRule:
+    """How sure a read must be once the frame shows a deck the reader knows.
+
+    The reader's confidence runs lower on a real camera than on renders (blur, glare,
+    lens), and lower still on unusual designs it never saw, where its few wrong reads are.
+    One threshold cannot serve both: high enough to keep wrong reads of unusual designs
+    out, it leaves a few percent of an ordinary deck's cards ``UU`` on a real camera.
+    What tells the two apart is the frame itself: where at least ``share`` of at least
+    ``min_cards`` face-up cards read at the model's thresholds, the deck is one the reader
+    knows, and its other face-up cards are read at ``thresh`` (their likeliest card); an
+    unusual deck (most cards unsure) keeps the strict thresholds. A learnt deck has its
+    own thresholds and no such rule. Set in ``vision.json`` as ``"familiar": {"share":
+    0.8, "min_cards": 4, "thresh": 0.6}``; the figures that chose it are in
+    bench/RESULTS.md (2026-11-27, familiar decks)."""
+
+    share: float
+    min_cards: int
+    thresh: float
+
+    @classmethod
+    def from_config(cls, cfg, where: Path) -> FamiliarRule | None:
+        """The rule of a model folder's ``vision.json`` entry (None when it has none);
+        :class:`ModelError` naming the file when the entry is malformed."""
+        if cfg is None:
+            return None
+        try:
+            rule = cls(float(cfg["share"]), int(cfg["min_cards"]), float(cfg["thresh"]))
+        except (KeyError, TypeError, ValueError):
+            raise ModelError(
+                f"{where}: familiar must be an object with share, min_cards and thresh numbers, not {json.dumps(cfg)}"
+            ) from None
+        if not (0.0 <= rule.share <= 1.0 and 0.0 <= rule.thresh <= 1.0 and rule.min_cards >= 1):
+            raise ModelError(f"{where}: familiar's share and thresh must lie in 0..1 and min_cards be 1 or more")
+        return rule
+
+    def apply(self, marks: list[_Mark], whole_thresh: float, strip_thresh: float) -> int:
+        """Read the ``UU`` face-up ``marks`` whose likeliest card is at least ``thresh`` sure
+        when the frame's deck is familiar; returns how many were read."""
+        faces = [m for m in marks if m.kind == 0]
+        sure = sum(1 for m in faces if m.card is not None and m.conf >= (strip_thresh if m.strip else whole_thresh))
+        if len(faces) < self.min_cards or sure < self.share * len(faces):
+            return 0
+        read = 0
+        for m in faces:
+            if m.card is None and m.likely is not None and m.conf >= self.thresh:
+                m.card, read = m.likely, read + 1
+        return read
 
 
 # ---------------------------------------------------------------------- helpers
