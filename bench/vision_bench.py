@@ -213,6 +213,13 @@ def main():
     )
     ap.add_argument("--hand", type=float, default=0.0, help="share of scenes with a hand over the table")
     ap.add_argument("--size", default="1280x720")
+    ap.add_argument(
+        "--askew",
+        type=float,
+        default=None,
+        help="the spread (degrees) of the cards' turns on the table in every scene (each at most 30); "
+        "prints read right by how far a card is turned",
+    )
     ap.add_argument("--games", help="read the recorded games under this folder (gameN/truth.jsonl) instead")
     args = ap.parse_args()
     if args.games:
@@ -257,7 +264,7 @@ def main():
     t0 = time.time()
     for n in range(args.scenes):
         seed = args.seed + n
-        img, truth = render_random(seed, W, H, decks=decks, hand_p=args.hand)
+        img, truth = render_random(seed, W, H, decks=decks, hand_p=args.hand, askew=args.askew)
         det = dets.get(truth.deck, base)
         res = det.detect(img)
         times.append(res.elapsed_ms)
@@ -273,6 +280,10 @@ def main():
                 continue
             stats["face cards"] += 1
             dstat["face"] += 1
+            (tx, ty), (rx, ry) = t.full_quad[0], t.full_quad[1]
+            turn = f"turned {min(20, int(abs(np.degrees(np.arctan2(ry - ty, rx - tx)))) // 10 * 10)}+"
+            stats[turn] += 1
+            stats[f"{turn} right"] += m is not None and m.face_up and m.card is t.card
             part = "strip" if _covered(t) else "whole"
             dstat[part] += 1
             if m is None:
@@ -327,6 +338,14 @@ def main():
         ", ".join(
             f"{k} {v['right'] / max(1, v['face']):.1%}/{v['wrong'] / max(1, v['face']):.1%}"
             for k, v in sorted(per_deck.items())
+        ),
+    )
+    print(
+        "read right by turn on the table (degrees):",
+        ", ".join(
+            f"{k} {stats[f'{k} right'] / stats[k]:.1%} of {stats[k]}"
+            for k in ("turned 0+", "turned 10+", "turned 20+")
+            if stats[k]
         ),
     )
     if args.breakdown:

@@ -425,6 +425,15 @@ class CardDetector:
         self.reader = _load_model(d / reader_file, threads, sessions, "card reader", "patch")
         self.reader_path = d / reader_file
         self.familiar = FamiliarRule.from_config(cfg.get("familiar"), d / "vision.json")
+        # cards the locator finds turned (at least ``turn_min`` degrees) and that read UU are
+        # read again at these extra turns (degrees): see _read_turned
+        try:
+            self.turn_tries = tuple(float(t) for t in cfg.get("turn_tries", ()))
+            self.turn_min = float(cfg.get("turn_min", 4.0))
+        except (TypeError, ValueError):
+            raise ModelError(
+                f"{d / 'vision.json'}: turn_tries must be a list of degrees and turn_min a number of degrees"
+            ) from None
         self.second_reader = None
         self.second_reader_kind = True
         try:
@@ -574,6 +583,50 @@ class CardDetector:
         best = Card.from_index(j)
         return (best if conf >= (strip_thresh if strip else whole_thresh) else None), conf, best
 
+    def _read_turned(self, frame_bgr: np.ndarray, unread: list[_Mark]) -> int:
+        """Read again the face-up ``unread`` marks (left ``UU``) as if turned on the table by
+        each of ``turn_tries`` degrees more than the locator says: its angle runs short for
+        cards lying far askew (off by 10 degrees at the median for cards turned 20 or more),
+        and a corner cut at the wrong turn reads unsure. Only marks the locator finds turned
+        by ``turn_min`` degrees or more are read again: straight cards gain nothing from it,
+        and the surest of several reads of an unusual design is more often a wrong card. A
+        mark takes the surest of these reads, and its turn, where that read passes the read
+        threshold (else its likeliest card for the familiar-deck rule); returns how many did."""
+        unread = [m for m in unread if abs(math.degrees(m.angle)) >= self.turn_min]
+        if not unread:
+            return 0
+        tries = [math.radians(t) for t in self.turn_tries]
+        cuts = []
+        for m in unread:
+            for t in tries:
+                a = m.angle + t
+                c, s = math.cos(a), math.sin(a)
+                cuts.append(((m.x, m.y), (m.w * c, m.w * s), (-m.h * s, m.h * c)))
+        kind, rank, suit, _ = self.read_cuts(frame_bgr, cuts)
+        probs = model_card_probs(rank, suit)
+        read = 0
+        for k, m in enumerate(unread):
+            rows = range(k * len(tries), (k + 1) * len(tries))
+            confs = [
+                float(probs[i].max() * (kind[i, 0] + kind[i, 1])) if kind[i, 0] > kind[i, 1] else 0.0 for i in rows
+            ]
+            # the reads in turn order, the locator's own (the mark's likeliest card) among them
+            turns = sorted([(t, int(probs[i].argmax())) for t, i in zip(tries, rows)] + [(0.0, _index(m.likely))])
+            cards = [c for _, c in turns]
+            best = int(np.argmax(confs))
+            at = turns.index((tries[best], int(probs[rows[best]].argmax())))
+            # a read is believed where a read one turn-step beside it finds the same card
+            # (a card turned that far reads alike a few degrees either way; the index of the
+            # next card of a fan, caught by one cut, does not)
+            if cards[at] not in cards[max(0, at - 1) : at] + cards[at + 1 : at + 2]:
+                continue
+            if confs[best] >= (self.strip_thresh if m.strip else self.read_thresh):
+                m.card, m.conf, m.angle = Card.from_index(cards[at]), confs[best], m.angle + tries[best]
+                read += 1
+            elif confs[best] > m.conf:
+                m.likely, m.conf = Card.from_index(cards[at]), confs[best]
+        return read
+
     # ------------------------------------------------------------------ main step
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
         """Find and read every card in the frame and put them in their slots; a frame that is
@@ -697,6 +750,8 @@ class CardDetector:
                 elif m.card is None:
                     m.likely = likeliest
             kept.append(m)
+        if self.turn_tries and model_probs is None and self.deck_reader is None:
+            self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.card is None])
         if self.familiar is not None and model_probs is None and self.deck_reader is None:
             self.familiar.apply(kept, self.read_thresh, self.strip_thresh)
         kept = _suppress(kept)
@@ -743,13 +798,19 @@ class FamiliarRule:
             raise ModelError(f"{where}: familiar's share and thresh must lie in 0..1 and min_cards be 1 or more")
         return rule
 
+    def known(self, marks: list[_Mark], whole_thresh: float, strip_thresh: float) -> bool:
+        """Whether ``marks`` show a deck the reader knows (at least ``share`` of at least
+        ``min_cards`` face-up cards read at the model's thresholds)."""
+        faces = [m for m in marks if m.kind == 0]
+        sure = sum(1 for m in faces if m.card is not None and m.conf >= (strip_thresh if m.strip else whole_thresh))
+        return len(faces) >= self.min_cards and sure >= self.share * len(faces)
+
     def apply(self, marks: list[_Mark], whole_thresh: float, strip_thresh: float) -> int:
         """Read the ``UU`` face-up ``marks`` whose likeliest card is at least ``thresh`` sure
         when the frame's deck is familiar; returns how many were read."""
-        faces = [m for m in marks if m.kind == 0]
-        sure = sum(1 for m in faces if m.card is not None and m.conf >= (strip_thresh if m.strip else whole_thresh))
-        if len(faces) < self.min_cards or sure < self.share * len(faces):
+        if not self.known(marks, whole_thresh, strip_thresh):
             return 0
+        faces = [m for m in marks if m.kind == 0]
         read = 0
         for m in faces:
             if m.card is None and m.likely is not None and m.conf >= self.thresh:
@@ -1066,6 +1127,11 @@ def _cover(marks: list[_Mark]) -> None:
             ms.sort(key=lambda m: m.x)
             for a, b in zip(ms, ms[1:]):
                 a.right = b.x
+
+
+def _index(card: Card | None) -> int:
+    """A card's index, -1 for none."""
+    return -1 if card is None else card.index
 
 
 def _quad(m: _Mark) -> np.ndarray:

@@ -382,6 +382,7 @@ def render_layout(
     _grid: bool = False,
     steady: bool = False,
     variety: float = 0.0,
+    askew: float | None = None,
 ):
     """Render ``layout`` as a camera frame. Returns ``(image_bgr, SceneTruth)``.
 
@@ -400,13 +401,15 @@ def render_layout(
     ``variety`` (0..1, for training): the chance of each of the things a person's own table
     may show beyond the usual: a back of any kind (:func:`varied_back`), a dark mat, cards
     lying askew (up to 30 degrees). Its draws have their own random stream, so a scene with
-    ``variety`` 0 is the same as ever.
+    ``variety`` 0 is the same as ever. ``askew`` (degrees, for benchmarks) sets the spread
+    of the cards' turns for every scene instead (each card's turn is clipped to 30 degrees).
     """
     rng = np.random.default_rng(seed)
     more = np.random.default_rng([seed, 31337])
     varied_backs = more.random() < 0.7 * variety
     dark_mat = more.random() < 0.3 * variety
-    askew = float(more.uniform(6, 18)) if more.random() < 0.4 * variety else 0.0
+    spread = float(more.uniform(6, 18)) if more.random() < 0.4 * variety else 0.0
+    askew = spread if askew is None else float(askew)
     W, H = width, height
     d = load_deck(deck) if deck is not None else DrawnDeck(int(rng.integers(0, 12)))
     back = _pick_back(rng, d)
@@ -621,12 +624,14 @@ def render_random(
     lens_p: float = 0.5,
     edge_p: float = 0.3,
     variety: float = 0.0,
+    askew: float | None = None,
 ):
     """A random layout, deck and camera; ``decks`` restricts the deck choice. With chance
     ``lens_p`` the lens distorts the frame (barrel or pincushion), with chance ``edge_p`` the
     table lies on a band (its edge or the floor) inside the frame. ``variety`` (for
     training, see :func:`render_layout`) also makes a fresh deal in a fifth of its share of
-    the scenes (a full stock, seven column tops over 0..6 face-down cards)."""
+    the scenes (a full stock, seven column tops over 0..6 face-down cards); ``askew`` see
+    :func:`render_layout`."""
     rng = np.random.default_rng(seed + 7919)
     cam = np.random.default_rng(seed + 104729)  # its own stream: the other draws stay as they were
     if grid_p and rng.random() < grid_p:
@@ -641,7 +646,15 @@ def render_random(
     deck = pool[int(rng.integers(0, len(pool)))]
     diff = float(rng.uniform(0.3, 1.0)) if difficulty is None else difficulty
     img, truth = render_layout(
-        layout, seed, width, height, deck, hand=bool(rng.random() < hand_p), difficulty=diff, variety=variety
+        layout,
+        seed,
+        width,
+        height,
+        deck,
+        hand=bool(rng.random() < hand_p),
+        difficulty=diff,
+        variety=variety,
+        askew=askew,
     )
     if cam.random() < edge_p:
         img, truth = table_edge(img, truth, cam)
