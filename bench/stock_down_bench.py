@@ -15,9 +15,12 @@ seen" were right; per column the face-down count right, too low and too high; sc
 all seven counts right; on fresh deals the counts 0 1 2 3 4 5 6 and the pile; and, for the
 games, what the live coach's join does with the counts as a hint
 (:func:`solitaire_coach.core.join.join_with_hint`): taken and right, taken and wrong, or
-left for the fewest that fit.
+left for the fewest that fit. ``--causes`` also groups the columns counted wrong by why:
+the column's cards not slotted to it, the frame read turned, no face-up card found in the
+column, the first face-up card's mark not on it, or every mark in place and the count still
+wrong (the strip pitch, the row, the rounding: what the counting itself gets wrong).
 
-Run:  python bench/stock_down_bench.py [--scenes 60] [--games 6] [--model models models/v1 ...]
+Run:  python bench/stock_down_bench.py [--scenes 60] [--games 6] [--causes] [--model models models/v1 ...]
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ import os
 import sys
 import time
 from collections import Counter
+
+import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
@@ -41,7 +46,7 @@ GAME_DECKS = ("drawn-3", "drawn-5", "drawn-7", "drawn-11")
 
 
 def game_scenes(games: int, every: int, seed: int):
-    """(image, layout, fresh) along ``games`` baseline games: the deal, then every ``every`` moves."""
+    """(image, layout, fresh, truth) along ``games`` baseline games: the deal, then every ``every`` moves."""
     strategy = BaselineStrategy()
     for g in range(games):
         state = GameState.from_deal(deal_for_seed(seed + g))
@@ -50,8 +55,8 @@ def game_scenes(games: int, every: int, seed: int):
         while True:
             if moves % every == 0:
                 layout = TableLayout.from_state(state)
-                img, _ = render_layout(layout, seed + 100 * g, 960, 540, deck=deck, difficulty=0.3, steady=True)
-                yield img, layout, moves == 0
+                img, truth = render_layout(layout, seed + 100 * g, 960, 540, deck=deck, difficulty=0.3, steady=True)
+                yield img, layout, moves == 0, truth
             advice = strategy.advise(state)
             if advice.move is None or moves >= 120:
                 break
@@ -60,17 +65,45 @@ def game_scenes(games: int, every: int, seed: int):
 
 
 def random_scenes(count: int, seed: int, variety: float):
-    """(image, layout, fresh) of ``count`` random held-out-design scenes."""
+    """(image, layout, fresh, truth) of ``count`` random held-out-design scenes."""
     for n in range(count):
         img, truth = render_random(seed + n, 1280, 720, decks=list(TEST_DECKS), hand_p=0.0, variety=variety)
         layout = truth.layout
-        yield img, layout, layout.down == (0, 1, 2, 3, 4, 5, 6) and not any(len(r) > 1 for r in layout.up)
+        yield img, layout, layout.down == (0, 1, 2, 3, 4, 5, 6) and not any(len(r) > 1 for r in layout.up), truth
 
 
-def measure(det, scenes, hint: bool) -> Counter:
+CAUSES = (
+    "not slotted to it",
+    "frame read turned",
+    "no face-up card found",
+    "first face-up card's mark not on it",
+    "marks in place, count wrong",
+)
+
+
+def wrong_cause(res, truth, column: int, turned: bool) -> str:
+    """Why ``column`` (1..7) was counted wrong (one of ``CAUSES``), from the cards the detector
+    slotted to it and the scene's truth."""
+    cards = [d for d in res.cards if d.slot == f"column {column}"]
+    if not cards:
+        return CAUSES[0]
+    if turned:
+        return CAUSES[1]
+    faces = sorted(float(d.quad[0][1]) for d in cards if d.face_up)
+    if not faces:
+        return CAUSES[2]
+    mine = [t for t in truth.cards if t.slot == f"column {column}"]
+    height = float(np.median([t.full_quad[3][1] - t.full_quad[0][1] for t in truth.cards]))
+    first = min((float(t.full_quad[0][1]) for t in mine if t.card is not None), default=None)
+    if first is not None and abs(faces[0] - first) > 0.05 * height:
+        return CAUSES[3]
+    return CAUSES[4]
+
+
+def measure(det, scenes, hint: bool, causes: bool = False) -> Counter:
     """The counts of one model over one set of scenes."""
     c = Counter()
-    for img, layout, fresh in scenes:
+    for img, layout, fresh, truth in scenes:
         res = det.detect(img)
         pile = layout.stock > 0
         c[f"stock {'pile' if pile else 'empty'} seen {'pile' if res.stock_seen else 'none'}"] += 1
@@ -80,10 +113,12 @@ def measure(det, scenes, hint: bool) -> Counter:
             c[f"none seen, backs elsewhere {backs}"] += 1
             c[f"none seen, backs elsewhere {backs}, right"] += not pile
         right = 0
-        for truth, got in zip(layout.down, res.down):
+        for k, (want, got) in enumerate(zip(layout.down, res.down), 1):
             c["columns"] += 1
-            c["down right" if got == truth else ("down low" if got < truth else "down high")] += 1
-            right += got == truth
+            c["down right" if got == want else ("down low" if got < want else "down high")] += 1
+            right += got == want
+            if causes and got != want:
+                c["cause " + wrong_cause(res, truth, k, det.orientation != 0)] += 1
         c["all 7 right"] += right == 7
         if fresh:
             c["fresh deals"] += 1
@@ -129,6 +164,8 @@ def report(name: str, c: Counter) -> None:
         f"fresh deals: counts right {c['fresh deals down right']}/{c['fresh deals']}, "
         f"pile seen {c['fresh deals pile seen']}/{c['fresh deals']}"
     )
+    if any(c["cause " + k] for k in CAUSES):
+        print("    columns counted wrong, by cause: " + "; ".join(f"{k} {c['cause ' + k]}" for k in CAUSES))
     if c["joins"] or c["join refused"]:
         print(
             f"    join with the counts as a hint: {c['joins']} joins: taken and right {c['hint taken, right']}, "
@@ -144,6 +181,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=6, help="baseline games for the games set (default 6)")
     ap.add_argument("--every", type=int, default=6, help="games: a picture every N moves (default 6)")
     ap.add_argument("--seed", type=int, default=500000, help="first seed (default 500000)")
+    ap.add_argument("--causes", action="store_true", help="group the columns counted wrong by cause")
     ap.add_argument(
         "--model",
         nargs="*",
@@ -164,7 +202,7 @@ def main(argv=None) -> int:
         ]
         for name, scenes, hint in sets:
             det.orientation, det.orientation_settled = 0, False  # each set as a new camera
-            report(name, measure(det, scenes, hint))
+            report(name, measure(det, scenes, hint, args.causes))
         print(f"  ({time.time() - t0:.0f} s)", flush=True)
     return 0
 

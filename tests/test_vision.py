@@ -823,8 +823,8 @@ def test_a_large_photo_of_large_cards_reads():
 def test_down_counts_in_json():
     """``detect --json`` gives each column's face-down count and whether a stock pile is
     there. Over the four fixture scenes (28 columns) at least three columns in four are
-    counted right (bench/stock_down_bench.py: 90% of columns along games, 86% on held-out
-    designs; the locator finds close strips only in part) and the stock is always right."""
+    counted right (bench/stock_down_bench.py: 97.6% of columns along games, 97.9% on held-out
+    designs; all 28 here with the default model) and the stock is always right."""
     right = columns = 0
     for scene in SCENES:
         truth = json.loads(scene.with_suffix(".json").read_text())

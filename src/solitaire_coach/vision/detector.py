@@ -19,6 +19,7 @@ import functools
 import json
 import math
 import os
+import statistics
 import time
 import zipfile
 from dataclasses import dataclass
@@ -901,49 +902,198 @@ def _turn_calibration(calibration: dict | None, turn: int, w: int, h: int) -> di
     return turned
 
 
+# Face-down counting (see docs/face-down-counts.md). Lengths in card heights.
+_ROW_TOL = 0.03  # a column's first mark this near the row line starts on it
+_FACE_SIG = 0.015  # how far a first face-up card's mark lies from its place
+_BACK_SIG = 0.025  # a face-down strip's mark (thin strips are found less exactly)
+_GAP_SIG = 0.025  # a column's first mark against the row line (which is fitted)
+_MISS_CAP = 4.5  # the most one mark off its place costs (a stray mark, in log-likelihood)
+_GAP_BIAS = 0.2  # a gap to the row line counts a missed strip only from 0.7 pitch up
+# strip pitch over card height tried, and its prior (log-normal around a tenth of a card)
+_PITCHES = np.arange(0.04, 0.34, 0.0005)
+_PITCH_PRIOR = -0.5 * (np.log(_PITCHES / 0.1) / 0.35) ** 2
+FRESH_DEAL = (0, 1, 2, 3, 4, 5, 6)
+_FRESH_MARGIN = 1.0  # log-likelihood within which the fresh-deal counts break a tie
+
+
+@dataclass(frozen=True)
+class _ColumnMarks:
+    """What the marks of one column say of its face-down cards, in card heights down the
+    column from its first mark: ``gap`` from the row line to that mark (a strip missed above
+    it), ``backs`` the backs found below it and above the first face, ``face`` the first
+    face-up card (None where none was found), ``first_back`` whether the first mark is a back."""
+
+    gap: float
+    backs: tuple[float, ...]
+    face: float | None
+    first_back: bool
+
+
 def _down_counts(kept: list[_Mark]) -> tuple[tuple[int, ...], bool]:
     """Face-down cards in each column and whether a face-down pile was seen in the stock's
     place.
 
-    A column's face-down cards lie as strips above its first face-up card, from the row
-    where every column starts: their count is that gap over the strip pitch, and never less
-    than the backs found. Thin strips are often found only in part, so the gap counts
-    rather than the marks; the pitch is the largest one of which every step from a back
-    found to the next mark below it is a whole multiple (a tenth of a card when no back
-    lies above another)."""
+    A column's face-down cards lie as strips from the row where every column starts
+    (:func:`_row_line`) down to its first face-up card, one strip pitch apart. Thin strips
+    are often found only in part, so the strips are not counted one by one: one pitch for
+    the whole frame (:func:`_strip_pitch`) is fitted to every column's marks at once, and a
+    column's count is the span from the row to its first face-up card over that pitch (at
+    least the backs found). Where the fresh-deal counts 0..6 fit the marks nearly as well as
+    the best fit, they are taken (a tie-break, never over the evidence)."""
+    columns = _column_marks(kept)
+    stock = any(m.kind == 1 and m.slot == "stock" for m in kept)
+    if not columns:
+        return (0,) * 7, stock
+    scores = _strip_pitch(columns)
+    pitch = float(_PITCHES[int(np.argmax(scores))])
+    down = _counts_at(columns, pitch)
+    if down != FRESH_DEAL and len(columns) == 7:
+        if float(_fresh_scores(columns).max()) >= float(scores.max()) - _FRESH_MARGIN:
+            down = FRESH_DEAL
+    return down, stock
+
+
+def _column_marks(kept: list[_Mark]) -> dict[int, _ColumnMarks]:
+    """Each column's marks as offsets down the column (see :class:`_ColumnMarks`); marks
+    above the row line (stray marks) are left out."""
     cols: dict[int, list[_Mark]] = {}
     for m in kept:
         if m.slot.startswith("column "):
             cols.setdefault(int(m.slot.split()[1]), []).append(m)
+    if not cols:
+        return {}
     for ms in cols.values():
         ms.sort(key=lambda m: m.y)
-    steps = [b.y - a.y for ms in cols.values() for a, b in zip(ms, ms[1:]) if a.kind == 1]
-    height = float(np.median([m.h for m in kept])) if kept else 0.0
-    pitch = _strip_pitch(steps, height)
-    starts = [ms[0].y for ms in cols.values()]
-    row_top = float(np.percentile(starts, 10)) if starts else 0.0
-    down = [0] * 7
+    height = statistics.median(m.h for m in kept)
+    tol = _ROW_TOL * height
+    line = _row_line([[(m.x, m.y) for m in ms[:2]] for ms in cols.values()], tol)
+    out = {}
     for c, ms in cols.items():
-        backs = sum(m.kind == 1 for m in ms)
-        faces = [m for m in ms if m.kind == 0]
-        gap = (faces[0].y if faces else ms[-1].y + pitch) - row_top
-        down[c - 1] = max(backs, int(round(gap / pitch)) if pitch > 0 else 0)
-    stock = any(m.kind == 1 and m.slot == "stock" for m in kept)
-    return tuple(down), stock
+        ms = [m for m in ms if m.y >= line(m.x) - tol] or ms
+        # down the column: along the cards' own axis, in the column's card heights
+        scale = max(0.5, math.cos(statistics.median(m.angle for m in ms))) * statistics.median(m.h for m in ms)
+        first = ms[0]
+        gap = (first.y - line(first.x)) / scale
+        faces = [(m.y - first.y) / scale for m in ms if m.kind == 0]
+        face = faces[0] if faces else None
+        backs = tuple(
+            o for m in ms if m.kind == 1 and (o := (m.y - first.y) / scale) > 0 and (face is None or o < face)
+        )
+        out[c] = _ColumnMarks(gap if gap > tol / scale else 0.0, backs, face, first.kind == 1)
+    return out
 
 
-def _strip_pitch(steps: list[float], height: float) -> float:
-    """The largest pitch from a 20th to a third of a card ``height`` of which every one of
-    ``steps`` is nearly a whole multiple; a tenth of the card without steps."""
-    if not height:
-        return max(steps) if steps else 1.0
-    if not steps:
-        return height / 10
-    for pitch in np.arange(height / 3, height / 20, -height / 400):
-        ratios = np.asarray(steps) / pitch
-        if (np.abs(ratios - np.round(ratios)) < 0.22).all() and (np.round(ratios) >= 1).all():
-            return float(pitch)
-    return height / 10
+def _row_line(firsts: list[list[tuple[float, float]]], tol: float):
+    """The line the columns start on, as ``y(x)``: of the lines through the first two marks
+    of the columns (``firsts``, a list per column), the one that one mark of the most
+    columns lies on (within ``tol``) with the fewest columns starting above it (a stray mark,
+    one each), the closest fit among equals; refitted through the marks on it."""
+    pts = np.asarray([p for ps in firsts for p in ps], np.float64)
+    col = np.asarray([i for i, ps in enumerate(firsts) for _ in ps])
+    first = np.asarray([j == 0 for ps in firsts for j in range(len(ps))])
+    i, j = np.triu_indices(len(pts), 1)
+    keep = col[i] != col[j]
+    i, j = i[keep], j[keep]
+    dx = pts[j, 0] - pts[i, 0]
+    slope = np.where(np.abs(dx) > 1e-6, (pts[j, 1] - pts[i, 1]) / np.where(np.abs(dx) > 1e-6, dx, 1.0), 0.0)
+    ok = np.abs(slope) <= 0.2
+    b = np.concatenate([np.zeros(len(pts)), slope[ok]])
+    a = np.concatenate([pts[:, 1], pts[i[ok], 1] - slope[ok] * pts[i[ok], 0]])
+    d = pts[None, :, 1] - (a[:, None] + b[:, None] * pts[None, :, 0])  # lines x marks
+    n_cols = len(firsts)
+    near = np.full((len(a), n_cols), np.inf)
+    above = np.zeros((len(a), n_cols), bool)
+    for k in range(len(pts)):
+        dk = np.abs(d[:, k])
+        near[:, col[k]] = np.minimum(near[:, col[k]], np.where(dk <= tol, dk, np.inf))
+        if first[k]:
+            above[:, col[k]] = d[:, k] < -tol
+    on = np.isfinite(near)
+    cost = above.sum(1) - on.sum(1) + np.where(on, near, 0.0).sum(1) / (tol * (n_cols + 1))
+    best = int(np.argmin(cost))
+    xs, ys = [], []
+    for c in range(n_cols):
+        if on[best, c]:
+            k = [k for k in range(len(pts)) if col[k] == c and abs(d[best, k]) <= tol]
+            k = min(k, key=lambda k: abs(d[best, k]))
+            xs.append(pts[k, 0])
+            ys.append(pts[k, 1])
+    a0, b0 = float(a[best]), float(b[best])
+    if len(xs) >= 3 and np.ptp(xs) > 0:
+        b0, a0 = (float(v) for v in np.polyfit(xs, ys, 1))
+    return lambda x: a0 + b0 * x
+
+
+def _miss(obs, target, sig: float) -> np.ndarray:
+    """What a mark at ``obs`` costs where it belongs at ``target`` (half its squared
+    distance in ``sig``, capped: a stray mark costs ``_MISS_CAP`` whatever its distance)."""
+    return np.minimum(0.5 * ((obs - target) / sig) ** 2, _MISS_CAP)
+
+
+def _strip_pitch(columns: dict[int, _ColumnMarks]) -> np.ndarray:
+    """How well each pitch of ``_PITCHES`` fits the marks (a log-likelihood): every back
+    and first face on a whole number of pitches below its column's first mark, every gap to
+    the row line too; each mark also gains the log of the pitch (a small pitch fits any
+    mark, so it must fit decisively better: the fewest strips that explain the marks), and
+    the prior on the pitch. The free counts' fit (:func:`_free_fit`) included."""
+    return _pitch_base(columns) + _free_fit(columns)
+
+
+def _pitch_base(columns: dict[int, _ColumnMarks]) -> np.ndarray:
+    """The part of the fit the counts do not change: the backs' places, the Occam term, the prior."""
+    score = _PITCH_PRIOR.copy()
+    n = 0
+    for cm in columns.values():
+        for o in cm.backs:
+            score -= _miss(o, np.round(o / _PITCHES) * _PITCHES, _BACK_SIG)
+        n += len(cm.backs) + (cm.face is not None and cm.face > 0) + (cm.gap > 0)
+    return score + n * np.log(_PITCHES)
+
+
+def _free_fit(columns: dict[int, _ColumnMarks]) -> np.ndarray:
+    """The fit of each column's gap and first face at the counts each pitch gives them."""
+    score = np.zeros(len(_PITCHES))
+    for cm in columns.values():
+        k0 = np.maximum(0, np.round(cm.gap / _PITCHES - _GAP_BIAS))
+        score -= _miss(cm.gap, k0 * _PITCHES, _GAP_SIG)
+        if cm.face is not None:
+            score -= _miss(cm.face, np.round(cm.face / _PITCHES) * _PITCHES, _FACE_SIG)
+    return score
+
+
+def _fresh_scores(columns: dict[int, _ColumnMarks]) -> np.ndarray:
+    """The fit of the gaps and first faces with column k holding k-1 face-down cards (the
+    best split of them between the gap and the span below the first mark), per pitch."""
+    score = np.zeros(len(_PITCHES))
+    for c, cm in columns.items():
+        want = c - 1
+        last = np.round(np.asarray(cm.backs)[:, None] / _PITCHES).max(0) if cm.backs else np.full(len(_PITCHES), -1.0)
+        best = np.full(len(_PITCHES), -np.inf)
+        for k in range(want + 1):
+            s = -_miss(cm.gap, k * _PITCHES, _GAP_SIG)
+            if cm.face is not None:
+                s = s - _miss(cm.face, (want - k) * _PITCHES, _FACE_SIG)
+            else:
+                s = s - np.where(last + 1 > want - k, 2 * _MISS_CAP, 0.0)
+            best = np.maximum(best, s)
+        score += best
+    return score + _pitch_base(columns)
+
+
+def _counts_at(columns: dict[int, _ColumnMarks], pitch: float) -> tuple[int, ...]:
+    """Each column's count at ``pitch``: strips missed above its first mark, plus its span
+    to the first face-up card (one below the last back where no face was found), and never
+    fewer than the backs found."""
+    down = [0] * 7
+    for c, cm in columns.items():
+        missed = max(0, int(round(cm.gap / pitch - _GAP_BIAS)))
+        places = {int(round(o / pitch)) for o in cm.backs}
+        if cm.face is not None:
+            span = int(round(cm.face / pitch))
+        else:
+            span = max(places) + 1 if places else int(cm.first_back)
+        down[c - 1] = missed + max(span, len(places) + int(cm.first_back))
+    return tuple(down)
 
 
 def _suppress(marks: list[_Mark]) -> list[_Mark]:
