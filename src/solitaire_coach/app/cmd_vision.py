@@ -90,12 +90,14 @@ def _fail(message: str) -> int:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    """``detect``: print the 12-slot snapshot read from a photo of the table."""
+    """``detect``: print the 12-slot snapshot read from a photo of the table (and a note on
+    stderr where most of its face-up cards could not be read sure: see app/unfamiliar.py)."""
     from ..capture.calibration import CalibrationError, check_name, load_calibration
     from ..vision.annotate import draw_detections
     from ..vision.detector import CardDetector, DeckError, ModelError
     from .live_setup import write_image
     from .paths import output_problem
+    from .unfamiliar import UNFAMILIAR_SHARE
 
     if args.annotate is not None:
         problem = output_problem(args.annotate, "--annotate", image=True)
@@ -119,6 +121,20 @@ def cmd_detect(args: argparse.Namespace) -> int:
         print(json.dumps(res.to_json()))
     else:
         print(res.snapshot.line())
+    if res.sure_share is not None and res.sure_share < UNFAMILIAR_SHARE:
+        faces = sum(1 for c in res.cards if c.face_up)
+        print(
+            f"note: only {round(100 * res.sure_share)}% of the {faces} face-up cards were read with confidence "
+            f"(the rest are UU, not guessed): "
+            + (
+                f"the learnt deck {args.deck!r} may not be this one, or the photo is blurred; learn-deck again "
+                "from a sharper photo"
+                if args.deck
+                else "this deck's design may be new to the card reader; teach it once with solitaire-coach "
+                "learn-deck PHOTO --name NAME, then detect with --deck NAME"
+            ),
+            file=sys.stderr,
+        )
     if args.annotate:
         problem = write_image(args.annotate, draw_detections(img, res), "--annotate")
         if problem:

@@ -37,6 +37,7 @@ from ..core.tracker import Placement, TrackerReport
 from .coach import CoachSession
 from .judgement import Judgement, ReadJudge
 from .rig import RigReplies
+from .unfamiliar import DeckFamiliarity
 
 OBJECT_REASON = "something over the table that is not a card (a hand?)"
 BLANK_STD = 4.0  # grey levels: a picture whose thumbnail varies less than this shows nothing
@@ -151,6 +152,9 @@ class LiveCoach:
         # what the last two reads showed beyond the slots: (stock reading, face-down counts)
         self._table_reads: list[tuple[bool | None, tuple[int, ...] | None]] = []
         self._pile_seen = False  # this camera has found the stock pile in its place
+        # how sure the reads of this deck are: an unfamiliar deck is said once (unfamiliar.py)
+        deck = getattr(detector, "deck", None)
+        self.familiarity = DeckFamiliarity(deck=deck if isinstance(deck, str) else None)
         session.say = self._collect  # the session speaks through us
 
     # the session's lines, with a repeated unchanged advice left out ---------------------
@@ -219,6 +223,9 @@ class LiveCoach:
             detection, cards, t_read = self._detect(frame, result)  # 2. the card detector
             if not self._object_over(cards, view, result):  # (the gate again: no hand)
                 self._note_table(detection)
+                note = self.familiarity.observe(getattr(detection, "sure_share", None))
+                if note:
+                    self._said.append(note)
                 judged = self.judge.judge(detection, frame.image, forced=self._forced)  # 3. the judgement
                 result.detection, result.snapshot = detection, judged.snapshot
                 result.guessed, result.doubted = judged.guessed, judged.doubted

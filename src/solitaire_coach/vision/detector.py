@@ -84,6 +84,9 @@ class DetectionResult:
     down: tuple[int, ...] = (0,) * 7
     # whether a face-down pile was seen where the stock lies
     stock_seen: bool = False
+    # the share of the face-up cards read sure (at the model's own thresholds): low on a
+    # deck whose design the reader does not know; None with fewer than UNFAMILIAR_MIN_CARDS
+    sure_share: float | None = None
 
     def stock_reading(self, pile_seen_before: bool = False) -> bool | None:
         """What this picture says of the stock (the live coach's stock hint): True (a
@@ -104,6 +107,7 @@ class DetectionResult:
             "runs": self.snapshot.text().splitlines()[1][6:] if self.snapshot.runs is not None else None,
             "down": list(self.down),
             "stock": self.stock_seen,
+            "sure_share": None if self.sure_share is None else round(self.sure_share, 3),
             "cards": [
                 {
                     "card": c.code,
@@ -670,7 +674,24 @@ class CardDetector:
             self.orientation_settled = True  # a good read as it is: this camera's frames are upright
         cards = [CardDetection(m.card, _quad(m) / factor, m.conf, m.slot, m.kind == 0, m.strip) for m in kept]
         down, stock = _down_counts(kept)
-        return DetectionResult(snap, cards, (time.perf_counter() - t0) * 1000.0, down, stock)
+        faces, share = _sure_share(kept, *self._sure_thresholds())
+        return DetectionResult(
+            snap,
+            cards,
+            (time.perf_counter() - t0) * 1000.0,
+            down,
+            stock,
+            share if faces >= UNFAMILIAR_MIN_CARDS else None,
+        )
+
+    def _sure_thresholds(self) -> tuple[float, float]:
+        """The thresholds at which a read is sure (whole card, strip): the detector's own, or
+        where the live coach judges unsure reads itself (it lowers ``read_thresh`` and keeps
+        the detector's in ``sure_thresh``, see app/judgement.py) the ones it keeps."""
+        return (
+            float(getattr(self, "sure_thresh", self.read_thresh)),
+            float(getattr(self, "sure_strip_thresh", self.strip_thresh)),
+        )
 
     def _detect_turned(self, frame_bgr: np.ndarray, turn: int) -> tuple[Snapshot, list[_Mark]]:
         """The snapshot and the slotted marks of the frame turned ``turn`` degrees clockwise,
@@ -754,7 +775,7 @@ class CardDetector:
         if self.turn_tries and model_probs is None and self.deck_reader is None:
             self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.card is None])
         if self.familiar is not None and model_probs is None and self.deck_reader is None:
-            self.familiar.apply(kept, self.read_thresh, self.strip_thresh)
+            self.familiar.apply(kept, *self._sure_thresholds())
         kept = _suppress(kept)
         _dedupe_cards(kept)
         assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
@@ -802,9 +823,8 @@ class FamiliarRule:
     def known(self, marks: list[_Mark], whole_thresh: float, strip_thresh: float) -> bool:
         """Whether ``marks`` show a deck the reader knows (at least ``share`` of at least
         ``min_cards`` face-up cards read at the model's thresholds)."""
-        faces = [m for m in marks if m.kind == 0]
-        sure = sum(1 for m in faces if m.card is not None and m.conf >= (strip_thresh if m.strip else whole_thresh))
-        return len(faces) >= self.min_cards and sure >= self.share * len(faces)
+        faces, share = _sure_share(marks, whole_thresh, strip_thresh)
+        return faces >= self.min_cards and share >= self.share
 
     def apply(self, marks: list[_Mark], whole_thresh: float, strip_thresh: float) -> int:
         """Read the ``UU`` face-up ``marks`` whose likeliest card is at least ``thresh`` sure
@@ -817,6 +837,17 @@ class FamiliarRule:
             if m.card is None and m.likely is not None and m.conf >= self.thresh:
                 m.card, read = m.likely, read + 1
         return read
+
+
+# a frame with fewer face-up cards than this says nothing of how well its deck reads
+UNFAMILIAR_MIN_CARDS = 4
+
+
+def _sure_share(marks: list[_Mark], whole_thresh: float, strip_thresh: float) -> tuple[int, float]:
+    """How many face-up ``marks`` there are, and the share of them read at the thresholds."""
+    faces = [m for m in marks if m.kind == 0]
+    sure = sum(1 for m in faces if m.card is not None and m.conf >= (strip_thresh if m.strip else whole_thresh))
+    return len(faces), sure / max(1, len(faces))
 
 
 # ---------------------------------------------------------------------- helpers
