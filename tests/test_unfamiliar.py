@@ -63,8 +63,8 @@ def test_the_live_coach_says_it_once():
     from solitaire_coach.app.live import LiveCoach
     from solitaire_coach.capture.gate import ReadGate
     from solitaire_coach.capture.sources import Frame
-    from solitaire_coach.core.rules import DEFAULT_RULES
     from solitaire_coach.core.advisor import make_strategy
+    from solitaire_coach.core.rules import DEFAULT_RULES
 
     said: list[str] = []
     session = CoachSession(DEFAULT_RULES, make_strategy("baseline"), None, say=lambda s: None)
