@@ -74,3 +74,15 @@ def test_the_live_coach_says_it_once():
         coach.step(Frame(img, i, i * 0.2, f"f{i}"))
     notes = [line for line in said if "new to the card reader" in line]
     assert len(notes) == 1 and "learn-deck" in notes[0]
+
+
+def test_learn_deck_names_a_few_hard_cards_and_counts_many():
+    from solitaire_coach.app.cmd_vision import HARD_CARDS_NAMED, hard_cards_words
+
+    few = hard_cards_words(["AS (taken for AC)", "4H"])
+    assert few.startswith("these 2 cards could not be told apart reliably: AS (taken for AC), 4H.")
+    many = [f"{r}S" for r in "A234567890JQK"[:12]]
+    words = hard_cards_words(many)
+    assert words.startswith("12 of the 52 cards could not be told apart reliably")
+    assert ", ".join(many[:HARD_CARDS_NAMED]) + f" and {12 - HARD_CARDS_NAMED} more" in words
+    assert many[-1] not in words and "UU" in words

@@ -142,6 +142,28 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return 0
 
 
+# at most this many hard cards are named one by one; more mean the photo, not the cards
+HARD_CARDS_NAMED = 8
+
+
+def hard_cards_words(hard: list[str]) -> str:
+    """What ``learn-deck`` says of the cards its practice layouts read right under 80% of
+    the time (``hard``, the most misleading first): a few are named; many (a blurred or
+    slanted grid photo, or a design whose small suit a fanned card hides) are counted, the
+    worst named, with what to do."""
+    fix = (
+        "A sharper photo taken straight from above, the grid filling the frame and no glare, may help "
+        "(learn-deck again); a card whose small suit the next card hides on a fanned pile may stay UU there"
+    )
+    if len(hard) <= HARD_CARDS_NAMED:
+        return f"these {len(hard)} cards could not be told apart reliably: {', '.join(hard)}. {fix}"
+    return (
+        f"{len(hard)} of the 52 cards could not be told apart reliably on the practice layouts, so many "
+        f"of this deck's cards will be left UU (unread, never guessed); the worst: "
+        f"{', '.join(hard[:HARD_CARDS_NAMED])} and {len(hard) - HARD_CARDS_NAMED} more. {fix}"
+    )
+
+
 def cmd_learn_deck(args: argparse.Namespace) -> int:
     """``learn-deck``: learn an unusual deck from a photo of its 52 cards in a 4x13 grid."""
     from ..capture.calibration import CalibrationError, check_name
@@ -175,11 +197,7 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
         f"on practice layouts drawn from the photo, {info['practice_read']:.0%} of "
         f"{info['practice_cards']} face-up cards were read; the rest are reported unreadable (UU), not guessed"
     )
-    if info["hard_cards"]:
-        print(
-            f"these {len(info['hard_cards'])} cards could not be told apart reliably: "
-            f"{', '.join(info['hard_cards'])}. A sharper photo taken straight from above, the grid filling "
-            "the frame and no glare, may help (learn-deck again); a card whose small suit the next card "
-            "hides on a fanned pile may stay UU there"
-        )
+    hard = info["hard_cards"]
+    if hard:
+        print(hard_cards_words(hard))
     return 0

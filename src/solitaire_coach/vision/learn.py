@@ -433,7 +433,8 @@ def reader_thresholds(
     (``strip_margin`` for strips, whose small suit the next card may hide) and at least 0.5. ``prior``: how the reader is used, the one of none (None: not at all),
     0 and 0.5 (see :class:`~.deckreader.DeckReader`) that reads the most practice cards. Also ``practice_read``, the share of the practice cards read right
     at those thresholds, and ``hard_cards``: the cards read right in under 80% of their
-    practice appearances, with what they were taken for."""
+    practice appearances, with what they were taken for, the ones taken for another card
+    first and then the least often read."""
     import copy
     import dataclasses
 
@@ -467,14 +468,15 @@ def reader_thresholds(
             if best is None or read.sum() > best[2].sum():
                 best = (out, a, read)
     out, a, read = best
-    hard = []
+    hard = []  # (how often read right, wrong read or not, the words)
     for i in range(52):
         mine = a[:, 3] == i
         if mine.sum() >= 3 and read[mine].mean() < 0.8:
             taken = Counter(int(j) for j in a[mine & (a[:, 1] == 0), 4] if j >= 0).most_common(1)
-            hard.append(
-                Card.from_index(i).code + (f" (taken for {Card.from_index(taken[0][0]).code})" if taken else "")
-            )
+            words = Card.from_index(i).code + (f" (taken for {Card.from_index(taken[0][0]).code})" if taken else "")
+            hard.append((float(read[mine].mean()), not taken, words))
+    # the cards taken for another card first, then the least often read: the ones to look at
+    hard = [words for _, _, words in sorted(hard)]
     out["practice_read"] = round(float(read.mean()) if len(a) else 0.0, 4)
     out["practice_cards"] = int(len(a))
     out["hard_cards"] = hard
