@@ -589,15 +589,18 @@ class CardDetector:
         return (best if conf >= (strip_thresh if strip else whole_thresh) else None), conf, best
 
     def _read_turned(self, frame_bgr: np.ndarray, unread: list[_Mark]) -> int:
-        """Read again the face-up ``unread`` marks (left ``UU``) as if turned on the table by
+        """Read again the face-up ``unread`` marks (not read sure: ``UU``, or in the live
+        coach, which reads down to its guess floor, a guess) as if turned on the table by
         each of ``turn_tries`` degrees more than the locator says: its angle runs short for
         cards lying far askew (off by 10 degrees at the median for cards turned 20 or more),
         and a corner cut at the wrong turn reads unsure. Only marks the locator finds turned
         by ``turn_min`` degrees or more are read again: straight cards gain nothing from it,
         and the surest of several reads of an unusual design is more often a wrong card. A
-        mark takes the surest of these reads, and its turn, where that read passes the read
-        threshold (else its likeliest card for the familiar-deck rule); returns how many did."""
+        mark takes the surest of these reads, and its turn, where that read is sure (at the
+        thresholds of :meth:`_sure_thresholds`; else a ``UU`` mark keeps it as its likeliest
+        card for the familiar-deck rule); returns how many did."""
         unread = [m for m in unread if abs(math.degrees(m.angle)) >= self.turn_min]
+        sure_w, sure_s = self._sure_thresholds()
         if not unread:
             return 0
         tries = [math.radians(t) for t in self.turn_tries]
@@ -616,7 +619,9 @@ class CardDetector:
                 float(probs[i].max() * (kind[i, 0] + kind[i, 1])) if kind[i, 0] > kind[i, 1] else 0.0 for i in rows
             ]
             # the reads in turn order, the locator's own (the mark's likeliest card) among them
-            turns = sorted([(t, int(probs[i].argmax())) for t, i in zip(tries, rows)] + [(0.0, _index(m.likely))])
+            turns = sorted(
+                [(t, int(probs[i].argmax())) for t, i in zip(tries, rows)] + [(0.0, _index(m.card or m.likely))]
+            )
             cards = [c for _, c in turns]
             best = int(np.argmax(confs))
             at = turns.index((tries[best], int(probs[rows[best]].argmax())))
@@ -625,10 +630,10 @@ class CardDetector:
             # next card of a fan, caught by one cut, does not)
             if cards[at] not in cards[max(0, at - 1) : at] + cards[at + 1 : at + 2]:
                 continue
-            if confs[best] >= (self.strip_thresh if m.strip else self.read_thresh):
+            if confs[best] >= (sure_s if m.strip else sure_w):
                 m.card, m.conf, m.angle = Card.from_index(cards[at]), confs[best], m.angle + tries[best]
                 read += 1
-            elif confs[best] > m.conf:
+            elif m.card is None and confs[best] > m.conf:
                 m.likely, m.conf = Card.from_index(cards[at]), confs[best]
         return read
 
@@ -773,7 +778,8 @@ class CardDetector:
                     m.likely = likeliest
             kept.append(m)
         if self.turn_tries and model_probs is None and self.deck_reader is None:
-            self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.card is None])
+            sure_w, sure_s = self._sure_thresholds()
+            self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.conf < (sure_s if m.strip else sure_w)])
         if self.familiar is not None and model_probs is None and self.deck_reader is None:
             self.familiar.apply(kept, *self._sure_thresholds())
         kept = _suppress(kept)
