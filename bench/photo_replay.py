@@ -7,7 +7,9 @@ with no ``frames.jsonl`` (``replay`` then reads each picture once, on its own: s
 ``ReadGate.for_photos``) and replays it with the real detector against the game's log.
 It prints, per game and N, whether the game was followed (every move, perhaps some of one
 picture in another order ending in the same position), the moves inferred, and the
-'not legal' reports.
+'not legal' reports; where the coach was lost and joined the table as it is (``replay``
+does that for photos after 3 different tables in a row that do not follow), how many
+times, and how many reads it followed from there.
 
 Run:  python bench/photo_replay.py [--every 1 2 3] [--games game1 game3]
 """
@@ -89,13 +91,24 @@ def main(argv=None) -> int:
             summary = json.loads(lines[-1])["summary"]
             frames = [json.loads(ln) for ln in lines[:-1]]
             same_end = _same_end(GAMES_DIR / name, [m for f in frames for m in f.get("moves", [])])
+            reports = [f.get("report") for f in frames if f.get("report")]
+            # a game start after the first: lost, the coach joined the table as it is
+            rejoins = [i for i, r in enumerate(reports) if r == "started" and i > 0]
+            after = reports[rejoins[0] :] if rejoins else []
             print(
                 f"{name} every {every}: {n} photos, {summary['reads']} read, {summary['moves']} of "
                 f"{summary['expected_moves']} moves inferred, followed: {summary['matches_expected']}"
                 f" (in order: {summary['in_logged_order']}), ends in the log's position: {same_end}, "
                 f"'not legal' reports "
                 f"{sum(1 for f in frames if f.get('report') == 'inconsistent')}"
-                + ("" if summary["matches_expected"] else f"; first difference {summary['first_difference']}"),
+                + ("" if summary["matches_expected"] else f"; first difference {summary['first_difference']}")
+                + (
+                    f"; lost and joined the table as it is {len(rejoins)} time(s), first at read {rejoins[0] + 1}: "
+                    f"then {sum(1 for r in after if r != 'inconsistent')} of {len(after)} reads followed, the "
+                    f"last photo {'followed' if reports[-1] != 'inconsistent' else 'not followed'}"
+                    if rejoins
+                    else ""
+                ),
                 flush=True,
             )
     return 0

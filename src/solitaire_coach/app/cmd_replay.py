@@ -80,6 +80,7 @@ def run_replay(args, folder: Path) -> int:
     from ..core.state import GameState, first_difference
     from ..storage import NotTextError, describe_os_error, read_text_file, write_atomic
     from ..vision.detector import ModelError
+    from .coach import LOST_AFTER
     from .live import LiveCoach, json_line
     from .live_setup import make_detector
     from .loop import OverlayNote, overlay_picture
@@ -141,6 +142,9 @@ def run_replay(args, folder: Path) -> int:
         say(
             "reading each picture as a photo of the table (taken every few moves); --video-frames to read them as a video"
         )
+        # photos far apart may leave moves no picture explains: lost, the coach joins the
+        # table as it is and coaches on (said), rather than refusing every later photo
+        session.rejoin_after = LOST_AFTER
     coach = LiveCoach(session, detector, ReadGate.for_photos() if photos else ReadGate(), say=say)
     if args.save_overlay:
         args.save_overlay.mkdir(parents=True, exist_ok=True)

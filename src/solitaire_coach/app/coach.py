@@ -36,8 +36,16 @@ class CoachSession:
         journal: Journal | None = None,
         say: Callable[[str], None] = print,
         resume: bool = True,
+        rejoin_after: int | None = None,
     ) -> None:
         self.strategy = strategy
+        # lost: LOST_AFTER different tables in a row that do not follow from the game. Then
+        # with ``rejoin_after`` (photos taken every few moves: replay) the table is joined as
+        # it is once that many were refused; without it (a camera watching every move) the
+        # person is told once, plainly, how to go on
+        self.rejoin_after = rejoin_after
+        self._refused_tables: list[str] = []  # the different tables refused since the last accepted read
+        self._lost_said = False
         self.journal = journal
         self.say = say
         # every count of unseen stock turns kept open (see TableTracker.open_turns)
@@ -125,8 +133,10 @@ class CoachSession:
                 )
             else:
                 return self._new_game(snap, over, where)
-        elif report.kind == "inconsistent" and not report.put_wrong and not self._join_offered:
-            if try_join(snap, self.tracker.rules, down_hint)[0] is not None:
+        elif report.kind == "inconsistent" and not report.put_wrong:
+            if self._refused(snap):
+                report = self._rejoin(snap, report, down_hint)
+            elif not self._join_offered and try_join(snap, self.tracker.rules, down_hint)[0] is not None:
                 self._join_offered = True
                 report = replace(
                     report,
@@ -146,6 +156,16 @@ class CoachSession:
                 )
             else:
                 self.say(f"seen: {played}")
+        elif report.kind == "inconsistent" and len(self._refused_tables) >= LOST_AFTER:
+            if not self._lost_said:  # said once, plainly, with the way out
+                self._lost_said = True
+                self.say(
+                    f"I cannot follow this game any more: {len(self._refused_tables)} tables in a row do not follow "
+                    f"from it by legal moves (this one: {report.message}). Take back the last cards you moved to "
+                    "where I last saw them, or restart with --new to join the table as it is (the game in hand, "
+                    f"{_moves(len(self.tracker.history))}, is kept until then). I say nothing more until a table "
+                    "follows"
+                )
         elif report.kind == "inconsistent":
             if report.message == self._last_refusal:
                 # said once, plainly: the same words again would only repeat what may be wrong
@@ -162,6 +182,8 @@ class CoachSession:
             self.say(report.message)
         if report.accepted:
             self._last_refusal = None
+            self._refused_tables = []
+            self._lost_said = False
             if self._resumed:
                 # the journal may be behind the table by any number of moves: more than one
                 # step between the two (a card moved and back around a card turned over, say)
@@ -237,6 +259,40 @@ class CoachSession:
         advice = self.last_advice or self.strategy.advise(state, self.tracker.history)
         return "lost" if advice.status == "lost" and advice.proven else None
 
+    def _refused(self, snap) -> bool:
+        """Count ``snap`` among the different tables refused in a row; True when the coach
+        is to join the table as it is (``rejoin_after`` of them, and at least
+        :data:`LOST_AFTER`)."""
+        line = snap.line()
+        if line not in self._refused_tables:
+            self._refused_tables.append(line)
+        return self.rejoin_after is not None and len(self._refused_tables) >= max(LOST_AFTER, self.rejoin_after)
+
+    def _rejoin(self, snap, report: TrackerReport, down_hint: tuple[int, ...] | None) -> TrackerReport:
+        """Lost, with photos taken every few moves: join the table as it is (the game in
+        hand's journal kept aside as ``PATH.game-N``) and coach on from there; ``report``
+        as it is where the table cannot be joined."""
+        joined, line = try_join(snap, self.tracker.rules, down_hint)
+        if joined is None:
+            return report
+        kept = ""
+        if self.journal is not None and self.journal.exists():
+            try:
+                kept = f"; the game so far is kept as {self.journal.set_aside('game').name}"
+            except (OSError, JournalError) as why:
+                reason = describe_os_error(why) if isinstance(why, OSError) else why
+                kept = f"; the game so far cannot be kept aside ({reason}) and its journal is overwritten"
+        self.say(
+            f"I could not follow the game: {len(self._refused_tables)} tables in a row did not follow from it by "
+            f"legal moves (too many moves between the pictures, or cards put down wrong). I join the table as it "
+            f"is and coach on from here, the cards I have not seen unknown ({_moves(len(self.tracker.history))} "
+            f"were followed{kept})"
+        )
+        self.tracker = joined
+        self.last_advice = None
+        self._join_offered = False
+        return TrackerReport("started", (), line)
+
     def _new_game(self, snap, over: str, where: str) -> TrackerReport | None:
         """A fresh deal after a game that has ended: the finished game's journal is kept
         (``PATH.game-N``) and a new game starts from ``snap``."""
@@ -298,6 +354,9 @@ class CoachSession:
         """Whether the last advice says the game is won or lost."""
         return self.last_advice is not None and self.last_advice.status in ("won", "lost")
 
+
+# different tables in a row that do not follow from the game before the coach counts as lost
+LOST_AFTER = 3
 
 UNSURE_NOTE = "not sure of the position: I missed moves and guessed them, so check that the table allows it"
 

@@ -1,0 +1,72 @@
+"""A coach that cannot follow says so once, plainly; with photos far apart it joins the
+table as it is and coaches on (issue 43: "when it cannot follow, it says so once")."""
+
+from __future__ import annotations
+
+from solitaire_coach.app.coach import LOST_AFTER, CoachSession
+from solitaire_coach.core.advisor import make_strategy
+from solitaire_coach.core.rules import DEFAULT_RULES
+from solitaire_coach.core.state import deal_for_seed
+from solitaire_coach.core.tracker import TableTracker
+from solitaire_coach.core.virtual_table import VirtualTable
+
+
+def _played(seed: int, n: int) -> list:
+    """The tables of a game the baseline strategy plays from deal ``seed``, move by move."""
+    table = VirtualTable.from_deal(deal_for_seed(seed))
+    tracker = TableTracker()
+    tracker.update(table.snapshot())
+    strategy = make_strategy("baseline")
+    snaps = [table.snapshot()]
+    for _ in range(n):
+        advice = strategy.advise(tracker.state, tracker.history)
+        if advice.move is None:
+            break
+        table.perform(advice.move)
+        tracker.update(table.snapshot())
+        snaps.append(table.snapshot())
+    return snaps
+
+
+def _session(said: list[str], rejoin_after: int | None = None) -> CoachSession:
+    return CoachSession(DEFAULT_RULES, make_strategy("baseline"), None, say=said.append, rejoin_after=rejoin_after)
+
+
+SEED, SEEN, LATER = 3, 4, (30, 45, 60, 75)  # moves seen one by one, then tables 15 moves apart
+
+
+def test_lost_is_said_once_with_the_way_out():
+    snaps = _played(SEED, 80)
+    said: list[str] = []
+    session = _session(said)
+    for snap in snaps[:SEEN]:
+        assert session.process_text(snap.text()).accepted
+    kinds, lines = [], []
+    for k in LATER:
+        before = len(said)
+        kinds.append(session.process_text(snaps[k].text()).kind)
+        lines.append(said[before:])
+    assert kinds == ["inconsistent"] * len(LATER)
+    lost = [line for line in said if line.startswith("I cannot follow this game any more")]
+    assert len(lost) == 1 and f"{LOST_AFTER} tables in a row" in lost[0] and "--new" in lost[0]
+    assert lines[LOST_AFTER - 1] == lost  # the third refusal says it, instead of its own words
+    assert lines[LOST_AFTER] == []  # and then nothing more until a table follows
+    # the table put back where the coach last saw it: followed again, and lost can be said again later
+    assert session.process_text(snaps[SEEN - 1].text()).accepted
+    assert session._refused_tables == [] and not session._lost_said
+
+
+def test_photos_far_apart_join_the_table_as_it_is():
+    snaps = _played(SEED, 80)
+    said: list[str] = []
+    session = _session(said, rejoin_after=LOST_AFTER)
+    for snap in snaps[:SEEN]:
+        session.process_text(snap.text())
+    kinds = [session.process_text(snaps[k].text()).kind for k in LATER[:LOST_AFTER]]
+    assert kinds == ["inconsistent"] * (LOST_AFTER - 1) + ["started"]
+    joined = [line for line in said if line.startswith("I could not follow the game")]
+    assert len(joined) == 1 and f"{SEEN - 1} moves were followed" in joined[0], said
+    assert said[-1].startswith("advice: ")
+    # the next photo, a few moves on, is followed from the joined table
+    nxt = LATER[LOST_AFTER - 1] + 1
+    assert session.process_text(snaps[nxt].text()).accepted
