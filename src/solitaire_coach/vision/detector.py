@@ -950,7 +950,8 @@ def _down_counts(kept: list[_Mark]) -> tuple[tuple[int, ...], bool]:
     if down != FRESH_DEAL and len(columns) == 7:
         if float(_fresh_scores(columns).max()) >= float(scores.max()) - _FRESH_MARGIN:
             down = FRESH_DEAL
-    return down, stock
+    # column c is dealt c-1 face-down cards and never gets more
+    return tuple(min(d, c) for c, d in enumerate(down)), stock
 
 
 def _column_marks(kept: list[_Mark]) -> dict[int, _ColumnMarks]:
