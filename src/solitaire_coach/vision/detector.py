@@ -914,6 +914,7 @@ _PITCHES = np.arange(0.04, 0.34, 0.0005)
 _PITCH_PRIOR = -0.5 * (np.log(_PITCHES / 0.1) / 0.35) ** 2
 FRESH_DEAL = (0, 1, 2, 3, 4, 5, 6)
 _FRESH_MARGIN = 1.0  # log-likelihood within which the fresh-deal counts break a tie
+_FRESH_SHAPE_MARGIN = 2.0  # the same where the face-up cards lie as on a fresh deal (_looks_fresh)
 
 
 @dataclass(frozen=True)
@@ -948,10 +949,21 @@ def _down_counts(kept: list[_Mark]) -> tuple[tuple[int, ...], bool]:
     pitch = float(_PITCHES[int(np.argmax(scores))])
     down = _counts_at(columns, pitch)
     if down != FRESH_DEAL and len(columns) == 7:
-        if float(_fresh_scores(columns).max()) >= float(scores.max()) - _FRESH_MARGIN:
+        margin = _FRESH_SHAPE_MARGIN if _looks_fresh(kept) else _FRESH_MARGIN
+        if float(_fresh_scores(columns).max()) >= float(scores.max()) - margin:
             down = FRESH_DEAL
     # column c is dealt c-1 face-down cards and never gets more
     return tuple(min(d, c) for c, d in enumerate(down)), stock
+
+
+def _looks_fresh(kept: list[_Mark]) -> bool:
+    """Whether the face-up cards lie as on a fresh deal: one in each of the seven columns and
+    none elsewhere (no waste, no foundation)."""
+    faces: dict[str, int] = {}
+    for m in kept:
+        if m.kind == 0:
+            faces[m.slot] = faces.get(m.slot, 0) + 1
+    return len(faces) == 7 and all(faces.get(f"column {c}") == 1 for c in range(1, 8))
 
 
 def _column_marks(kept: list[_Mark]) -> dict[int, _ColumnMarks]:
