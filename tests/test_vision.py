@@ -117,6 +117,90 @@ def test_slots_from_positions_with_gaps():
     assert snap.line().split(",")[5:] == ["7S", "XX", "7S", "XX", "XX", "XX", "7S"]
 
 
+def _fresh_deal_marks(stock: bool, pitch: float = 130.0, dd: float = 14.0) -> list:
+    """A fresh deal's marks: column c holds c-1 backs ``dd`` px apart and one face-up card;
+    the stock's back in the top row where ``stock``."""
+    marks = [_mark(100, 20, 1)] if stock else []
+    for c in range(7):
+        for k in range(c):
+            marks.append(_mark(100 + c * pitch, 230 + k * dd, 1))
+        marks.append(_mark(100 + c * pitch, 230 + c * dd))
+    return marks
+
+
+@pytest.mark.parametrize("stock", [True, False])
+def test_a_fresh_deal_is_slotted_to_its_columns_with_or_without_the_stock_found(stock):
+    """With the stock missed (a dark back the locator does not find) the column heads are the
+    highest marks; they have backs fanned just below them, so they are columns, not the top
+    row (before: every card put in the top row, the snapshot seven slots wrong)."""
+    marks = _fresh_deal_marks(stock)
+    D.assign_slots(marks, 1100)
+    cols = [m for m in marks if m.y > 100]
+    assert all(m.slot == f"column {round((m.x - 100) / 130) + 1}" for m in cols)
+    snap = D.build_snapshot(marks)
+    assert snap.line().split(",")[:5] == ["XX"] * 5 and snap.line().split(",")[5:] == ["7S"] * 7
+    D._cover(marks)
+    assert D._down_counts(marks)[0] == (0, 1, 2, 3, 4, 5, 6)
+
+
+def test_a_stock_found_as_two_marks_is_still_the_top_row():
+    """Two marks of one stock pile one above the other look fanned, but the columns lie a
+    card height below them: the top row stays the top row."""
+    marks = [_mark(100, 20, 1), _mark(100, 38, 1)] + _fresh_deal_marks(False)
+    D.assign_slots(marks, 1100)
+    assert [m.slot for m in marks[:2]] == ["stock", "stock"]
+    assert {m.slot for m in marks[2:]} == {f"column {c}" for c in range(1, 8)}
+
+
+def test_columns_narrowing_under_a_slanted_camera_keep_their_places():
+    """A camera looking at the table aslant: the pitch grows from 112 px on the left to 148 px
+    on the right; columns 1, 2, 4, 6 and 7 hold cards (before: the steps rounded to the wrong
+    counts of pitches, the right-hand columns put one or two places along)."""
+    xs = [84.0, 196.0, 469.0, 768.0, 916.0]
+    marks = [_mark(109, 66, 1)]
+    for x, n in zip(xs, (1, 2, 3, 5, 5)):
+        marks += [_mark(x, 230 + 15 * k, 1 if k < n - 1 else 0) for k in range(n)]
+    D.assign_slots(marks, 1280)
+    assert marks[0].slot == "stock"
+    got = sorted({(round(m.x), m.slot) for m in marks[1:]})
+    assert {x: s for x, s in got} == {
+        84: "column 1",
+        196: "column 2",
+        469: "column 4",
+        768: "column 6",
+        916: "column 7",
+    }
+
+
+def test_a_stray_mark_beside_the_table_does_not_push_the_columns_along():
+    """A stray mark (a shadow, a card's edge) a pitch left of column 1: the seven columns are
+    the run of places holding the most marks (before: every column one place to the right)."""
+    pitch = 120
+    marks = [_mark(40 - pitch + 100, 230)]  # the stray mark
+    for c in range(7):
+        marks += [_mark(160 + c * pitch, 220 + 14 * k, 1) for k in range(2)] + [_mark(160 + c * pitch, 248)]
+    marks.append(_mark(160 + 3 * pitch, 20))  # foundation 1
+    D.assign_slots(marks, 1100)
+    assert [m.slot for m in marks[1:-1:3]] == [f"column {c}" for c in range(1, 8)]
+    assert marks[-1].slot == "foundation 1"
+
+
+def test_a_waste_fan_is_never_put_on_the_stock_place():
+    """The stock empty and column 1 empty, the table off the frame's centre: the waste's fan
+    (face-up cards spread sideways) is the leftmost top-row place, but the stock's place lies
+    left of it (before: the table taken as centred, the waste on the stock's place and every
+    column and foundation one place to the left)."""
+    pitch = 112
+    marks = [_mark(282, 14), _mark(298, 14), _mark(282 + 4 * pitch, 21)]
+    for c in range(1, 7):
+        marks += [_mark(282 + (c - 1) * pitch, 172 + 13 * k, 1) for k in range(c)] + [
+            _mark(282 + (c - 1) * pitch, 172 + 13 * c)
+        ]
+    D.assign_slots(marks, 1280)
+    assert [m.slot for m in marks[:3]] == ["waste", "waste", "foundation 3"]
+    assert {round((m.x - 282) / pitch) + 2: m.slot for m in marks[3:]} == {c: f"column {c}" for c in range(2, 8)}
+
+
 def test_slots_from_calibration():
     cal = {
         "slots": {

@@ -951,6 +951,7 @@ _PITCHES = np.arange(0.04, 0.34, 0.0005)
 _PITCH_PRIOR = -0.5 * (np.log(_PITCHES / 0.1) / 0.35) ** 2
 FRESH_DEAL = (0, 1, 2, 3, 4, 5, 6)
 _FRESH_MARGIN = 1.0  # log-likelihood within which the fresh-deal counts break a tie
+_FRESH_SHAPE_MARGIN = 2.0  # the same where the face-up cards lie as on a fresh deal (_looks_fresh)
 
 
 @dataclass(frozen=True)
@@ -985,9 +986,21 @@ def _down_counts(kept: list[_Mark]) -> tuple[tuple[int, ...], bool]:
     pitch = float(_PITCHES[int(np.argmax(scores))])
     down = _counts_at(columns, pitch)
     if down != FRESH_DEAL and len(columns) == 7:
-        if float(_fresh_scores(columns).max()) >= float(scores.max()) - _FRESH_MARGIN:
+        margin = _FRESH_SHAPE_MARGIN if _looks_fresh(kept) else _FRESH_MARGIN
+        if float(_fresh_scores(columns).max()) >= float(scores.max()) - margin:
             down = FRESH_DEAL
-    return down, stock
+    # column c is dealt c-1 face-down cards and never gets more
+    return tuple(min(d, c) for c, d in enumerate(down)), stock
+
+
+def _looks_fresh(kept: list[_Mark]) -> bool:
+    """Whether the face-up cards lie as on a fresh deal: one in each of the seven columns and
+    none elsewhere (no waste, no foundation)."""
+    faces: dict[str, int] = {}
+    for m in kept:
+        if m.kind == 0:
+            faces[m.slot] = faces.get(m.slot, 0) + 1
+    return len(faces) == 7 and all(faces.get(f"column {c}") == 1 for c in range(1, 8))
 
 
 def _column_marks(kept: list[_Mark]) -> dict[int, _ColumnMarks]:
@@ -1218,15 +1231,18 @@ def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = No
     if calibration and calibration.get("slots"):
         _assign_calibrated(marks, calibrated_slots(calibration, frame_w, frame_h), w)
         return
-    top_y = min(m.y for m in marks)
-    top = [m for m in marks if m.y < top_y + 0.5 * h]
-    low = [m for m in marks if m.y >= top_y + 0.5 * h]
+    top, low = _split_rows(marks, w, h)
     # x positions of the table grid (columns share x with the top-row slots)
     cols = cluster_positions([m.x for m in low], 0.5 * w)
     col_x = [float(np.median([low[i].x for i in g])) for g in cols]
     tops = cluster_positions([m.x for m in top], 0.6 * w)
     top_x = [min(top[i].x for i in g) for g in tops]
     top_back = [any(top[i].kind == 1 for i in g) for g in tops]
+    # face-up cards spread sideways: the waste's fan, never on the stock's place
+    top_fan = [
+        sum(top[i].kind == 0 for i in g) >= 2 and max(top[i].x for i in g) - min(top[i].x for i in g) > 0.1 * w
+        for g in tops
+    ]
     xs = sorted(col_x + top_x)
     merged: list[float] = []
     for x in xs:
@@ -1240,16 +1256,23 @@ def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = No
         pitch = max(pitch, 1.02 * w)
     else:
         pitch = 1.25 * w
+    pitch = _fit_pitch(col_x, pitch, w)
     x_min = merged[0]
     ks_col = [int(round((x - x_min) / pitch)) for x in col_x]
     ks_top = [int(round((x - x_min) / pitch)) for x in top_x]
+    shift = _seven_columns(ks_col, [len(g) for g in cols])
+    ks_col = [k - shift for k in ks_col]
+    ks_top = [k - shift for k in ks_top]
+    x_min += shift * pitch
     span = max(ks_col + ks_top + [0])
     best = None
     for o in range(0, max(0, 6 - span) + 1):
         cost = 0.0
-        for k, back in zip(ks_top, top_back):
+        for k, back, fan in zip(ks_top, top_back, top_fan):
             if back and k + o != 0:
                 cost += 100
+            if fan and k + o == 0:
+                cost += 50
             if k + o == 2:
                 cost += 50
         centre = x_min - o * pitch + 3 * pitch + w / 2
@@ -1264,6 +1287,71 @@ def assign_slots(marks: list[_Mark], frame_w: int, calibration: dict | None = No
         kk = k + o
         for i in g:
             top[i].slot = _top_slot(kk, top[i].kind)
+
+
+def _fit_pitch(col_x: list[float], pitch: float, w: float) -> float:
+    """The columns' pitch, ``pitch`` unless it puts the columns at ``col_x`` on more than seven
+    places (or two on one): a camera looking at the table aslant makes the far columns
+    narrower, and the steps between columns then round to the wrong count of pitches. Then
+    the pitch (a step between two columns over a whole number of places) that puts them on
+    seven places at most, the fit of a straight grid closest, where one fits within a third
+    of a pitch; ``pitch`` where none does (a stray mark beside the table, left to
+    :func:`_seven_columns`)."""
+    xs = sorted(col_x)
+    if len(xs) < 3:
+        return pitch
+
+    def misfit(p: float) -> float:
+        ks = [round((x - xs[0]) / p) for x in xs]
+        if ks[-1] > 6 or len(set(ks)) < len(ks):
+            return math.inf
+        slope, icpt = np.polyfit(ks, xs, 1)
+        if slope <= 0:
+            return math.inf
+        return float(max(abs(x - (icpt + slope * k)) for x, k in zip(xs, ks)) / slope)
+
+    if misfit(pitch) < math.inf:
+        return pitch
+    cands = [(xs[j] - xs[i]) / n for i in range(len(xs)) for j in range(i + 1, len(xs)) for n in range(1, 7)]
+    fits = [(misfit(p), p) for p in cands if 1.02 * w <= p <= 2.5 * w]
+    best = min(fits, default=(math.inf, pitch))
+    return best[1] if best[0] < 1 / 3 else pitch
+
+
+def _seven_columns(ks: list[int], sizes: list[int]) -> int:
+    """Where the seven columns start among grid places ``ks`` (0 the leftmost place) that
+    span more than seven: the run of seven places holding the most marks (``sizes``: the
+    marks at each place); a stray mark beside the table (a shadow, a card's edge) is left
+    outside the run instead of pushing every column one place along. 0 where they fit."""
+    if not ks or max(ks) - min(ks) <= 6:
+        return 0
+    held = {s: sum(n for k, n in zip(ks, sizes) if s <= k <= s + 6) for s in range(min(ks), max(ks) - 5)}
+    return max(held, key=lambda s: (held[s], -s))
+
+
+def _fanned(m: _Mark, marks: list[_Mark], w: float, h: float) -> bool:
+    """Whether another mark lies a strip or a fanned card's step below ``m`` in its column
+    (the next card of a column; the top row's cards have nothing so close below them)."""
+    return any(o is not m and abs(o.x - m.x) < 0.5 * w and 0.04 * h < o.y - m.y < 0.6 * h for o in marks)
+
+
+def _split_rows(marks: list[_Mark], w: float, h: float) -> tuple[list[_Mark], list[_Mark]]:
+    """The marks of the top row (stock, waste, foundations) and those of the columns.
+
+    The top row is the marks within half a card height of the highest one, unless those
+    marks are the heads of fanned columns: where as many of them have the next card of a
+    column just below them as half of those that have none, and the marks below them follow
+    on without the gap that parts the top row from the columns (half a card height), the
+    top row is out of the picture or not found (a stock the locator misses, as on a fresh
+    deal, whose waste and foundations are empty) and every mark is a column's."""
+    top_y = min(m.y for m in marks)
+    top = [m for m in marks if m.y < top_y + 0.5 * h]
+    low = [m for m in marks if m.y >= top_y + 0.5 * h]
+    fanned = sum(_fanned(m, marks, w, h) for m in top)
+    gap = min((m.y for m in low), default=0.0) - max(m.y for m in top)
+    if fanned and 2 * fanned >= len(top) - fanned and gap < 0.5 * h:
+        return [], list(marks)
+    return top, low
 
 
 def _top_slot(k: int, kind: int) -> str:
