@@ -85,6 +85,7 @@ def test_learn_deck_names_the_cards_it_cannot_tell_apart(grid, tmp_path, monkeyp
     x0, y0, x1, y1 = int(src.x - 0.01 * w), int(src.y - 0.01 * h), int(dst.x - 0.01 * w), int(dst.y - 0.01 * h)
     photo[y1 : y1 + h, x1 : x1 + w] = img[y0 : y0 + h, x0 : x0 + w]
     monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
+    monkeypatch.setattr(L, "MODEL_KNOWS_DECK", 53)  # learnt even though the shipped model reads it
     info = L.learn_deck(photo, "twins", det, scenes=8, check_scenes=6)
     # (with the default model since v4 the practice layouts of this design read poorly, so
     # the list also names many cards learnt well enough: see docs, "Learning a deck")
@@ -93,3 +94,19 @@ def test_learn_deck_names_the_cards_it_cannot_tell_apart(grid, tmp_path, monkeyp
     # (its choice is in deck.json), and the learnt deck loads with it
     kept = (tmp_path / "twins" / "reader.npz").is_file()
     assert kept == info["pixel_reader"] == (D.CardDetector(deck="twins").deck_reader is not None)
+
+
+def test_a_deck_the_shipped_model_reads_is_read_as_it_reads_it(grid, tmp_path, monkeypatch):
+    """Learning a deck the shipped model already reads (51 or more of the grid's 52) would
+    read it worse (the thresholds learnt on practice layouts are higher than the model's,
+    and its familiar-deck rule is off): such a deck is read as the shipped model reads it."""
+    det, img, _ = grid
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
+    info = L.learn_deck(img, "plain", det, scenes=4, check_scenes=4)
+    assert info["model_read_right_before"] >= L.MODEL_KNOWS_DECK and info["use_model"]
+    learnt = D.CardDetector(deck="plain")
+    plain = D.CardDetector()
+    assert learnt.refs is None and learnt.head is None and learnt.deck_reader is None
+    assert (learnt.read_thresh, learnt.strip_thresh) == (plain.read_thresh, plain.strip_thresh)
+    got, want = learnt.detect(img), plain.detect(img)
+    assert got.snapshot.line() == want.snapshot.line()

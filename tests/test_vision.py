@@ -271,6 +271,7 @@ def test_cli_detect_json_and_annotate(tmp_path, capsys):
 def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
     assert main(["learn-deck", str(FIX / "grid_drawn-11.jpg"), "--name", "mine", "--practice", "8"]) == 0
+    said = capsys.readouterr().out
     refs = np.load(tmp_path / "mine" / "refs.npy")
     assert refs.shape[0] == 52
     det = D.CardDetector(deck="mine")
@@ -282,7 +283,17 @@ def test_learn_deck_then_detect(tmp_path, monkeypatch, capsys):
     # the deck's own thresholds were picked on varied (half covered) cuts of its cards
     meta = json.loads((tmp_path / "mine" / "deck.json").read_text())
     assert 0.5 <= meta["read_thresh"] <= 0.999 and 0.5 <= meta["read_thresh_strip"] <= 0.999
-    assert (det.read_thresh, det.strip_thresh) == (meta["read_thresh"], meta["read_thresh_strip"])
+    # drawn-11 is a design the shipped model reads (51 or more of the grid): it is read as the
+    # model reads it, with the model's thresholds, and learn-deck says so
+    assert meta["use_model"] is (meta["model_read_right_before"] >= 51)
+    plain = D.CardDetector()
+    kept = (
+        (plain.read_thresh, plain.strip_thresh)
+        if meta["use_model"]
+        else (meta["read_thresh"], meta["read_thresh_strip"])
+    )
+    assert (det.read_thresh, det.strip_thresh) == kept
+    assert ("already reads this deck" in said) is meta["use_model"]
     # learning the deck loses no card the shipped model alone reads right, and adds no wrong read
     base = D.CardDetector().detect(cv2.imread(str(scene)))
 

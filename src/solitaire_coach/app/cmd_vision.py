@@ -193,6 +193,12 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
         f"(the shipped model alone read {info['model_read_right_before']}/52 of its cards); "
         f"use: solitaire-coach detect IMAGE --deck {name}"
     )
+    if info.get("use_model"):
+        print(
+            f"the shipped model already reads this deck ({info['model_read_right_before']}/52 of the grid): "
+            f"--deck {name} reads it as the shipped model does, which reads an ordinary deck best"
+        )
+        return 0
     print(
         f"on practice layouts drawn from the photo, {info['practice_read']:.0%} of "
         f"{info['practice_cards']} face-up cards were read; the rest are reported unreadable (UU), not guessed"

@@ -395,10 +395,14 @@ class CardDetector:
                     f"learnt deck {deck!r} was learnt with another card reader than this model's "
                     f"({self.reader_path}): learn the deck again with solitaire-coach learn-deck"
                 )
-            self.refs, self.head, self.deck_reader = learnt.refs, learnt.head, learnt.reader
-            # the deck's own thresholds, picked by learn-deck on its cards
-            self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
-            self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
+            if learnt.meta.get("use_model") is True:
+                # the shipped model reads this deck's grid: read as it reads it (learn.py)
+                self.read_thresh, self.strip_thresh = self.model_read_thresh, self.model_strip_thresh
+            else:
+                self.refs, self.head, self.deck_reader = learnt.refs, learnt.head, learnt.reader
+                # the deck's own thresholds, picked by learn-deck on its cards
+                self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
+                self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
 
     @functools.cached_property
     def reader_id(self) -> str:
