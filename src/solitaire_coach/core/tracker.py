@@ -359,6 +359,28 @@ OPEN_HYPOTHESES = 160
 opens up to seven (one to seven turns), and the real count must not be crowded out
 before a card shows which it was (64 lost it within 40 moves after three unseen turns)."""
 
+DOUBTED_HYPOTHESES = 2 * OPEN_HYPOTHESES
+"""How many explanations dropped for the cap of ``max_hypotheses`` the tracker follows on
+the side (:attr:`TableTracker.doubted`) to know when its position is sure again; with more,
+it stops following them and counts its position a guess for the rest of the game."""
+
+
+def _forgotten_talon(state: GameState) -> GameState:
+    """``state`` with the cards of its stock and its waste forgotten but for the waste's
+    visible top (one card, or the draw's count): as many cards in each, none known."""
+    keep = min(len(state.waste), state.rules.draw_count)
+    stock = (None,) * len(state.stock)
+    waste = (None,) * (len(state.waste) - keep) + state.waste[len(state.waste) - keep :]
+    if stock == state.stock and waste == state.waste:
+        return state
+    return replace(state, stock=stock, waste=waste)
+
+
+def _table_key(state: GameState) -> tuple:
+    """The table of ``state`` but for the stock and the waste: the columns (face-up runs,
+    face-down cards) and the foundations."""
+    return (state.faceup, state.hidden, state.foundations)
+
 
 class TableTracker:
     """Follows a game from snapshots. ``max_steps`` bounds how many steps (moves, or
@@ -435,9 +457,47 @@ class TableTracker:
         # snapshot and the moves touching neither stock nor waste that make it fit
         self._shared_steps: dict[tuple, tuple[bool, list[Move]]] = {}
         # an accepted read was explained by a guess among many explanations (the longer
-        # search, a search cut at its node budget): the real position may be in none kept
-        self.guessed = False
+        # search, a search cut at its node budget): the real position may be in none kept,
+        # for the rest of the game (journalled as "guessed")
+        self._lost = False
+        # explanations that fit every read since, dropped from those kept for the cap of
+        # ``max_hypotheses``: followed on the side, not advised on (journalled as "doubted")
+        self._doubts: list[_Hypothesis] = []
         self.last_search: SearchNotes | None = None
+
+    @property
+    def guessed(self) -> bool:
+        """True when the position is a guess: the real one may be in none of
+        :attr:`explanations`, nor of :attr:`doubted`, or differ from them all in the columns
+        or the foundations. Either a read was explained by a guess among many (the longer
+        search, a search cut at its node budget, an explanation at the search's horizon; for
+        the rest of the game), or an explanation dropped for the cap of ``max_hypotheses``
+        that still fits every read since (:attr:`doubted`) differs from every kept one in
+        the columns or the foundations (where they differ in the stock and the waste alone,
+        whether the advice holds in them is the advisor's to check:
+        :func:`open_advice.holds_in`). Setting it True makes the guess last for the game;
+        setting it False forgets the explanations dropped too."""
+        if self._lost:
+            return True
+        if not self._doubts:
+            return False
+        kept = {_table_key(h.state) for h in self._hypotheses if not h.misread}
+        return any(_table_key(h.state) not in kept for h in self._doubts)
+
+    @guessed.setter
+    def guessed(self, value: bool) -> None:
+        self._lost = bool(value)
+        if not value:
+            self._doubts = []
+
+    @property
+    def doubted(self) -> tuple[GameState, ...]:
+        """The positions of explanations dropped for the cap of ``max_hypotheses`` that
+        still fit every read since (their stock and waste cards forgotten but for the
+        waste's visible top): the advice is not worked out for them, but it must hold in
+        them too, or say it is not sure (:attr:`guessed`, :func:`open_advice.holds_in`).
+        Empty when none was dropped, or once later reads ruled them all out."""
+        return tuple(h.state for h in self._doubts)
 
     @property
     def state(self) -> GameState | None:
@@ -587,7 +647,7 @@ class TableTracker:
         if deep_used or self._cut_short or steps.get(ranked[0].state, 0) >= self.max_steps:
             # the explanation is one of many, or at the search's horizon (a longer one, a card
             # moved there and back while another was turned, may be the real one)
-            self.guessed = True
+            self._lost = True
         within = [h for h in ranked if h.weight(self.open_turns) <= limit]
         if stock_hint is not None and snap.stock is None:
             agree = [h for h in within if bool(h.state.stock) == stock_hint]
@@ -597,6 +657,7 @@ class TableTracker:
         self.last_search = SearchNotes(
             tuple(ranked), len(ranked) - len(within), len(within) - len(kept), self._cut_short, deep_used
         )
+        self._follow_doubts(snap, kept, within[len(kept) :], limit, deep_used, prefer)
         new = kept[0]
         misread = new.misread
         if self.open_turns and not new.misread and (deep_used or self._cut_short or steps.get(new.state, 0) > 1):
@@ -625,6 +686,72 @@ class TableTracker:
             self._recent = self._recent + [old]
         report = self._report(old, new, parent[new.state] == 0)
         return replace(report, misread=True) if misread else report
+
+    def _follow_doubts(
+        self,
+        snap: Snapshot,
+        kept: list[_Hypothesis],
+        dropped: list[_Hypothesis],
+        limit: int,
+        deep_used: bool,
+        prefer: Move | None,
+    ) -> None:
+        """Follow the explanations dropped for the cap (``dropped`` now, and those of
+        earlier reads) through ``snap``, on the side: the ones that still fit within the
+        margin (``limit``) and are not kept become :attr:`doubted`, with the cards of their
+        stock and waste forgotten but for the waste's visible top (so that they are fewer,
+        and stay open at least as long as the exact ones would). Searched with a node
+        budget of their own after the kept ones, so that these (and the advice) are the same
+        as without them. Past the budget, or more than ``DOUBTED_HYPOTHESES`` of them, or
+        after the longer search, they are given up and the position is a guess for good."""
+        if self._lost or deep_used:
+            self._doubts = []
+            return
+        if not self._doubts and not dropped:
+            return
+        # (a dropped explanation the same as a kept one but for the stock's and the waste's
+        # cards under the top is no doubt: the kept one covers it)
+        have = {h.state for h in kept} | {_forgotten_talon(h.state) for h in kept}
+        doubts: dict[GameState, _Hypothesis] = {}
+
+        def add(hyp: _Hypothesis) -> None:
+            # the cards of the stock and the waste are forgotten (but the waste's visible
+            # top): the explanations dropped differ mostly in where the unseen turns fell,
+            # which would make many more of them than the kept ones, each read
+            coarse = replace(hyp, state=_forgotten_talon(hyp.state))
+            if coarse.state in have:
+                return
+            known = doubts.get(coarse.state)
+            if known is None or coarse.cost < known.cost:
+                doubts[coarse.state] = coarse
+
+        for hyp in dropped:
+            if not hyp.misread and hyp.state not in have:
+                add(hyp)
+        nodes, cut_short = self._nodes, self._cut_short
+        self._nodes, self._cut_short = 0, False
+        try:
+            for hyp in self._doubts:
+                room = limit - hyp.weight(self.open_turns)
+                if room < 0:
+                    continue
+                found = self._explanations(hyp.state, snap, room)
+                if prefer is not None and found:
+                    found = self._preferred(hyp.state, snap, prefer, found) + found
+                for path, merged in found:
+                    child = _Hypothesis(
+                        hyp.cost + len(path), merged, hyp.history + path, False, hyp.slack + _extra_turns(path)
+                    )
+                    if merged not in have and child.weight(self.open_turns) <= limit:
+                        add(child)
+            lost = self._cut_short or len(doubts) > DOUBTED_HYPOTHESES
+        finally:
+            self._nodes, self._cut_short = nodes, cut_short
+        if lost:
+            self._lost = True
+            self._doubts = []
+        else:
+            self._doubts = sorted(doubts.values(), key=lambda h: (h.weight(self.open_turns), h.cost))
 
     def _cost_for(self, weight: int, slack: int) -> int:
         """The cost that gives an explanation of ``slack`` unseen turns the ``weight`` (so
@@ -699,6 +826,8 @@ class TableTracker:
             )
             self._recent = self._recent[:k]
             self._unexplained = None
+            if self._doubts:  # (they explain the position before the undo, not this one)
+                self._lost, self._doubts = True, []
             return TrackerReport(
                 "taken back",
                 (),
@@ -969,7 +1098,8 @@ class TableTracker:
             # cause not yet found; the ranking only is at stake)
             **({"cost": max(self._hypotheses[0].cost, len(self._hypotheses[0].history))} if self._hypotheses else {}),
             **({"slack": self._hypotheses[0].slack} if self._hypotheses and self._hypotheses[0].slack else {}),
-            **({"guessed": True} if self.guessed else {}),
+            **({"guessed": True} if self._lost else {}),
+            **({"doubted": [_hypothesis_to_dict(h) for h in self._doubts]} if self._doubts else {}),
             "alternatives": [_hypothesis_to_dict(h) for h in self._hypotheses[1:]],
             "recent": [_hypothesis_to_dict(h) for h in self._recent],
         }
@@ -1062,6 +1192,10 @@ class TableTracker:
         if type(data.get("guessed", False)) is not bool:
             raise ValueError(f"the guessed flag must be true or false, not {json_text(data['guessed'])}")
         tracker.guessed = data.get("guessed", False)
+        tracker._doubts = hypotheses("doubted", "doubted explanation")
+        for n, doubt in enumerate(tracker._doubts, start=1):
+            if doubt.misread:
+                raise ValueError(f"doubted explanation {n} must not be marked misread (only the alternatives are)")
         tracker._hypotheses += hypotheses("alternatives", "alternative")
         tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth :] if tracker.undo_depth else []
         return tracker
