@@ -8,7 +8,9 @@ every table). Now and then the person plays 1 to 6 moves unseen before the next 
 (each a stock turn with even chance, stock turns and redeals being what people flick
 through fast), and now and then the coach is restarted from its journal as it was 1 to
 6 moves before (a journal that was not saved, or a coach stopped while the person
-played on). Where the coach asks the person to check something (advice status
+played on; the coach journals every accepted read, sure of the position or not, and so
+does this benchmark since 2026-11-27: before, only the reads advised as if sure were
+kept as journals to restart from). Where the coach asks the person to check something (advice status
 ``check``), the person looks and plays the one of its moves the table allows; where it
 says it cannot follow, the person keeps the table still for one more read (the way out
 it offers) and then plays on. Snapshots say whether a stock pile is there
@@ -18,7 +20,9 @@ It counts, over all reads:
 
 * advice illegal on the real table (a move the table does not allow);
 * positions silently wrong: the read was accepted and the real position is in none of
-  the explanations the coach holds open, yet it advised as if sure (neither said it
+  the explanations the coach holds open (those it keeps, and those it dropped for its
+  cap and follows aside, ``TableTracker.doubted``: its advice must hold in them too, or
+  say it is not sure), yet it advised as if sure (neither said it
   cannot follow, nor asked the person to check something, nor said it is not sure of
   the position); reads where only the likeliest explanation differs from the table, the
   real one still open, are not silently wrong (the advice is legal in every open one, or
@@ -26,7 +30,12 @@ It counts, over all reads:
 * unsure and said: reads the coach refused (``that is not a legal continuation``),
   answered with a check for the person (advice status ``check``), or advised with the
   words that it is not sure of the position (``Advice.unsure``: its position is a guess
-  among many explanations of moves it did not see);
+  among many explanations of moves it did not see, or its advice does not hold in one
+  it dropped for its cap); of these, how many were advised "not sure" while the real
+  position was among the open explanations (said although, had the coach known it, it
+  need not have been);
+* the reads where the real position was open only among the explanations dropped for
+  the cap and followed aside;
 * the reads that lost the real position from the open explanations, by cause (the
   unseen-move pattern and where the search dropped it; ``--verbose`` prints each);
 
