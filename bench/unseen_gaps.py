@@ -203,8 +203,14 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             counts["unsure and said"] += 1
             if report is not None and report.accepted and advice is not None and getattr(advice, "unsure", False):
                 counts["not sure of the position"] += 1
-                if any(in_sync(state, table.state) for state in open_positions(session.tracker)):
+                real_open = any(in_sync(state, table.state) for state in open_positions(session.tracker))
+                if real_open:
                     counts["not sure, the real position open"] += 1
+                if len({_advice_key(state) for state in open_positions(session.tracker)}) == 1:
+                    # a rule "sure again where every open explanation agrees on what the advice
+                    # rests on" would have said these sure: how many of them wrongly
+                    counts["not sure, all open agree"] += 1
+                    counts["not sure, all open agree, the real position not open"] += not real_open
             return report is not None and report.accepted
         if session.tracker.state is None:
             return False
@@ -322,6 +328,12 @@ def lost_why(tracker, truth, played, restarted: bool, aside: bool = False) -> st
     return "not found: a shorter explanation came first"
 
 
+def _advice_key(state) -> tuple:
+    """What the advice rests on in ``state``: the columns, the foundations, whether the
+    stock is empty, the waste's top and the redeals used."""
+    return (state.faceup, state.hidden, state.foundations, bool(state.stock), state.waste[-1:], state.redeals_used)
+
+
 def open_positions(tracker) -> list:
     """Every position the tracker still holds possible (its likeliest first): the
     explanations it keeps, and those dropped for the cap that it follows on the side
@@ -356,7 +368,9 @@ def report(t: collections.Counter, args, seconds: float) -> None:
     print(f"  unsure and said: {t['unsure and said']}; journals refused on a restart: {t['journals refused']}")
     print(
         f"    of them advised 'not sure of the position': {t['not sure of the position']} "
-        f"(the real position among the open explanations: {t['not sure, the real position open']})"
+        f"(the real position among the open explanations: {t['not sure, the real position open']}; every open "
+        f"explanation alike in what the advice rests on: {t['not sure, all open agree']}, of them the real "
+        f"position not open: {t['not sure, all open agree, the real position not open']})"
     )
     print(
         f"  games in sync at the end: {t['games in sync at the end']} ({100 * t['games in sync at the end'] / games:.1f}%)"
