@@ -361,8 +361,8 @@ before a card shows which it was (64 lost it within 40 moves after three unseen 
 
 DOUBTED_HYPOTHESES = 2 * OPEN_HYPOTHESES
 """How many explanations dropped for the cap of ``max_hypotheses`` the tracker follows on
-the side (:attr:`TableTracker.doubted`) to know when its position is sure again; with more,
-it stops following them and counts its position a guess for the rest of the game."""
+the side (:attr:`TableTracker.doubted`), to check the advice against them; with more, it
+stops following them and counts its position a guess for the rest of the game."""
 
 
 def _forgotten_talon(state: GameState) -> GameState:
@@ -512,9 +512,10 @@ class TableTracker:
     @property
     def doubted(self) -> tuple[GameState, ...]:
         """The positions of explanations dropped for the cap of ``max_hypotheses`` that
-        still fit every read since (their stock and waste cards forgotten but for the
-        waste's visible top): the advice is not worked out for them, but it must hold in
-        them too, or say it is not sure (:attr:`guessed`, :func:`open_advice.holds_in`).
+        still fit every read since (those alike but for the cards of the stock and the waste
+        they know merged into one that knows the cards they agree on): the advice is not
+        worked out for them, but it must hold in them too, or say it is not sure
+        (:attr:`guessed`, :func:`open_advice.holds_in`).
         Empty when none was dropped, or once later reads ruled them all out."""
         return tuple(h.state for h in self._doubts)
 
