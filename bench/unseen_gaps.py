@@ -8,7 +8,9 @@ every table). Now and then the person plays 1 to 6 moves unseen before the next 
 (each a stock turn with even chance, stock turns and redeals being what people flick
 through fast), and now and then the coach is restarted from its journal as it was 1 to
 6 moves before (a journal that was not saved, or a coach stopped while the person
-played on). Where the coach asks the person to check something (advice status
+played on; the coach journals every accepted read, sure of the position or not, and so
+does this benchmark since 2026-11-27: before, only the reads advised as if sure were
+kept as journals to restart from). Where the coach asks the person to check something (advice status
 ``check``), the person looks and plays the one of its moves the table allows; where it
 says it cannot follow, the person keeps the table still for one more read (the way out
 it offers) and then plays on. Snapshots say whether a stock pile is there
@@ -18,7 +20,9 @@ It counts, over all reads:
 
 * advice illegal on the real table (a move the table does not allow);
 * positions silently wrong: the read was accepted and the real position is in none of
-  the explanations the coach holds open, yet it advised as if sure (neither said it
+  the explanations the coach holds open (those it keeps, and those it dropped for its
+  cap and follows aside, ``TableTracker.doubted``: its advice must hold in them too, or
+  say it is not sure), yet it advised as if sure (neither said it
   cannot follow, nor asked the person to check something, nor said it is not sure of
   the position); reads where only the likeliest explanation differs from the table, the
   real one still open, are not silently wrong (the advice is legal in every open one, or
@@ -26,7 +30,12 @@ It counts, over all reads:
 * unsure and said: reads the coach refused (``that is not a legal continuation``),
   answered with a check for the person (advice status ``check``), or advised with the
   words that it is not sure of the position (``Advice.unsure``: its position is a guess
-  among many explanations of moves it did not see);
+  among many explanations of moves it did not see, or its advice does not hold in one
+  it dropped for its cap); of these, how many were advised "not sure" while the real
+  position was among the open explanations (said although, had the coach known it, it
+  need not have been);
+* the reads where the real position was open only among the explanations dropped for
+  the cap and followed aside;
 * the reads that lost the real position from the open explanations, by cause (the
   unseen-move pattern and where the search dropped it; ``--verbose`` prints each);
 
@@ -167,12 +176,16 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         if report is not None and report.accepted and session.tracker.state is not None:
             now_open = any(in_sync(state, table.state) for state in open_positions(session.tracker))
             if track["open"] and not now_open:
-                why = lost_why(session.tracker, table.state, table_moves[track["since"] :], track["restarted"])
+                why = lost_why(
+                    session.tracker, table.state, table_moves[track["since"] :], track["restarted"], track["aside"]
+                )
                 counts["lost: " + why] += 1
                 if args.verbose:
                     gap = " ".join(m.text for m in table_moves[track["since"] :])
                     print(f"lost, move {len(table_moves)} ({why}): played {gap}; said {said}", file=sys.stderr)
-            track.update(open=now_open, since=len(table_moves), restarted=False)
+            aside = now_open and not any(in_sync(state, table.state) for state in session.tracker.explanations)
+            track.update(open=now_open, since=len(table_moves), restarted=False, aside=aside)
+            counts["the real position followed aside only"] += aside
         if args.trace:
             print(f"read {counts['reads']} at move {len(table_moves)}: {said}", file=sys.stderr)
         advice = session.last_advice
@@ -182,13 +195,25 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             or (advice is not None and (advice.status == "check" or getattr(advice, "unsure", False)))
         )
         shown[0] = advice if report is not None and report.accepted else None
+        if report is not None and report.accepted and session.tracker.state is not None:
+            # the coach journals every accepted read, sure or not (a restart resumes it)
+            saved.append((session.tracker.to_dict(), len(table_moves)))
+            del saved[:-7]
         if unsure:
             counts["unsure and said"] += 1
+            if report is not None and report.accepted and advice is not None and getattr(advice, "unsure", False):
+                counts["not sure of the position"] += 1
+                real_open = any(in_sync(state, table.state) for state in open_positions(session.tracker))
+                if real_open:
+                    counts["not sure, the real position open"] += 1
+                if len({_advice_key(state) for state in open_positions(session.tracker)}) == 1:
+                    # a rule "sure again where every open explanation agrees on what the advice
+                    # rests on" would have said these sure: how many of them wrongly
+                    counts["not sure, all open agree"] += 1
+                    counts["not sure, all open agree, the real position not open"] += not real_open
             return report is not None and report.accepted
         if session.tracker.state is None:
             return False
-        saved.append((session.tracker.to_dict(), len(table_moves)))
-        del saved[:-7]
         try:
             check_in_sync(session.tracker.state, table.state)
         except AssertionError as exc:
@@ -225,7 +250,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
     table_moves: list = []
     # whether the real position was open at the last accepted read, the moves played since,
     # and whether the coach was restarted since: to find the read that lost it, and why
-    track = {"open": True, "since": 0, "restarted": False}
+    track = {"open": True, "since": 0, "restarted": False, "aside": False}
     read()
     refused = 0
     while len(table_moves) < args.max_moves and not table.state.is_won():
@@ -267,12 +292,14 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
     return {"counts": counts, "in sync": synced, "won": table.state.is_won(), "foundations": table.state.foundations}
 
 
-def lost_why(tracker, truth, played, restarted: bool) -> str:
+def lost_why(tracker, truth, played, restarted: bool, aside: bool = False) -> str:
     """Why the read just accepted lost the real position from the open explanations."""
     from solitaire_coach.core.virtual_table import in_sync
 
     notes = getattr(tracker, "last_search", None)
     where = "after a restart, " if restarted else ""
+    if aside:
+        return where + "followed aside (dropped for the cap), then dropped"
     if notes is None:
         return where + "taken back as an undo"
     if notes.deep:
@@ -301,12 +328,21 @@ def lost_why(tracker, truth, played, restarted: bool) -> str:
     return "not found: a shorter explanation came first"
 
 
+def _advice_key(state) -> tuple:
+    """What the advice rests on in ``state``: the columns, the foundations, whether the
+    stock is empty, the waste's top and the redeals used."""
+    return (state.faceup, state.hidden, state.foundations, bool(state.stock), state.waste[-1:], state.redeals_used)
+
+
 def open_positions(tracker) -> list:
-    """Every position the tracker still holds possible (its likeliest first)."""
+    """Every position the tracker still holds possible (its likeliest first): the
+    explanations it keeps, and those dropped for the cap that it follows on the side
+    (``doubted``: it says it is not sure while one of them differs in what the advice
+    rests on)."""
     positions = getattr(tracker, "explanations", None)
     if positions is None:  # (the tracker before it said so: its hypotheses)
         positions = [h.state for h in tracker._hypotheses if not h.misread]
-    return list(positions)
+    return list(positions) + list(getattr(tracker, "doubted", ()))
 
 
 def report(t: collections.Counter, args, seconds: float) -> None:
@@ -331,12 +367,22 @@ def report(t: collections.Counter, args, seconds: float) -> None:
     )
     print(f"  unsure and said: {t['unsure and said']}; journals refused on a restart: {t['journals refused']}")
     print(
+        f"    of them advised 'not sure of the position': {t['not sure of the position']} "
+        f"(the real position among the open explanations: {t['not sure, the real position open']}; every open "
+        f"explanation alike in what the advice rests on: {t['not sure, all open agree']}, of them the real "
+        f"position not open: {t['not sure, all open agree, the real position not open']})"
+    )
+    print(
         f"  games in sync at the end: {t['games in sync at the end']} ({100 * t['games in sync at the end'] / games:.1f}%)"
     )
     print(
         f"  games ending as with every move seen: {t['games ending as with every move seen']} "
         f"({100 * t['games ending as with every move seen'] / games:.1f}%); won {t['games won']} "
         f"(every move seen: {t['games won with every move seen']})"
+    )
+    print(
+        f"  reads where the real position was only among those dropped for the cap and followed aside: "
+        f"{t['the real position followed aside only']}"
     )
     lost = sorted((k, v) for k, v in t.items() if k.startswith("lost: "))
     if lost:

@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from solitaire_coach.app.coach import CoachSession, run_file_loop
+from solitaire_coach.app.coach import CoachSession, advice_for, run_file_loop
 from solitaire_coach.app.journal import Journal
 from solitaire_coach.core import Rules
 from solitaire_coach.core.advisor import make_strategy
@@ -88,7 +88,9 @@ def test_coach_plays_a_whole_game_from_snapshot_files(tmp_path):
         lines = coach.wait_for("advice:")
         assert any(ln.startswith("seen: ") for ln in lines), lines
         mirror.update(table.snapshot())
-        assert lines[-1] == "advice: " + advise_open(strategy, mirror.explanations, mirror.history).line()
+        # (said unsure where an explanation dropped for the cap, with no stock line read,
+        # has the stock used up: advice_for)
+        assert lines[-1] == "advice: " + advice_for(strategy, mirror).line()
         moves += 1
     assert table.state.is_won()
     assert lines[-1] == "advice: You have won"

@@ -19,7 +19,7 @@ from ..core.advisor import Advice, Strategy
 from ..core.join import JoinedTracker, try_join
 from ..core.moves import Move
 from ..core.notation import UNKNOWN, SnapshotParseError, parse_snapshot
-from ..core.open_advice import advise_open
+from ..core.open_advice import advise_open, holds_in
 from ..core.rules import Rules
 from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal, step_count
 from ..storage import NotTextError, describe_os_error, read_text_file
@@ -193,10 +193,7 @@ class CoachSession:
                     self.tracker.guessed = True
             try:
                 if self.tracker.state is not None:
-                    self.last_advice = _said_unsure(
-                        advise_open(self.strategy, self.tracker.explanations, self.tracker.history),
-                        self.tracker.guessed,
-                    )
+                    self.last_advice = advice_for(self.strategy, self.tracker)
             finally:  # the game is journalled even if advising fails
                 if self.journal is not None and report.kind != "no change":
                     self._save_journal()  # after advising: the advisor's memory holds this advice
@@ -358,12 +355,23 @@ class CoachSession:
 # different tables in a row that do not follow from the game before the coach counts as lost
 LOST_AFTER = 3
 
+
+def advice_for(strategy: Strategy, tracker: TableTracker) -> Advice:
+    """The coach's advice for what ``tracker`` holds: legal in every explanation it keeps
+    (``open_advice.advise_open``), and marked unsure (saying so) when its position is a
+    guess or the advice does not hold in an explanation it dropped for its cap and follows
+    aside (``TableTracker.doubted``)."""
+    advice = advise_open(strategy, tracker.explanations, tracker.history)
+    return _said_unsure(advice, tracker.guessed or not holds_in(advice, tracker.doubted))
+
+
 UNSURE_NOTE = "not sure of the position: I missed moves and guessed them, so check that the table allows it"
 
 
 def _said_unsure(advice: Advice, guessed: bool) -> Advice:
-    """``advice`` marked unsure (and saying so) when the tracker's position is a guess
-    among many explanations of moves it did not see (``TableTracker.guessed``)."""
+    """``advice`` marked unsure (and saying so) when ``guessed``: the tracker's position is
+    a guess among many explanations of moves it did not see (``TableTracker.guessed``), or
+    the advice does not hold in one it dropped for its cap (``open_advice.holds_in``)."""
     if not guessed or advice.status in ("check", "won"):  # (a check says so already; a won table shows)
         return advice
     reason = UNSURE_NOTE + (f"; {advice.reason}" if advice.reason else "")

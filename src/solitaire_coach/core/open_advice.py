@@ -82,6 +82,19 @@ def check_advice(positions: Sequence[GameState], moves: Sequence[Move]) -> Advic
     )
 
 
+def holds_in(advice: Advice, positions: Sequence[GameState]) -> bool:
+    """Whether ``advice`` holds in every one of ``positions`` (the explanations the tracker
+    dropped for its cap and follows on the side: :attr:`TableTracker.doubted`): its move
+    is legal in each; a check, a card to turn over and a won table hold as they are (they
+    say what to look at, or what shows); a verdict that the game is lost rests on the
+    position, and holds only where there are none."""
+    if advice.status == "move":
+        return advice.move is not None and all(p.is_legal(advice.move) for p in positions)
+    if advice.status in ("check", "flip", "won"):
+        return True
+    return not positions
+
+
 def _distinct(positions: Sequence[GameState]) -> list[GameState]:
     """``positions`` with the ones the advisor sees alike (the same cards where it can see
     them: stock and waste lengths aside) left out after the first."""

@@ -359,6 +359,47 @@ OPEN_HYPOTHESES = 160
 opens up to seven (one to seven turns), and the real count must not be crowded out
 before a card shows which it was (64 lost it within 40 moves after three unseen turns)."""
 
+DOUBTED_HYPOTHESES = 2 * OPEN_HYPOTHESES
+"""How many explanations dropped for the cap of ``max_hypotheses`` the tracker follows on
+the side (:attr:`TableTracker.doubted`), to check the advice against them; with more, it
+stops following them and counts its position a guess for the rest of the game."""
+
+
+def _forgotten_talon(state: GameState) -> GameState:
+    """``state`` with the cards of its stock and its waste forgotten but for the waste's
+    visible top (one card, or the draw's count): as many cards in each, none known."""
+    keep = min(len(state.waste), state.rules.draw_count)
+    stock = (None,) * len(state.stock)
+    waste = (None,) * (len(state.waste) - keep) + state.waste[len(state.waste) - keep :]
+    if stock == state.stock and waste == state.waste:
+        return state
+    return replace(state, stock=stock, waste=waste)
+
+
+def _meet(a: GameState, b: GameState) -> GameState:
+    """``a`` knowing only the cards of its stock and waste that ``b`` (the same but for
+    which of those cards it knows) knows at the same places."""
+    stock = tuple(x if x is y else None for x, y in zip(a.stock, b.stock))
+    waste = tuple(x if x is y else None for x, y in zip(a.waste, b.waste))
+    if stock == a.stock and waste == a.waste:
+        return a
+    return replace(a, stock=stock, waste=waste)
+
+
+def _claims_no_more(a: GameState, b: GameState) -> bool:
+    """Whether every card of ``a``'s stock and waste that ``a`` knows, ``b`` (the same but
+    for which of those cards it knows) knows at the same place: where ``b`` fits the
+    table, so does ``a``."""
+    return all(x is None or x is y for x, y in zip(a.stock, b.stock)) and all(
+        x is None or x is y for x, y in zip(a.waste, b.waste)
+    )
+
+
+def _table_key(state: GameState) -> tuple:
+    """The table of ``state`` but for the stock and the waste: the columns (face-up runs,
+    face-down cards) and the foundations."""
+    return (state.faceup, state.hidden, state.foundations)
+
 
 class TableTracker:
     """Follows a game from snapshots. ``max_steps`` bounds how many steps (moves, or
@@ -435,9 +476,48 @@ class TableTracker:
         # snapshot and the moves touching neither stock nor waste that make it fit
         self._shared_steps: dict[tuple, tuple[bool, list[Move]]] = {}
         # an accepted read was explained by a guess among many explanations (the longer
-        # search, a search cut at its node budget): the real position may be in none kept
-        self.guessed = False
+        # search, a search cut at its node budget): the real position may be in none kept,
+        # for the rest of the game (journalled as "guessed")
+        self._lost = False
+        # explanations that fit every read since, dropped from those kept for the cap of
+        # ``max_hypotheses``: followed on the side, not advised on (journalled as "doubted")
+        self._doubts: list[_Hypothesis] = []
         self.last_search: SearchNotes | None = None
+
+    @property
+    def guessed(self) -> bool:
+        """True when the position is a guess: the real one may be in none of
+        :attr:`explanations`, nor of :attr:`doubted`, or differ from them all in the columns
+        or the foundations. Either a read was explained by a guess among many (the longer
+        search, a search cut at its node budget, an explanation at the search's horizon; for
+        the rest of the game), or an explanation dropped for the cap of ``max_hypotheses``
+        that still fits every read since (:attr:`doubted`) differs from every kept one in
+        the columns or the foundations (where they differ in the stock and the waste alone,
+        whether the advice holds in them is the advisor's to check:
+        :func:`open_advice.holds_in`). Setting it True makes the guess last for the game;
+        setting it False forgets the explanations dropped too."""
+        if self._lost:
+            return True
+        if not self._doubts:
+            return False
+        kept = {_table_key(h.state) for h in self._hypotheses if not h.misread}
+        return any(_table_key(h.state) not in kept for h in self._doubts)
+
+    @guessed.setter
+    def guessed(self, value: bool) -> None:
+        self._lost = bool(value)
+        if not value:
+            self._doubts = []
+
+    @property
+    def doubted(self) -> tuple[GameState, ...]:
+        """The positions of explanations dropped for the cap of ``max_hypotheses`` that
+        still fit every read since (those alike but for the cards of the stock and the waste
+        they know merged into one that knows the cards they agree on): the advice is not
+        worked out for them, but it must hold in them too, or say it is not sure
+        (:attr:`guessed`, :func:`open_advice.holds_in`).
+        Empty when none was dropped, or once later reads ruled them all out."""
+        return tuple(h.state for h in self._doubts)
 
     @property
     def state(self) -> GameState | None:
@@ -587,7 +667,7 @@ class TableTracker:
         if deep_used or self._cut_short or steps.get(ranked[0].state, 0) >= self.max_steps:
             # the explanation is one of many, or at the search's horizon (a longer one, a card
             # moved there and back while another was turned, may be the real one)
-            self.guessed = True
+            self._lost = True
         within = [h for h in ranked if h.weight(self.open_turns) <= limit]
         if stock_hint is not None and snap.stock is None:
             agree = [h for h in within if bool(h.state.stock) == stock_hint]
@@ -597,6 +677,7 @@ class TableTracker:
         self.last_search = SearchNotes(
             tuple(ranked), len(ranked) - len(within), len(within) - len(kept), self._cut_short, deep_used
         )
+        self._follow_doubts(snap, kept, within[len(kept) :], limit, deep_used, prefer)
         new = kept[0]
         misread = new.misread
         if self.open_turns and not new.misread and (deep_used or self._cut_short or steps.get(new.state, 0) > 1):
@@ -625,6 +706,79 @@ class TableTracker:
             self._recent = self._recent + [old]
         report = self._report(old, new, parent[new.state] == 0)
         return replace(report, misread=True) if misread else report
+
+    def _follow_doubts(
+        self,
+        snap: Snapshot,
+        kept: list[_Hypothesis],
+        dropped: list[_Hypothesis],
+        limit: int,
+        deep_used: bool,
+        prefer: Move | None,
+    ) -> None:
+        """Follow the explanations dropped for the cap (``dropped`` now, and those of
+        earlier reads) through ``snap``, on the side: the ones that still fit within the
+        margin (``limit``) and no kept one covers become :attr:`doubted`. Those that differ
+        only in which cards of the stock and the waste they know (under the waste's visible
+        top) are merged into one that knows the cards they agree on (the explanations
+        dropped differ mostly in where the unseen turns fell: kept apart, they grew from 6 to
+        over 300 in four reads); merged, they stay open at least as long as each would.
+        Searched with a node budget of their own after the kept ones, so that these (and the
+        advice) are the same as without them. Past the budget, or more than
+        ``DOUBTED_HYPOTHESES`` of them, or after the longer search, they are given up and
+        the position is a guess for good."""
+        if self._lost or deep_used:
+            self._doubts = []
+            return
+        if not self._doubts and not dropped:
+            return
+        # the kept explanations by their table with the talon's cards forgotten: one covers
+        # a doubted one of the same lengths that knows every talon card it knows
+        cover: dict[GameState, list[GameState]] = {}
+        for h in kept:
+            if not h.misread:
+                cover.setdefault(_forgotten_talon(h.state), []).append(h.state)
+        doubts: dict[GameState, _Hypothesis] = {}
+
+        def add(hyp: _Hypothesis) -> None:
+            key = _forgotten_talon(hyp.state)
+            known = doubts.get(key)
+            if known is None:
+                doubts[key] = hyp
+            else:
+                cheaper = hyp if hyp.cost < known.cost else known
+                doubts[key] = replace(cheaper, state=_meet(known.state, hyp.state))
+
+        for hyp in dropped:
+            if not hyp.misread:
+                add(hyp)
+        nodes, cut_short = self._nodes, self._cut_short
+        self._nodes, self._cut_short = 0, False
+        try:
+            for hyp in self._doubts:
+                room = limit - hyp.weight(self.open_turns)
+                if room < 0:
+                    continue
+                found = self._explanations(hyp.state, snap, room)
+                if prefer is not None and found:
+                    found = self._preferred(hyp.state, snap, prefer, found) + found
+                for path, merged in found:
+                    child = _Hypothesis(
+                        hyp.cost + len(path), merged, hyp.history + path, False, hyp.slack + _extra_turns(path)
+                    )
+                    if child.weight(self.open_turns) <= limit:
+                        add(child)
+            lost = self._cut_short or len(doubts) > DOUBTED_HYPOTHESES
+        finally:
+            self._nodes, self._cut_short = nodes, cut_short
+        if lost:
+            self._lost = True
+            self._doubts = []
+            return
+        left = [
+            h for key, h in doubts.items() if not any(_claims_no_more(state, h.state) for state in cover.get(key, ()))
+        ]
+        self._doubts = sorted(left, key=lambda h: (h.weight(self.open_turns), h.cost))
 
     def _cost_for(self, weight: int, slack: int) -> int:
         """The cost that gives an explanation of ``slack`` unseen turns the ``weight`` (so
@@ -699,6 +853,8 @@ class TableTracker:
             )
             self._recent = self._recent[:k]
             self._unexplained = None
+            if self._doubts:  # (they explain the position before the undo, not this one)
+                self._lost, self._doubts = True, []
             return TrackerReport(
                 "taken back",
                 (),
@@ -969,7 +1125,8 @@ class TableTracker:
             # cause not yet found; the ranking only is at stake)
             **({"cost": max(self._hypotheses[0].cost, len(self._hypotheses[0].history))} if self._hypotheses else {}),
             **({"slack": self._hypotheses[0].slack} if self._hypotheses and self._hypotheses[0].slack else {}),
-            **({"guessed": True} if self.guessed else {}),
+            **({"guessed": True} if self._lost else {}),
+            **({"doubted": [_hypothesis_to_dict(h) for h in self._doubts]} if self._doubts else {}),
             "alternatives": [_hypothesis_to_dict(h) for h in self._hypotheses[1:]],
             "recent": [_hypothesis_to_dict(h) for h in self._recent],
         }
@@ -1062,6 +1219,10 @@ class TableTracker:
         if type(data.get("guessed", False)) is not bool:
             raise ValueError(f"the guessed flag must be true or false, not {json_text(data['guessed'])}")
         tracker.guessed = data.get("guessed", False)
+        tracker._doubts = hypotheses("doubted", "doubted explanation")
+        for n, doubt in enumerate(tracker._doubts, start=1):
+            if doubt.misread:
+                raise ValueError(f"doubted explanation {n} must not be marked misread (only the alternatives are)")
         tracker._hypotheses += hypotheses("alternatives", "alternative")
         tracker._recent = hypotheses("recent", "recent position")[-tracker.undo_depth :] if tracker.undo_depth else []
         return tracker
