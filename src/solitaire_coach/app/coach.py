@@ -272,13 +272,14 @@ class CoachSession:
         joined, line = try_join(snap, self.tracker.rules, down_hint)
         if joined is None:
             return report
-        kept = ""
-        if self.journal is not None and self.journal.exists():
-            try:
-                kept = f"; the game so far is kept as {self.journal.set_aside('game').name}"
-            except (OSError, JournalError) as why:
-                reason = describe_os_error(why) if isinstance(why, OSError) else why
-                kept = f"; the game so far cannot be kept aside ({reason}) and its journal is overwritten"
+        name, reason = self._journal_aside()
+        kept = (
+            f"; the game so far is kept as {name}"
+            if name
+            else f"; the game so far cannot be kept aside ({reason}) and its journal is overwritten"
+            if reason
+            else ""
+        )
         self.say(
             f"I could not follow the game: {len(self._refused_tables)} tables in a row did not follow from it by "
             f"legal moves (too many moves between the pictures, or cards put down wrong). I join the table as it "
@@ -290,16 +291,27 @@ class CoachSession:
         self._join_offered = False
         return TrackerReport("started", (), line)
 
+    def _journal_aside(self) -> tuple[str | None, str | None]:
+        """Keep the game in hand's journal aside (``PATH.game-N``): (its new name, None), or
+        (None, why it could not be); (None, None) where there is none."""
+        if self.journal is None or not self.journal.exists():
+            return None, None
+        try:
+            return self.journal.set_aside("game").name, None
+        except (OSError, JournalError) as why:
+            return None, str(describe_os_error(why) if isinstance(why, OSError) else why)
+
     def _new_game(self, snap, over: str, where: str) -> TrackerReport | None:
         """A fresh deal after a game that has ended: the finished game's journal is kept
         (``PATH.game-N``) and a new game starts from ``snap``."""
-        kept = ""
-        if self.journal is not None and self.journal.exists():
-            try:
-                kept = f"; its journal is kept as {self.journal.set_aside('game').name}"
-            except (OSError, JournalError) as why:
-                reason = describe_os_error(why) if isinstance(why, OSError) else why
-                kept = f"; its journal cannot be kept aside ({reason}) and is overwritten"
+        name, reason = self._journal_aside()
+        kept = (
+            f"; its journal is kept as {name}"
+            if name
+            else f"; its journal cannot be kept aside ({reason}) and is overwritten"
+            if reason
+            else ""
+        )
         self.say(
             f"the last game is over ({over}, {_moves(len(self.tracker.history))}) and a fresh deal is on the "
             f"table: a new game starts{kept}"
