@@ -70,3 +70,21 @@ def test_photos_far_apart_join_the_table_as_it_is():
     # the next photo, a few moves on, is followed from the joined table
     nxt = LATER[LOST_AFTER - 1] + 1
     assert session.process_text(snaps[nxt].text()).accepted
+
+
+def test_a_resumed_guess_is_advised_as_unsure_before_the_first_frame():
+    """A journal saved while the position was a guess: the live coach's first advice, said
+    before any frame is read, says it is not sure (as every later advice would)."""
+    from solitaire_coach.app.live import LiveCoach
+
+    snaps = _played(SEED, 6)
+    said: list[str] = []
+    session = _session(said)
+    for snap in snaps:
+        session.process_text(snap.text())
+    session.tracker.guessed = True  # as a journal saved while unsure loads
+    session.last_advice = None
+    coach = LiveCoach(session, detector=None, say=said.append)  # type: ignore[arg-type]
+    coach.start()
+    assert session.last_advice is not None and session.last_advice.unsure
+    assert "not sure of the position" in said[-1]

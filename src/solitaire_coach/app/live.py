@@ -31,10 +31,9 @@ from ..capture.serial_trigger import SerialTrigger
 from ..capture.sources import Frame
 from ..core.advisor import Advice
 from ..core.notation import Snapshot
-from ..core.open_advice import advise_open
 from ..core.state import GameState
 from ..core.tracker import Placement, TrackerReport
-from .coach import CoachSession
+from .coach import CoachSession, advice_for
 from .judgement import Judgement, ReadJudge
 from .rig import RigReplies
 from .unfamiliar import DeckFamiliarity
@@ -203,8 +202,9 @@ class LiveCoach:
     def start(self) -> None:
         """Say the advice for a resumed game before the first frame."""
         if self.session.tracker.state is not None and self.session.last_advice is None:
-            tr = self.session.tracker
-            self.session.last_advice = advise_open(self.session.strategy, tr.explanations, tr.history)
+            # as after any read: marked unsure where the position is a guess (a journal saved
+            # while unsure) or the advice fails in an explanation followed aside
+            self.session.last_advice = advice_for(self.session.strategy, self.session.tracker)
             self._collect("advice: " + self.session.last_advice.line())
         for line in self._said:
             self.say(line)
