@@ -34,7 +34,7 @@ def test_a_learnt_deck_that_reads_poorly_asks_to_learn_it_again():
     assert notes[-1] is not None and "'mine'" in notes[-1] and "learn-deck PHOTO --name mine" in notes[-1]
 
 
-@pytest.mark.parametrize("deck, noted", [("gnome-tango_nuevo", True), ("gnome-paris", False)])
+@pytest.mark.parametrize("deck, noted", [("drawn-57", True), ("drawn-11", False)])
 def test_detect_notes_a_deck_it_reads_few_cards_of(tmp_path, capsys, deck, noted):
     img, _ = render_random(500003, 1280, 720, decks=[deck])
     path = tmp_path / "table.png"
