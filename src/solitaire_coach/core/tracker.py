@@ -135,23 +135,12 @@ def _merge_view(state: GameState, snap: Snapshot) -> GameState:
                     reveals.append(("waste", depth, card))
             elif have is not card:
                 raise _Mismatch
-    # foundations (a set of piles in any order)
-    if not _foundations_fit(state, snap):
+    # foundations (a set of piles in any order) and columns
+    if not _table_fits(state, snap):
         raise _Mismatch
-    # columns
-    for i, v in enumerate(snap.columns):
-        run = state.faceup[i]
-        if run:
-            if v is not UNKNOWN and v is not run[-1]:
-                raise _Mismatch
-        elif state.hidden[i]:
-            h = state.hidden[i][-1]
-            if isinstance(v, Card):
-                if h is not None and h is not v:
-                    raise _Mismatch
-                reveals.append(("column", i, v))
-        elif v is not EMPTY and v is not UNKNOWN:
-            raise _Mismatch
+    for i, v in enumerate(snap.columns):  # a card seen where a column's top is face down: turned up
+        if not state.faceup[i] and state.hidden[i] and isinstance(v, Card):
+            reveals.append(("column", i, v))
     if snap.runs is not None:
         for i, seen in enumerate(snap.runs):
             if seen is None:
