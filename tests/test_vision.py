@@ -16,7 +16,7 @@ from solitaire_coach.core.state import GameState, deal_for_seed
 from solitaire_coach.vision import detector as D
 from solitaire_coach.vision import features as F
 from solitaire_coach.vision.annotate import draw_detections
-from solitaire_coach.vision.render import TableLayout, render_grid, render_layout
+from solitaire_coach.vision.render import TableLayout, render_grid, render_layout, render_random
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "vision"
 SCENES = sorted(FIX.glob("scene_*.jpg"))
@@ -664,6 +664,7 @@ def _linked_model_folder(tmp_path):
             '{"familiar": {"share": 1.5, "min_cards": 4, "thresh": 0.5}}',
             "familiar's share and thresh must lie in 0..1 and min_cards be 1 or more",
         ),
+        ('{"askew_turn": 90}', "askew_turn must be a number of degrees from 0 to 45, not 90"),
     ],
     ids=[
         "nan",
@@ -681,6 +682,7 @@ def _linked_model_folder(tmp_path):
         "reader-number",
         "familiar-part",
         "familiar-range",
+        "askew-range",
     ],
 )
 def test_vision_settings_out_of_range_are_refused_naming_file_and_key(tmp_path, capsys, setting, why):
@@ -716,6 +718,27 @@ def test_a_familiar_deck_reads_its_less_sure_cards():
     # a strip counts as sure at the strip threshold
     marks = [_face(c, 0.8, strip=True) for c in ("AS", "2H", "3C", "4D")] + [_face(None, 0.6, "5S")]
     assert rule.apply(marks, 0.85, 0.85) == 0 and rule.apply(marks, 0.85, 0.75) == 1
+
+
+def test_cards_lying_askew_are_found_again_in_the_frame_turned_against_them():
+    """A table whose cards all lie turned 24 degrees (the frame turned under straight cards):
+    the locator finds such cards poorly, and looking again at the frame turned back 20
+    degrees reads more of them, none as a card that is not there."""
+    detector = D.CardDetector()
+    counts = {0: [0, 0], 20: [0, 0]}
+    for seed in range(4):
+        img, truth = render_random(seed, 1280, 720, decks=["drawn-11"])
+        faces = {t.card for t in truth.cards if t.card is not None}
+        for deg in (-24, 24):
+            turn = cv2.getRotationMatrix2D((640, 360), deg, 1.0)
+            askew = cv2.warpAffine(img, turn, (1280, 720), borderMode=cv2.BORDER_REPLICATE)
+            for t in counts:
+                detector.askew_turn, detector.orientation, detector.orientation_settled = t, 0, True
+                read = [c.card for c in detector.detect(askew).cards if c.card is not None]
+                counts[t][0] += sum(c in faces for c in read)
+                counts[t][1] += sum(c not in faces for c in read)
+    assert counts[0][1] == counts[20][1] == 0
+    assert counts[20][0] >= counts[0][0] + 4, counts
 
 
 def test_reader_file_names_the_reader_to_run(tmp_path, capsys):

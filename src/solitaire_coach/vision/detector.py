@@ -443,6 +443,14 @@ class CardDetector:
             raise ModelError(
                 f"{d / 'vision.json'}: turn_tries must be a list of degrees and turn_min a number of degrees"
             ) from None
+        # a frame whose face-up cards lie askew and read unsure is looked at again turned by
+        # this many degrees (0: never): see _read_askew
+        askew = cfg.get("askew_turn", 0.0)
+        if isinstance(askew, bool) or not isinstance(askew, (int, float)) or not 0 <= askew <= 45:
+            raise ModelError(
+                f"{d / 'vision.json'}: askew_turn must be a number of degrees from 0 to 45, not {json.dumps(askew)}"
+            )
+        self.askew_turn = float(askew)
         self.second_reader = None
         self.second_reader_kind = True
         try:
@@ -641,6 +649,100 @@ class CardDetector:
                 m.likely, m.conf = Card.from_index(cards[at]), confs[best]
         return read
 
+    def _read_askew(self, frame_bgr: np.ndarray, kept: list[_Mark]) -> list[_Mark]:
+        """Look again, with the locator, at a frame whose face-up cards lie askew and read
+        unsure: the locator finds cards turned 20 degrees or more poorly (their angle runs
+        short, their corner is off, some are not found at all), so the frame is turned
+        ``askew_turn`` degrees against them (each way the unread ones lean) and the locator
+        run on that, where those cards lie nearly straight. Its marks, mapped back into the
+        frame, are read here at their own corner and angle: an unread mark at the same place
+        takes a sure read (where the read 5 degrees to one side finds the same card); a
+        card found only there is added where it reads sure, is no card already read, and
+        sits on no other mark. Returns the added marks."""
+        sure_w, sure_s = self._sure_thresholds()
+        unread = [
+            m
+            for m in kept
+            if m.kind == 0 and m.conf < (sure_s if m.strip else sure_w) and abs(math.degrees(m.angle)) >= self.turn_min
+        ]
+        if not unread:
+            return []
+        fh, fw = frame_bgr.shape[:2]
+        found: list[_Mark] = []
+        for sign in sorted({1 if m.angle > 0 else -1 for m in unread}):
+            deg = sign * self.askew_turn
+            # only the part of the frame around the unread cards leaning this way (a card
+            # and a half about them) is looked at again
+            lean = [m for m in unread if (m.angle > 0) == (sign > 0)]
+            pad = 3.0 * max(max(m.w, m.h) for m in lean)
+            x0, y0 = max(0, int(min(m.x for m in lean) - pad)), max(0, int(min(m.y for m in lean) - pad))
+            x1, y1 = min(fw, int(max(m.x for m in lean) + pad)), min(fh, int(max(m.y for m in lean) + pad))
+            part = frame_bgr[y0:y1, x0:x1]
+            h, w = part.shape[:2]
+            # cv2 turns counter-clockwise for a positive angle: a card turned clockwise
+            # (angle > 0) lies straight in the frame turned back by as much
+            rot = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+            c, s = abs(rot[0, 0]), abs(rot[0, 1])
+            nw, nh = int(h * s + w * c), int(h * c + w * s)
+            rot[0, 2] += nw / 2 - w / 2
+            rot[1, 2] += nh / 2 - h / 2
+            turned = cv2.warpAffine(part, rot, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            back = cv2.invertAffineTransform(rot)
+            # the locator sees the cards at the size it sees them in the whole frame
+            width = max(32, int(round(self.locator_width * nw / fw / 8)) * 8)
+            for m in _suppress(self.locate(turned, width)):
+                if m.kind != 0 or m.score < 0.5:
+                    continue
+                x, y = back @ np.array([m.x, m.y, 1.0])
+                found.append(
+                    _Mark(float(x) + x0, float(y) + y0, m.w, m.h, m.score, 0, angle=m.angle + math.radians(deg))
+                )
+        todo: list[tuple[_Mark, _Mark | None]] = []
+        for f in found:
+            near = [o for o in kept if abs(o.x - f.x) < 0.3 * o.w and abs(o.y - f.y) < 0.15 * o.h]
+            if near:
+                # the nearest mark, if unread, is the same card found a little off
+                o = min(near, key=lambda o: math.hypot(o.x - f.x, o.y - f.y))
+                if o in unread:
+                    todo.append((f, o))
+            else:
+                todo.append((f, None))
+        if not todo:
+            return []
+        step = math.radians(5.0)
+        cuts = []
+        for f, _ in todo:
+            for t in (0.0, -step, step):
+                a = f.angle + t
+                cs, sn = math.cos(a), math.sin(a)
+                cuts.append(((f.x, f.y), (f.w * cs, f.w * sn), (-f.h * sn, f.h * cs)))
+        kind, rank, suit, _ = self.read_cuts(frame_bgr, cuts)
+        probs = model_card_probs(rank, suit)
+        read_cards = {m.card for m in kept if m.card is not None}
+        added: list[_Mark] = []
+        for k, (f, old) in enumerate(todo):
+            i = 3 * k
+            if kind[i, 0] <= kind[i, 1] or kind[i, 2] >= self.none_thresh:
+                continue
+            j = int(probs[i].argmax())
+            conf = float(probs[i, j] * (kind[i, 0] + kind[i, 1]))
+            strip = old.strip if old is not None else True
+            if conf < (sure_s if strip else sure_w) or j not in (
+                int(probs[i + 1].argmax()),
+                int(probs[i + 2].argmax()),
+            ):
+                continue
+            card = Card.from_index(j)
+            if card in read_cards:
+                continue
+            if old is not None:
+                old.card, old.conf, old.angle, old.x, old.y = card, conf, f.angle, f.x, f.y
+            else:
+                f.card, f.conf, f.strip = card, conf, True
+                added.append(f)
+            read_cards.add(card)
+        return added
+
     # ------------------------------------------------------------------ main step
     def detect(self, frame_bgr: np.ndarray) -> DetectionResult:
         """Find and read every card in the frame and put them in their slots; a frame that is
@@ -784,6 +886,8 @@ class CardDetector:
         if self.turn_tries and model_probs is None and self.deck_reader is None:
             sure_w, sure_s = self._sure_thresholds()
             self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.conf < (sure_s if m.strip else sure_w)])
+        if self.askew_turn and model_probs is None and self.deck_reader is None:
+            kept += self._read_askew(frame_bgr, kept)
         if self.familiar is not None and model_probs is None and self.deck_reader is None:
             self.familiar.apply(kept, *self._sure_thresholds())
         kept = _suppress(kept)
