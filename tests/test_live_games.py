@@ -223,3 +223,27 @@ def test_a_game_photographed_after_every_move_is_followed(tmp_path, capsys):
     summary = json.loads(out.out.splitlines()[-1])["summary"]
     assert "as a photo of the table" in out.err
     assert summary["reads"] == n and summary["matches_expected"] and summary["moves"] == 55
+
+
+def test_photos_three_moves_apart_are_followed_where_runs_under_the_tops_tell(tmp_path, capsys):
+    """Photos of game2 taken every 3 moves (the first 12): some tables need the longer search
+    for the moves between them, and where it finds none the coach must not lose the runs read
+    under the column tops (they tell which cards under a top are face up). Before that was
+    kept, photos 9 and 10 were refused and the coach joined the table at photo 11, knowing
+    too few face-up cards; now every photo is followed."""
+    if not _real_detector_available():
+        pytest.skip("the vision card detector (and its model) is not available")
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from photo_replay import photo_folder
+
+    folder = tmp_path / "photos"
+    photo_folder(GAMES_DIR / "game2", 3, folder)
+    for extra in sorted(folder.glob("photo_*"))[12:]:
+        extra.unlink()
+    (folder / "moves.log").unlink()
+    assert main(["replay", str(folder), "--json", "--strategy", "baseline"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"frame"' in line]
+    assert len(rows) == 12
+    assert [r["index"] for r in rows if r.get("report") in ("inconsistent", "started")] == [0]

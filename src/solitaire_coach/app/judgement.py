@@ -296,10 +296,13 @@ class ReadJudge:
                 return bare, [], guessed
         if illegal_placements(state, snap):
             return snap, [], guessed
-        snap = replace(snap, runs=None)
+        # what nothing explains goes on whole, the runs read under the tops with it: where
+        # the coach gives up on the game and joins the table as it is (photos far apart),
+        # those runs tell the cards face up under each top from the face-down ones
+        whole, snap = snap, replace(snap, runs=None)
         surprising = _surprising_slots(state, snap) + _missed_columns(state, snap, detection)
         if len(surprising) > 3:
-            return snap, [], guessed  # the table differs from the game in many places: not one misread
+            return whole, [], guessed  # the table differs from the game in many places: not one misread
         results = []
         for i in surprising:
             if self._budget <= 0:
@@ -316,7 +319,7 @@ class ReadJudge:
             i, found = results[0]
             self.doubted = [SLOT_NAMES[i]]
             return found, [], guessed
-        return snap, [], guessed
+        return whole, [], guessed
 
     def _missed_card(self, snap: Snapshot, detection, moves: int) -> Snapshot | None:
         """``snap`` with a card put on a column that the detector missed: a king in a
