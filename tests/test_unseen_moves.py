@@ -255,3 +255,30 @@ def test_a_resumed_journal_behind_by_several_steps_makes_the_advice_unsure(tmp_p
     assert [m.text for m in report.moves] == unseen
     assert again.tracker.guessed is guessed and again.last_advice.unsure is guessed
     assert any(UNSURE_NOTE in s for s in said) is guessed
+
+
+def test_photos_far_apart_do_not_blame_a_foundation_grown_by_cards_no_picture_showed():
+    """Photos taken every few moves (``far_apart``): a card on a foundation two or more
+    above its top may have had the cards between go up unseen (a waste card under the
+    one seen, a face-down card turned up and played), so it is not blamed unless one of
+    those cards shows elsewhere on the table; a camera watching every move blames it."""
+    from solitaire_coach.core.cards import Card
+    from solitaire_coach.core.tracker import misplaced_cards
+
+    cases = {True: 0, False: 0}
+    for seed in range(400):
+        state = VirtualTable.from_deal(deal_for_seed(seed)).state.masked()
+        for column, run in enumerate(state.faceup):
+            top = run[-1]
+            if top.rank != 3:
+                continue
+            slots = list(VirtualTable.from_deal(deal_for_seed(seed)).snapshot().slots)
+            slots[1 + top.suit] = top  # the 3 on its empty foundation
+            slots[5 + column] = UNKNOWN
+            snap = Snapshot(tuple(slots))
+            assert any(p.card is top and "on an empty foundation" in p.text for p in misplaced_cards(state, snap))
+            shown = any(Card(rank, top.suit) in slots[:1] + slots[5:] for rank in (1, 2))  # waste, columns
+            blamed = any(p.card is top for p in misplaced_cards(state, snap, far_apart=True))
+            assert blamed == shown, (seed, column, slots)
+            cases[shown] += 1
+    assert cases[True] >= 1 and cases[False] >= 10, cases

@@ -43,7 +43,7 @@ class CoachSession:
         # with ``rejoin_after`` (photos taken every few moves: replay) the table is joined as
         # it is once that many were refused; without it (a camera watching every move) the
         # person is told once, plainly, how to go on
-        self.rejoin_after = rejoin_after
+        self._rejoin_after = rejoin_after
         self._refused_tables: list[str] = []  # the different tables refused since the last accepted read
         self._lost_said = False
         self.journal = journal
@@ -92,6 +92,28 @@ class CoachSession:
                 joined = " since it was joined mid-way" if isinstance(loaded, JoinedTracker) else ""
                 say(f"resumed the game from {journal.path} ({len(loaded.history)} moves so far{joined})")
                 self._restore_memory(memory)
+
+    @property
+    def tracker(self) -> TableTracker:
+        """The game's tracker (replaced when a game is joined or a new one starts)."""
+        return self._tracker
+
+    @tracker.setter
+    def tracker(self, tracker: TableTracker) -> None:
+        # photos far apart (``rejoin_after``): a foundation grown by unseen cards is not a
+        # card put down wrong (TableTracker.far_apart)
+        tracker.far_apart = self._rejoin_after is not None
+        self._tracker = tracker
+
+    @property
+    def rejoin_after(self) -> int | None:
+        """Refused tables after which the table is joined as it is (photos); None: never."""
+        return self._rejoin_after
+
+    @rejoin_after.setter
+    def rejoin_after(self, value: int | None) -> None:
+        self._rejoin_after = value
+        self.tracker = self._tracker
 
     def process_text(
         self,

@@ -294,7 +294,7 @@ class ReadJudge:
             if (found := self._probe(bare)[1]).kind in ("moves", "no change", "revealed") and not found.misread:
                 self.doubted = ["the cards under the tops"]
                 return bare, [], guessed
-        if illegal_placements(state, snap):
+        if illegal_placements(state, snap, self.session.tracker.far_apart):
             return snap, [], guessed
         # what nothing explains goes on whole, the runs read under the tops with it: where
         # the coach gives up on the game and joins the table as it is (photos far apart),

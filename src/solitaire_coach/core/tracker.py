@@ -407,6 +407,12 @@ class TableTracker:
     ``deep_after``: how many times in a row an unexplained snapshot must come before the
     longer search for many hidden moves is tried (see :meth:`_deep_search`).
 
+    ``far_apart``: the reads come several moves apart (photos taken every few moves): a
+    foundation grown by more than one card is not taken for a card put down wrong where
+    none of the cards between shows anywhere on the table (they may have gone up unseen);
+    the search decides (see :func:`misplaced_cards`). Off for a camera that watches every
+    move, where such a card is far likelier put down wrong.
+
     ``open_turns``: keep open every number of stock turns (up to 7 in a run beside one
     seen) that explains a read, not only the fewest: the coach's setting, for a person who
     flicks through the stock faster than the camera reads; :attr:`explanations` lists the
@@ -427,6 +433,7 @@ class TableTracker:
         misread_cost: int = 2,
         undo_depth: int = 12,
         open_turns: bool = False,
+        far_apart: bool = False,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, not {rules!r}")
@@ -440,6 +447,7 @@ class TableTracker:
                 )
         self.rules = rules
         self.open_turns = open_turns
+        self.far_apart = far_apart
         self.keep_misread = keep_misread
         self.misread_cost = misread_cost
         self.max_steps = max_steps
@@ -629,7 +637,9 @@ class TableTracker:
                 return undo
             deep_found = self._deep_search(old, snap)
             if not deep_found:
-                put_wrong = () if repeated_cards(snap.slots) else tuple(misplaced_cards(old.state, snap))
+                put_wrong = (
+                    () if repeated_cards(snap.slots) else tuple(misplaced_cards(old.state, snap, self.far_apart))
+                )
                 return TrackerReport(
                     "inconsistent", (), explain_inconsistency(old.state, snap, put_wrong), put_wrong=put_wrong
                 )
@@ -914,7 +924,7 @@ class TableTracker:
             and self._unexplained[0] == snap.text()
             and self._unexplained[1] < self.deep_after
             and self.state is not None
-            and not illegal_placements(self.state, snap)
+            and not illegal_placements(self.state, snap, self.far_apart)
         )
 
     def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> list[_Hypothesis]:
@@ -926,7 +936,7 @@ class TableTracker:
         line = snap.text()
         count = self._unexplained[1] + 1 if self._unexplained and self._unexplained[0] == line else 1
         self._unexplained = (line, count)
-        if count < self.deep_after or illegal_placements(hyp.state, snap):
+        if count < self.deep_after or illegal_placements(hyp.state, snap, self.far_apart):
             return []
         counter = 0
         hits: list[_Hypothesis] = []
@@ -1381,27 +1391,32 @@ def looks_like_a_deal(snap: Snapshot, rules: Rules = DEFAULT_RULES) -> bool:
     return TableTracker(rules).update(snap).kind == "started"
 
 
-def illegal_placements(state: GameState, snap: Snapshot) -> list[str]:
+def illegal_placements(state: GameState, snap: Snapshot, far_apart: bool = False) -> list[str]:
     """Cards the snapshot shows where no legal move could have put them, said for the
     player ("5♥ was put on 7♣ in column 4: take it back"): the texts of
     :func:`misplaced_cards`."""
-    return [p.text for p in misplaced_cards(state, snap)]
+    return [p.text for p in misplaced_cards(state, snap, far_apart)]
 
 
-def misplaced_cards(state: GameState, snap: Snapshot) -> list[Placement]:
+def misplaced_cards(state: GameState, snap: Snapshot, far_apart: bool = False) -> list[Placement]:
     """Cards the snapshot shows where no legal move could have put them. Only when the
     table differs from the last position as one move would (the card's old place and its
     new one), or from the position after one legal move (a card put down wrong while
-    another was played); a table changed in many places is not blamed on one card."""
-    placements = _placements(state, snap)
+    another was played); a table changed in many places is not blamed on one card.
+
+    ``far_apart`` (reads several moves apart): a card on a foundation more than one above
+    its top is blamed only where a card between shows elsewhere on the table (a pile's
+    top, or a run read under one); else the cards between may have gone up unseen (a waste
+    card under the one seen, a face-down card turned up and played)."""
+    placements = _placements(state, snap, far_apart)
     for move in [] if placements else state.legal_moves():
-        placements = _placements(state.play(move), snap)
+        placements = _placements(state.play(move), snap, far_apart)
         if placements:
             break
     return placements
 
 
-def _placements(state: GameState, snap: Snapshot) -> list[Placement]:
+def _placements(state: GameState, snap: Snapshot, far_apart: bool = False) -> list[Placement]:
     """:func:`misplaced_cards` from ``state`` itself."""
     if _changed_slot_count(state, snap) > 2:
         return []
@@ -1425,8 +1440,12 @@ def _placements(state: GameState, snap: Snapshot) -> list[Placement]:
             placements.append(
                 Placement(v, pile, f"{v.symbol} was put into the empty {pile}, where only a king may go: take it back")
             )
+    shown = {c for c in snap.slots if isinstance(c, Card)} | {c for run in snap.runs or () for c in run or ()}
     for v in snap.foundations:
         if isinstance(v, Card) and state.foundations[v.suit] + 1 < v.rank and v in _movable_cards(state):
+            between = [Card(rank, v.suit) for rank in range(state.foundations[v.suit] + 1, v.rank)]
+            if far_apart and not any(c in shown for c in between):
+                continue  # the cards between may have gone up while no picture was taken
             have = state.foundation_top(v.suit)
             where = f"on {have.symbol}" if have else "on an empty foundation"
             placements.append(Placement(v, "foundation", f"{v.symbol} was put on the foundation {where}: take it back"))
