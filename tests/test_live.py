@@ -1765,3 +1765,50 @@ def test_python_dash_m_runs_the_command(tmp_path):
         [sys.executable, "-m", "solitaire_coach", "--version"], capture_output=True, text=True, cwd=tmp_path, timeout=60
     )
     assert done.returncode == 0 and done.stdout == f"solitaire-coach {__version__}\n", done
+
+
+def test_a_photo_whose_top_card_cannot_be_read_is_used_without_it(monkeypatch):
+    """Photos are read once each: a read whose top card stays unread (one the game cannot
+    tell: the judgement leaves it ``unread``) cannot wait for a better picture, so it goes
+    on without that card, said once naming the pile; with a camera the same read waits for
+    the next frame ("looking again")."""
+    from solitaire_coach.app.judgement import Judgement, ReadJudge
+
+    table = VirtualTable.from_deal(deal_for_seed(102))
+    first = table.snapshot()
+    move = make_strategy("baseline").advise(GameState.from_deal(deal_for_seed(102)).masked(), []).move
+    table.perform(move)
+    after = table.snapshot()
+    changed = [i for i in range(12) if first.slots[i] is not after.slots[i] and i >= 5]
+    blind = list(after.slots)
+    for i in changed:
+        blind[i] = parse_snapshot(",".join(["UU"] * 12)).slots[0]
+    names = [f"column {i - 4}" for i in changed]
+    real_judge = ReadJudge.judge
+
+    def judge(self, detection, image, *, forced):
+        judged = real_judge(self, detection, image, forced=forced)
+        if self.session.tracker.state is None:
+            return judged
+        return Judgement(Snapshot(tuple(blind)), names, [], [])
+
+    monkeypatch.setattr(ReadJudge, "judge", judge)
+    for photos in (True, False):
+        double = GuessingDouble()
+        said: list[str] = []
+        gate = ReadGate.for_photos() if photos else ReadGate(hand_check=None)
+        coach = LiveCoach(_session(), double, gate, say=said.append)
+        hold = 1 if photos else 3
+        assert any(
+            r.accepted
+            for r in [coach.step(f) for f in _frames([double.picture(GameState.from_deal(deal_for_seed(102)))] * hold)]
+        )
+        results = [coach.step(f) for f in _frames([double.picture(table.state)] * hold, hold)]
+        if photos:
+            assert results[0].accepted and results[0].unreadable == names
+            assert [line for line in said if "in this photo: going on without it" in line] == [
+                f"cannot read the top card of {', '.join(names)} in this photo: going on without it"
+            ]
+        else:
+            assert not any(r.accepted for r in results)
+            assert any("looking again" in line for line in said)

@@ -229,9 +229,24 @@ class LiveCoach:
                 judged = self.judge.judge(detection, frame.image, forced=self._forced)  # 3. the judgement
                 result.detection, result.snapshot = detection, judged.snapshot
                 result.guessed, result.doubted = judged.guessed, judged.doubted
-                if judged.look_again(self._forced):
+                # a photo is read once: a column's top card it leaves unread cannot be
+                # looked at again, so the read goes on without it (as if Enter had been
+                # pressed). An unread waste or foundation is not gone on without: how many
+                # cards went up or were drawn is then open, and the likeliest guess was
+                # measured wrong more often than waiting for the next photo
+                photo = bool(getattr(self.gate, "photos", False)) and all(
+                    pile.startswith("column") for pile in judged.unread
+                )
+                if judged.look_again(self._forced or photo):
                     self._look_again(judged, result)
                 elif self.gate.offer(judged.snapshot.text(), cards):  # two reads agree
+                    if photo and judged.unread:
+                        result.unreadable = judged.unread
+                        self._said.append(
+                            "cannot read the top card of "
+                            + ", ".join(judged.unread)
+                            + " in this photo: going on without it"
+                        )
                     self._take(judged.snapshot, detection, frame, result, t_read)  # 4. tracker, advisor
                     self._send_advice(result.put_wrong)  # 5. the rig's reply
         self._flush(result)

@@ -251,6 +251,10 @@ class SearchNotes(NamedTuple):
 DEEP_MORE_NODES = 4000
 """How many more positions the longer search looks at after its first explanation."""
 
+DEEP_ALTERNATIVES = 3
+"""How many explanations besides the likeliest the longer search starts from, one after
+another, where none is found from the likeliest (each costs up to ``deep_node_limit``)."""
+
 WIDENED_CLASSES = 4
 """After a read that moves went unseen before, for how many of the explanations (those
 that differ outside the stock and the waste) every split of the talon is kept open."""
@@ -636,6 +640,13 @@ class TableTracker:
             if undo is not None:
                 return undo
             deep_found = self._deep_search(old, snap)
+            if not deep_found and self._unexplained is not None and self._unexplained[1] >= self.deep_after:
+                # the likeliest explanation so far may have named the cards no read showed
+                # otherwise than the table has them: the next few are searched too
+                for other in self._hypotheses[1 : 1 + DEEP_ALTERNATIVES]:
+                    deep_found = self._deep_from(other, snap)
+                    if deep_found:
+                        break
             if not deep_found:
                 put_wrong = (
                     () if repeated_cards(snap.slots) else tuple(misplaced_cards(old.state, snap, self.far_apart))
@@ -936,7 +947,13 @@ class TableTracker:
         line = snap.text()
         count = self._unexplained[1] + 1 if self._unexplained and self._unexplained[0] == line else 1
         self._unexplained = (line, count)
-        if count < self.deep_after or illegal_placements(hyp.state, snap, self.far_apart):
+        if count < self.deep_after:
+            return []
+        return self._deep_from(hyp, snap)
+
+    def _deep_from(self, hyp: _Hypothesis, snap: Snapshot) -> list[_Hypothesis]:
+        """The longer search of :meth:`_deep_search` from explanation ``hyp``."""
+        if illegal_placements(hyp.state, snap, self.far_apart):
             return []
         counter = 0
         hits: list[_Hypothesis] = []
