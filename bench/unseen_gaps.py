@@ -179,7 +179,7 @@ def main(argv=None) -> int:
         print(f"  {args.games - len(todo)} of the {args.games} games from {args.record}", file=sys.stderr, flush=True)
     t0 = time.time()
     for count, seed in enumerate(todo, 1):
-        started = time.time()
+        started, cpu = time.time(), time.process_time()
         deal = deal_for_seed(seed)
         reference_end = play_game(deal, args.strategy, check_sync=False, max_moves=args.max_moves)
         ref_table = VirtualTable.from_deal(deal)
@@ -199,6 +199,7 @@ def main(argv=None) -> int:
             "won with every move seen": won_ref,
             "foundations with every move seen": list(ref_table.state.foundations),
             "seconds": round(time.time() - started, 2),
+            "cpu seconds": round(time.process_time() - cpu, 2),
             "options": options,
             "commit": commit,
             "code": code,
@@ -331,6 +332,7 @@ def add_game(totals: collections.Counter, line: dict) -> None:
     totals.update(counts)
     totals["games"] += 1
     totals["seconds"] += line.get("seconds", 0)
+    totals["cpu seconds"] += line.get("cpu seconds", 0)
     totals["games in sync at the end"] += line["in sync"]
     same = line["won"] == line["won with every move seen"] and sum(line["foundations"]) == sum(
         line["foundations with every move seen"]
@@ -603,7 +605,10 @@ def report(t: collections.Counter, options: dict, deals: list[int], seconds: flo
         print("  reads that lost the real position from the open explanations, by cause:")
         for key, value in lost:
             print(f"    {key[6:]}: {value}")
-    print(f"  {seconds:.0f} s of play ({seconds / games:.1f} s a game)")
+    print(
+        f"  {seconds:.0f} s of play ({seconds / games:.1f} s a game; CPU {t['cpu seconds'] / games:.1f} s a game, "
+        f"the rest waiting for a core on a busy machine)"
+    )
 
 
 def deal_span(deals: list[int]) -> str:
