@@ -332,7 +332,9 @@ def add_game(totals: collections.Counter, line: dict) -> None:
     totals.update(counts)
     totals["games"] += 1
     totals["seconds"] += line.get("seconds", 0)
-    totals["cpu seconds"] += line.get("cpu seconds", 0)
+    if "cpu seconds" in line:  # (not in the lines of the first version)
+        totals["cpu seconds"] += line["cpu seconds"]
+        totals["games timed on the CPU"] += 1
     totals["games in sync at the end"] += line["in sync"]
     same = line["won"] == line["won with every move seen"] and sum(line["foundations"]) == sum(
         line["foundations with every move seen"]
@@ -606,8 +608,9 @@ def report(t: collections.Counter, options: dict, deals: list[int], seconds: flo
         for key, value in lost:
             print(f"    {key[6:]}: {value}")
     print(
-        f"  {seconds:.0f} s of play ({seconds / games:.1f} s a game; CPU {t['cpu seconds'] / games:.1f} s a game, "
-        f"the rest waiting for a core on a busy machine)"
+        f"  {seconds:.0f} s of play ({seconds / games:.1f} s a game; CPU "
+        f"{t['cpu seconds'] / max(1, t['games timed on the CPU']):.1f} s a game over {t['games timed on the CPU']} "
+        f"games timed so, the rest of the time waiting for a core on a busy machine)"
     )
 
 
