@@ -43,8 +43,23 @@ and per game: how many ended in sync with the table, and how many ended as the s
 deal ends with every move seen (won or not won alike, the same cards on the
 foundations).
 
+Each game's gaps and restarts come from a random stream of its own, seeded from ``--seed``
+and the deal's seed: a game plays alike whichever games ran before it (since 2026-11-27;
+before, one stream ran through all the games, so figures from before are not comparable
+game for game).
+
+A long run can be recorded, stopped, resumed and split: ``--record FILE`` appends one JSON
+line per finished game (its deal, counts, how it ended, the options, the git commit and an
+id of the code that decides the results); a run on the same FILE plays only the deals it
+does not hold and prints the totals of all the deals asked for. A FILE whose games were
+played with other options is refused; one played by other code (``src/solitaire_coach/core``,
+``app`` or this script changed) too, unless ``--any-code``. ``--summary FILE`` prints the
+totals of a record file.
+
 Run:  .venv/bin/python bench/unseen_gaps.py [--games 1000] [--first 0] [--seed 1] [--strategy baseline]
           [--gap-rate 0.08] [--restart-rate 0.03] [--max-moves 300] [--no-stock] [--verbose]
+          [--record FILE [--any-code]] [--progress 5]
+      .venv/bin/python bench/unseen_gaps.py --summary FILE
 """
 
 from __future__ import annotations
@@ -58,6 +73,12 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+
+# the options that decide a game's results: a record file holds games of one set of them
+OPTION_KEYS = ("strategy", "seed", "gap_rate", "restart_rate", "max_moves", "stock", "stock_hint", "stock_misread")
+# the code that decides a game's results: a record's games count together only where it is the same
+CODE_PATHS = ("src/solitaire_coach/core", "src/solitaire_coach/app", "bench/unseen_gaps.py")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv=None) -> int:
@@ -92,42 +113,237 @@ def main(argv=None) -> int:
         default=0.0,
         help="chance that a stock reading is wrong (pile read empty or empty read as a pile; default 0)",
     )
+    ap.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="append one JSON line per finished game to FILE; deals FILE already holds (same options) are "
+        "not played again but counted in the totals: a long run can be stopped, resumed and split",
+    )
+    ap.add_argument(
+        "--any-code",
+        action="store_true",
+        help="with --record: add to a FILE whose games were played by other code (src/solitaire_coach/core, "
+        "app or this script changed) instead of refusing it",
+    )
+    ap.add_argument("--summary", type=Path, metavar="FILE", help="only print the totals of a --record FILE")
+    ap.add_argument("--progress", type=int, default=5, help="print progress every N games (default 5)")
     ap.add_argument("--verbose", action="store_true", help="print each silently wrong read and illegal advice")
     ap.add_argument("--trace", action="store_true", help="print what the coach said at each read")
     args = ap.parse_args(argv)
+
+    if args.summary is not None:
+        try:
+            lines = load_record(args.summary)
+        except RecordError as exc:
+            print(f"unseen_gaps: {exc}", file=sys.stderr)
+            return 2
+        if not lines:
+            print(f"unseen_gaps: {args.summary} holds no games", file=sys.stderr)
+            return 2
+        options = lines[0]["options"]
+        mixed = sorted({line["options"] == options for line in lines})
+        if mixed != [True]:
+            print(f"unseen_gaps: {args.summary} holds games played with different options", file=sys.stderr)
+            return 2
+        totals = collections.Counter()
+        for line in lines:
+            add_game(totals, line)
+        report(totals, options, sorted(line["deal"] for line in lines), totals["seconds"])
+        codes = collections.Counter((line["code"], line["commit"][:10]) for line in lines)
+        for (code, commit), n in sorted(codes.items(), key=lambda kv: -kv[1]):
+            print(f"  {n} games by code {code} (commit {commit})")
+        return 0
 
     from solitaire_coach.app.simulate import play_game
     from solitaire_coach.core import deal_for_seed
     from solitaire_coach.core.advisor import make_strategy
     from solitaire_coach.core.virtual_table import VirtualTable
 
-    rng = random.Random(args.seed if not args.first else f"{args.seed}/{args.first}")
+    options = bench_options(args)
+    commit, code = code_identity()
+    done: dict[int, dict] = {}
+    if args.record is not None:
+        try:
+            done = recorded_games(args.record, options, code, args.any_code)
+        except RecordError as exc:
+            print(f"unseen_gaps: {exc}", file=sys.stderr)
+            return 2
+    deals = range(args.first, args.first + args.games)
+    todo = [seed for seed in deals if seed not in done]
     totals = collections.Counter()
+    for seed in deals:
+        if seed in done:
+            add_game(totals, done[seed])
+    if done and todo:
+        print(f"  {args.games - len(todo)} of the {args.games} games from {args.record}", file=sys.stderr, flush=True)
     t0 = time.time()
-    for seed in range(args.first, args.first + args.games):
+    for count, seed in enumerate(todo, 1):
+        started, cpu = time.time(), time.process_time()
         deal = deal_for_seed(seed)
         reference_end = play_game(deal, args.strategy, check_sync=False, max_moves=args.max_moves)
         ref_table = VirtualTable.from_deal(deal)
         for move in reference_end.moves:
             ref_table.perform(move)
+        # each game's gaps and restarts come from a stream of its own: a game's results do not
+        # depend on which games were played before it (resumed and split runs play it alike)
+        rng = random.Random(f"{args.seed}/{seed}")
         result = play_one(deal, args, rng, make_strategy)
-        totals.update(result["counts"])
-        totals["games"] += 1
-        totals["games in sync at the end"] += result["in sync"]
-        same = result["won"] == ref_table.state.is_won() and sum(result["foundations"]) == sum(
-            ref_table.state.foundations
-        )
-        totals["games ending as with every move seen"] += same
-        totals["games won"] += result["won"]
-        totals["games won with every move seen"] += ref_table.state.is_won()
-        for key in ("illegal advice", "silently wrong"):
-            totals[f"games with {key}"] += bool(result["counts"][key])
-        if (seed + 1 - args.first) % 50 == 0:
+        won_ref = ref_table.state.is_won()
+        line = {
+            "deal": seed,
+            "counts": dict(result["counts"]),
+            "in sync": result["in sync"],
+            "won": result["won"],
+            "foundations": list(result["foundations"]),
+            "won with every move seen": won_ref,
+            "foundations with every move seen": list(ref_table.state.foundations),
+            "seconds": round(time.time() - started, 2),
+            "cpu seconds": round(time.process_time() - cpu, 2),
+            "options": options,
+            "commit": commit,
+            "code": code,
+        }
+        add_game(totals, line)
+        if args.record is not None:
+            append_record(args.record, line)
+        if args.progress and (count % args.progress == 0 or count == len(todo)):
+            spent = time.time() - t0
+            left = spent / count * (len(todo) - count)
             print(
-                f"  {seed + 1 - args.first}/{args.games} games, {time.time() - t0:.0f} s", file=sys.stderr, flush=True
+                f"  {count}/{len(todo)} games played ({args.games - len(todo) + count}/{args.games} done), "
+                f"{spent:.0f} s, {spent / count:.1f} s a game, about {left / 60:.0f} min left",
+                file=sys.stderr,
+                flush=True,
             )
-    report(totals, args, time.time() - t0)
+    report(totals, options, list(deals), totals["seconds"])
+    if todo and done:
+        print(f"  (this run played {len(todo)} games in {time.time() - t0:.0f} s)")
     return 0
+
+
+class RecordError(Exception):
+    """A record file that cannot be read or added to; the message says where and why."""
+
+
+def bench_options(args) -> dict:
+    """The options that decide a game's results, as a record line holds them."""
+    return {key: getattr(args, key) for key in OPTION_KEYS}
+
+
+def code_identity() -> tuple[str, str]:
+    """The git commit checked out and an id of the code that decides a game's results: the
+    git trees of ``CODE_PATHS`` at that commit and any uncommitted change to them."""
+    import hashlib
+    import subprocess
+
+    def git(*cmd: str) -> str:
+        try:
+            done = subprocess.run(["git", *cmd], cwd=ROOT, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "HEAD").strip() or "unknown"
+    trees = git("rev-parse", *(f"HEAD:{path}" for path in CODE_PATHS))
+    if not trees:
+        return commit, "unknown"
+    digest = hashlib.sha1(trees.encode())
+    diff = git("diff", "HEAD", "--", *CODE_PATHS)
+    digest.update(diff.encode())
+    return commit, digest.hexdigest()[:12] + ("+dirty" if diff else "")
+
+
+def load_record(path: Path) -> list[dict]:
+    """The games in a record file, one dict a line; a line that is not a game (a run killed
+    mid-write) is left out with a warning; a deal played twice counts once (the first)."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise RecordError(f"cannot read {path}: {exc.strerror}") from None
+    lines: list[dict] = []
+    seen: set[int] = set()
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+            if not isinstance(line, dict) or not isinstance(line.get("deal"), int):
+                raise ValueError("not a game")
+            for key in ("counts", "options", "code", "commit"):
+                if key not in line:
+                    raise ValueError(f"no {key!r}")
+        except ValueError as exc:
+            print(f"unseen_gaps: {path} line {number} left out, not a game's record: {exc}", file=sys.stderr)
+            continue
+        if line["deal"] in seen:
+            print(f"unseen_gaps: {path} line {number}: deal {line['deal']} again, left out", file=sys.stderr)
+            continue
+        seen.add(line["deal"])
+        line["line"] = number
+        lines.append(line)
+    return lines
+
+
+def recorded_games(path: Path, options: dict, code: str, any_code: bool) -> dict[int, dict]:
+    """The games of ``path`` by deal, once checked that they were played with ``options``
+    (and by ``code`` unless ``any_code``); raises RecordError where not."""
+    games: dict[int, dict] = {}
+    for line in load_record(path):
+        if line["options"] != options:
+            differ = ", ".join(
+                f"{key} {line['options'].get(key)!r} there, {options.get(key)!r} here"
+                for key in sorted(set(options) | set(line["options"]))
+                if line["options"].get(key) != options.get(key)
+            )
+            raise RecordError(
+                f"{path} line {line['line']} (deal {line['deal']}) was played with other options ({differ}): "
+                f"its games do not add up with this run's; use another file or the same options"
+            )
+        if line["code"] != code and not any_code:
+            raise RecordError(
+                f"{path} line {line['line']} (deal {line['deal']}) was played by other code ({line['code']} at "
+                f"commit {line['commit'][:10]}; this is {code}, {CODE_PATHS} differ): its games may end "
+                f"otherwise; use another file, or --any-code to add to it anyway"
+            )
+        games[line["deal"]] = line
+    return games
+
+
+def append_record(path: Path, line: dict) -> None:
+    """Appends one game's line to the record file (after a newline where a killed run left
+    a line unfinished)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+b") as out:
+        out.seek(0, 2)
+        if out.tell():
+            out.seek(-1, 2)
+            if out.read(1) != b"\n":
+                out.write(b"\n")
+        out.write((json.dumps(line, sort_keys=True) + "\n").encode())
+        out.flush()
+
+
+def add_game(totals: collections.Counter, line: dict) -> None:
+    """Adds one game's record line into the totals."""
+    counts = line["counts"]
+    totals.update(counts)
+    totals["games"] += 1
+    totals["seconds"] += line.get("seconds", 0)
+    if "cpu seconds" in line:  # (not in the lines of the first version)
+        totals["cpu seconds"] += line["cpu seconds"]
+        totals["games timed on the CPU"] += 1
+    totals["games in sync at the end"] += line["in sync"]
+    same = line["won"] == line["won with every move seen"] and sum(line["foundations"]) == sum(
+        line["foundations with every move seen"]
+    )
+    totals["games ending as with every move seen"] += same
+    totals["games won"] += line["won"]
+    totals["games won with every move seen"] += line["won with every move seen"]
+    for key in ("illegal advice", "silently wrong"):
+        totals[f"games with {key}"] += bool(counts.get(key))
 
 
 def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
@@ -345,10 +561,12 @@ def open_positions(tracker) -> list:
     return list(positions) + list(getattr(tracker, "doubted", ()))
 
 
-def report(t: collections.Counter, args, seconds: float) -> None:
+def report(t: collections.Counter, options: dict, deals: list[int], seconds: float) -> None:
+    """Prints the totals of the games ``deals`` played with ``options``."""
+    args = argparse.Namespace(**options)
     games = t["games"] or 1
     print(
-        f"unseen gaps: {t['games']} games (deals {args.first}..{args.first + t['games'] - 1}, {args.strategy}, "
+        f"unseen gaps: {t['games']} games (deals {deal_span(deals)}, {args.strategy}, "
         f"seed {args.seed}, "
         f"gap rate {args.gap_rate}, restart rate {args.restart_rate}, at most {args.max_moves} moves, "
         f"stock {('read, a hint' if args.stock_hint else 'read, a stock: line') if args.stock else 'not read'}"
@@ -389,7 +607,22 @@ def report(t: collections.Counter, args, seconds: float) -> None:
         print("  reads that lost the real position from the open explanations, by cause:")
         for key, value in lost:
             print(f"    {key[6:]}: {value}")
-    print(f"  {seconds:.0f} s")
+    print(
+        f"  {seconds:.0f} s of play ({seconds / games:.1f} s a game; CPU "
+        f"{t['cpu seconds'] / max(1, t['games timed on the CPU']):.1f} s a game over {t['games timed on the CPU']} "
+        f"games timed so, the rest of the time waiting for a core on a busy machine)"
+    )
+
+
+def deal_span(deals: list[int]) -> str:
+    """The deals' seeds as ranges: ``0..9, 12, 20..29``."""
+    spans: list[list[int]] = []
+    for seed in sorted(deals):
+        if spans and seed == spans[-1][1] + 1:
+            spans[-1][1] = seed
+        else:
+            spans.append([seed, seed])
+    return ", ".join(f"{a}..{b}" if b > a else str(a) for a, b in spans) or "none"
 
 
 if __name__ == "__main__":

@@ -192,12 +192,18 @@ def _steps(
 def _novel_steps(state: GameState, novel: frozenset[Card]) -> Iterator[tuple[tuple[Move, ...], GameState]]:
     """The steps of :func:`_steps` that name a card of ``novel`` unseen before: the
     waste's unknown top played on, or a column's card turned over (and maybe covered)."""
+    waste_unknown = bool(state.waste) and state.waste[-1] is None
+    if not waste_unknown and not any(state.awaiting_flip(column) for column in range(COLUMN_COUNT)):
+        return  # (no card to name: the known cards need not be worked out)
     candidates = novel - state.known_cards()
-    if candidates and state.waste and state.waste[-1] is None:
+    if candidates and waste_unknown:
         for card in sorted(candidates):
-            seen = state.reveal_waste(card)
-            for move in seen.legal_moves():
-                if move.kind in (MoveKind.WASTE_TO_FOUNDATION, MoveKind.WASTE_TO_COLUMN):
+            # (the waste moves of ``legal_moves`` once the top is named, in its order, worked
+            # out without it: most candidates fit nowhere, and naming the card costs more)
+            moves = _waste_moves(state, card)
+            if moves:
+                seen = state.reveal_waste(card)
+                for move in moves:
                     yield (move,), seen.play(move)
     for column in range(COLUMN_COUNT):
         if candidates and state.awaiting_flip(column):
@@ -205,6 +211,14 @@ def _novel_steps(state: GameState, novel: frozenset[Card]) -> Iterator[tuple[tup
             # a step of no move that names the card (it may since have been covered)
             for card in sorted(candidates):
                 yield (), state.reveal_column(column, card)
+
+
+def _waste_moves(state: GameState, card: Card) -> list[Move]:
+    """The moves of ``card`` as the waste's top in ``state``, in :meth:`GameState.legal_moves`'
+    order: to its foundation, then to each column it fits."""
+    moves = [Move.waste_to_foundation()] if state.foundations[card.suit] + 1 == card.rank else []
+    moves += [Move.waste_to_column(j) for j in range(COLUMN_COUNT) if state._fits_column(card, j)]
+    return moves
 
 
 def _extra_turns(path: Sequence[Move]) -> int:
@@ -1051,10 +1065,7 @@ class TableTracker:
         table_fits, candidates = shared
         w = state.waste_top()
         if w is not None:
-            waste_moves = []
-            if state.foundations[w.suit] + 1 == w.rank:
-                waste_moves.append(Move.waste_to_foundation())
-            waste_moves += [Move.waste_to_column(j) for j in range(COLUMN_COUNT) if state._fits_column(w, j)]
+            waste_moves = _waste_moves(state, w)
             if waste_moves:
                 candidates = sorted(candidates + waste_moves, key=_legal_order)
         for move in candidates:
