@@ -649,6 +649,35 @@ class CardDetector:
                 m.likely, m.conf = Card.from_index(cards[at]), confs[best]
         return read
 
+    def _locate_turned(self, frame_bgr: np.ndarray, lean: list[_Mark], deg: float) -> list[_Mark]:
+        """The locator's face-up marks in the part of the frame about the marks ``lean``
+        (three card sizes about them), that part turned ``deg`` degrees counter-clockwise
+        (the way that makes cards turned clockwise by as much lie straight), mapped back
+        into the frame as given, their angles with it."""
+        fh, fw = frame_bgr.shape[:2]
+        pad = 3.0 * max(max(m.w, m.h) for m in lean)
+        x0, y0 = max(0, int(min(m.x for m in lean) - pad)), max(0, int(min(m.y for m in lean) - pad))
+        x1, y1 = min(fw, int(max(m.x for m in lean) + pad)), min(fh, int(max(m.y for m in lean) + pad))
+        part = frame_bgr[y0:y1, x0:x1]
+        h, w = part.shape[:2]
+        rot = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)  # cv2: positive is counter-clockwise
+        c, s = abs(rot[0, 0]), abs(rot[0, 1])
+        nw, nh = int(h * s + w * c), int(h * c + w * s)
+        rot[0, 2] += nw / 2 - w / 2
+        rot[1, 2] += nh / 2 - h / 2
+        turned = cv2.warpAffine(part, rot, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        back = cv2.invertAffineTransform(rot)
+        # the locator sees the cards at the size it sees them in the whole frame
+        width = max(32, int(round(self.locator_width * nw / fw / 8)) * 8)
+        marks = []
+        for m in _suppress(self.locate(turned, width)):
+            if m.kind == 0 and m.score >= 0.5:
+                x, y = back @ np.array([m.x, m.y, 1.0])
+                marks.append(
+                    _Mark(float(x) + x0, float(y) + y0, m.w, m.h, m.score, 0, angle=m.angle + math.radians(deg))
+                )
+        return marks
+
     def _read_askew(self, frame_bgr: np.ndarray, kept: list[_Mark]) -> list[_Mark]:
         """Look again, with the locator, at a frame whose face-up cards lie askew and read
         unsure: the locator finds cards turned 20 degrees or more poorly (their angle runs
@@ -667,36 +696,10 @@ class CardDetector:
         ]
         if not unread:
             return []
-        fh, fw = frame_bgr.shape[:2]
         found: list[_Mark] = []
         for sign in sorted({1 if m.angle > 0 else -1 for m in unread}):
-            deg = sign * self.askew_turn
-            # only the part of the frame around the unread cards leaning this way (a card
-            # and a half about them) is looked at again
             lean = [m for m in unread if (m.angle > 0) == (sign > 0)]
-            pad = 3.0 * max(max(m.w, m.h) for m in lean)
-            x0, y0 = max(0, int(min(m.x for m in lean) - pad)), max(0, int(min(m.y for m in lean) - pad))
-            x1, y1 = min(fw, int(max(m.x for m in lean) + pad)), min(fh, int(max(m.y for m in lean) + pad))
-            part = frame_bgr[y0:y1, x0:x1]
-            h, w = part.shape[:2]
-            # cv2 turns counter-clockwise for a positive angle: a card turned clockwise
-            # (angle > 0) lies straight in the frame turned back by as much
-            rot = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
-            c, s = abs(rot[0, 0]), abs(rot[0, 1])
-            nw, nh = int(h * s + w * c), int(h * c + w * s)
-            rot[0, 2] += nw / 2 - w / 2
-            rot[1, 2] += nh / 2 - h / 2
-            turned = cv2.warpAffine(part, rot, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            back = cv2.invertAffineTransform(rot)
-            # the locator sees the cards at the size it sees them in the whole frame
-            width = max(32, int(round(self.locator_width * nw / fw / 8)) * 8)
-            for m in _suppress(self.locate(turned, width)):
-                if m.kind != 0 or m.score < 0.5:
-                    continue
-                x, y = back @ np.array([m.x, m.y, 1.0])
-                found.append(
-                    _Mark(float(x) + x0, float(y) + y0, m.w, m.h, m.score, 0, angle=m.angle + math.radians(deg))
-                )
+            found += self._locate_turned(frame_bgr, lean, sign * self.askew_turn)
         todo: list[tuple[_Mark, _Mark | None]] = []
         for f in found:
             near = [o for o in kept if abs(o.x - f.x) < 0.3 * o.w and abs(o.y - f.y) < 0.15 * o.h]
