@@ -927,3 +927,27 @@ def test_a_folder_of_photos_is_told_from_a_videos_frames(tmp_path):
     assert not looks_like_photos(FolderSource(video))
     (photos / "frames.jsonl").write_text('{"file": "p0.png", "t": 0}\n')
     assert not looks_like_photos(FolderSource(photos))  # a recording: its manifest says how to play it
+
+
+def test_photos_take_only_a_hand_that_reaches_the_edge():
+    """Against the last photo taken, the wooden table uncovered where a column of cards lay
+    is skin-coloured, changed and sharply outlined, like a hand: for photos
+    (``ReadGate.for_photos``) only a region reaching the picture's edge is a hand (an arm
+    comes in from outside), so the uncovered table is not; a hand reaching in still is."""
+    wood = np.zeros((240, 320, 3), np.uint8)
+    wood[:] = (110, 150, 200)  # a light wooden table (BGR, skin-toned)
+    before = wood.copy()
+    cv2.rectangle(before, (120, 60), (175, 200), (245, 245, 245), -1)  # a fanned column of cards
+    cv2.rectangle(before, (190, 60), (245, 200), (245, 245, 245), -1)
+    after = wood.copy()  # the cards moved away: the table shows there
+    assert HandCheck()(after, before)  # a camera's check takes it for a hand
+    photos = ReadGate.for_photos().hand_check
+    assert photos.from_edge and not photos(after, before)
+    # a hand reaching in from the left edge over a green cloth still is one
+    cloth = _table(2, 320, 240)
+    arm = cloth.copy()
+    cv2.rectangle(arm, (0, 150), (150, 185), (120, 150, 215), -1)
+    cv2.ellipse(arm, (165, 165), (40, 30), 0, 0, 360, (120, 150, 215), -1)
+    assert photos(arm, cloth)
+    # (on a table of the arm's own colour, only the part over the cards changes, and that does
+    # not reach the edge: such a photo is read; photos are taken with the hands away)

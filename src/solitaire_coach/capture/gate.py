@@ -212,15 +212,27 @@ class HandCheck:
       ``edge`` grey levels a pixel (hands 9 to 30, light changes 2 to 6 on the recorded
       games).
 
+    * ``from_edge``: only a region that reaches the picture's edge counts (an arm comes in
+      from outside the picture). For photos taken every few moves: against the last photo
+      taken, the wooden table uncovered where a fanned column's cards were is skin-coloured,
+      changed and sharply outlined, and took 4 of game4's photos taken every 4 moves for
+      hands; a camera compares with the picture before a move, where that is rare. The
+      price: on a table of the arm's own colour only the part of a hand over the cards has
+      changed, and that does not reach the edge, so such a hand is not seen in a photo
+      (photos are taken on purpose, with the hands away).
+
     With no reference every skin-coloured pixel counts (the outline is not checked).
     Runs on a 320-pixel-wide thumbnail, about a millisecond.
     """
 
-    def __init__(self, min_area: float = 0.02, width: int = 320, change: int = 30, edge: float = 8.0) -> None:
+    def __init__(
+        self, min_area: float = 0.02, width: int = 320, change: int = 30, edge: float = 8.0, from_edge: bool = False
+    ) -> None:
         self.min_area = min_area
         self.width = width
         self.change = change
         self.edge = edge
+        self.from_edge = from_edge
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
     def small(self, image: np.ndarray) -> np.ndarray:
@@ -252,7 +264,7 @@ class HandCheck:
         if diff is None:
             n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
             return float(stats[1:, cv2.CC_STAT_AREA].max()) / mask.size if n > 1 else 0.0
-        return sharp_region(mask, diff, 0.5 * self.min_area, self.edge) / mask.size
+        return sharp_region(mask, diff, 0.5 * self.min_area, self.edge, need_border=self.from_edge) / mask.size
 
     def __call__(self, image: np.ndarray, reference: np.ndarray | None = None) -> bool:
         return self.largest_fraction(image, reference) >= self.min_area
@@ -552,10 +564,10 @@ class ReadGate:
     def for_photos(cls) -> ReadGate:
         """A gate for photos of the table taken on purpose every few moves (a folder of
         pictures, not a video): each picture is a still table, read once and taken on its
-        own read (no second read to agree with). The hand check stays; the object check,
+        own read (no second read to agree with). The hand check stays (a hand region must reach the edge: ``HandCheck.from_edge``); the object check,
         which compares a picture with the last one taken, does not (a hand-held camera
         frames each photo differently)."""
-        gate = cls(still_frames=1, agree=1, fine_pixels=0, object_check=None)
+        gate = cls(still_frames=1, agree=1, fine_pixels=0, object_check=None, hand_check=HandCheck(from_edge=True))
         gate.photos = True
         return gate
 
