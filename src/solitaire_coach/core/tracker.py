@@ -636,13 +636,8 @@ class TableTracker:
             budget = None if best is None else best + (0 if hyp.misread else self.margin) - hyp.weight(self.open_turns)
             if budget is not None and budget < 0:
                 continue
-            found = self._explanations(hyp.state, snap, budget)
-            if prefer is not None and found:
-                found = self._preferred(hyp.state, snap, prefer, found) + found
-            for path, merged in found:
-                child = _Hypothesis(
-                    hyp.cost + len(path), merged, hyp.history + path, hyp.misread, hyp.slack + _extra_turns(path)
-                )
+            for path, child in self._extended(hyp, snap, budget, prefer):
+                merged = child.state
                 known = children.get(merged)
                 if known is None or child.cost < known.cost:
                     children[merged] = child
@@ -653,14 +648,7 @@ class TableTracker:
             undo = self._undo(old, snap)
             if undo is not None:
                 return undo
-            deep_found = self._deep_search(old, snap)
-            if not deep_found and self._unexplained is not None and self._unexplained[1] >= self.deep_after:
-                # the likeliest explanation so far may have named the cards no read showed
-                # otherwise than the table has them: the next few are searched too
-                for other in self._hypotheses[1 : 1 + DEEP_ALTERNATIVES]:
-                    deep_found = self._deep_from(other, snap)
-                    if deep_found:
-                        break
+            deep_found = self._deep_search(self._hypotheses[: 1 + DEEP_ALTERNATIVES], snap)
             if not deep_found:
                 put_wrong = (
                     () if repeated_cards(snap.slots) else tuple(misplaced_cards(old.state, snap, self.far_apart))
@@ -783,13 +771,7 @@ class TableTracker:
                 room = limit - hyp.weight(self.open_turns)
                 if room < 0:
                     continue
-                found = self._explanations(hyp.state, snap, room)
-                if prefer is not None and found:
-                    found = self._preferred(hyp.state, snap, prefer, found) + found
-                for path, merged in found:
-                    child = _Hypothesis(
-                        hyp.cost + len(path), merged, hyp.history + path, False, hyp.slack + _extra_turns(path)
-                    )
+                for _, child in self._extended(hyp, snap, room, prefer):
                     if child.weight(self.open_turns) <= limit:
                         add(child)
             lost = self._cut_short or len(doubts) > DOUBTED_HYPOTHESES
@@ -952,18 +934,25 @@ class TableTracker:
             and not illegal_placements(self.state, snap, self.far_apart)
         )
 
-    def _deep_search(self, hyp: _Hypothesis, snap: Snapshot) -> list[_Hypothesis]:
+    def _deep_search(self, hyps: list[_Hypothesis], snap: Snapshot) -> list[_Hypothesis]:
         """A longer explanation, for a table that stayed the same and unexplained: the
         person may have made several moves while a hand hid the table. Only tried when
         the same snapshot comes twice in a row and shows no illegal placement (a card put
         down wrong must be taken back, not explained away). Best-first search guided by
-        how far each position is from the snapshot, at most ``deep_node_limit`` nodes."""
+        how far each position is from the snapshot, at most ``deep_node_limit`` nodes,
+        from each of ``hyps`` in turn (the likeliest first) until one gives explanations:
+        the likeliest may have named the cards no read showed otherwise than the table
+        has them."""
         line = snap.text()
         count = self._unexplained[1] + 1 if self._unexplained and self._unexplained[0] == line else 1
         self._unexplained = (line, count)
         if count < self.deep_after:
             return []
-        return self._deep_from(hyp, snap)
+        for hyp in hyps:
+            hits = self._deep_from(hyp, snap)
+            if hits:
+                return hits
+        return []
 
     def _deep_from(self, hyp: _Hypothesis, snap: Snapshot) -> list[_Hypothesis]:
         """The longer search of :meth:`_deep_search` from explanation ``hyp``."""
@@ -1004,6 +993,24 @@ class TableTracker:
                     continue
                 heapq.heappush(heap, (_distance(child, snap) + depth + 1, depth + 1, counter, path + step, child))
         return hits
+
+    def _extended(
+        self, hyp: _Hypothesis, snap: Snapshot, budget: int | None, prefer: Move | None
+    ) -> list[tuple[tuple[Move, ...], _Hypothesis]]:
+        """Each explanation of ``snap`` from ``hyp`` within ``budget`` moves (those that
+        start with ``prefer`` first), as its path and the hypothesis it makes."""
+        found = self._explanations(hyp.state, snap, budget)
+        if prefer is not None and found:
+            found = self._preferred(hyp.state, snap, prefer, found) + found
+        return [
+            (
+                path,
+                _Hypothesis(
+                    hyp.cost + len(path), merged, hyp.history + path, hyp.misread, hyp.slack + _extra_turns(path)
+                ),
+            )
+            for path, merged in found
+        ]
 
     def _preferred(
         self, state: GameState, snap: Snapshot, prefer: Move, found: list[tuple[tuple[Move, ...], GameState]]
@@ -1314,13 +1321,19 @@ def _same_table(a: GameState, b: GameState, more_redeals: int = 0) -> bool:
     )
 
 
-def _novel_cards(state: GameState, snap: Snapshot) -> frozenset[Card]:
-    """Cards the snapshot shows or implies (a foundation showing 4♠ holds A♠-3♠ too)
-    whose place ``state`` does not know: candidates for a card turned over unseen."""
+def _shown_cards(snap: Snapshot) -> set[Card]:
+    """The cards the snapshot shows: its slots' cards, its runs' and its waste fan's."""
     shown = {v for v in snap.slots if isinstance(v, Card)}
     for run in snap.runs or ():
         shown.update(run or ())
     shown.update(snap.waste_fan or ())
+    return shown
+
+
+def _novel_cards(state: GameState, snap: Snapshot) -> frozenset[Card]:
+    """Cards the snapshot shows or implies (a foundation showing 4♠ holds A♠-3♠ too)
+    whose place ``state`` does not know: candidates for a card turned over unseen."""
+    shown = _shown_cards(snap)
     for v in snap.foundations:
         if isinstance(v, Card):
             shown.update(Card(rank, v.suit) for rank in range(1, v.rank))
@@ -1468,7 +1481,7 @@ def _placements(state: GameState, snap: Snapshot, far_apart: bool = False) -> li
             placements.append(
                 Placement(v, pile, f"{v.symbol} was put into the empty {pile}, where only a king may go: take it back")
             )
-    shown = {c for c in snap.slots if isinstance(c, Card)} | {c for run in snap.runs or () for c in run or ()}
+    shown = _shown_cards(snap) if far_apart else set()
     for v in snap.foundations:
         if isinstance(v, Card) and state.foundations[v.suit] + 1 < v.rank and v in _movable_cards(state):
             between = [Card(rank, v.suit) for rank in range(state.foundations[v.suit] + 1, v.rank)]

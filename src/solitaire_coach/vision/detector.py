@@ -700,13 +700,14 @@ class CardDetector:
         for sign in sorted({1 if m.angle > 0 else -1 for m in unread}):
             lean = [m for m in unread if (m.angle > 0) == (sign > 0)]
             found += self._locate_turned(frame_bgr, lean, sign * self.askew_turn)
+        unread_ids = {id(m) for m in unread}
         todo: list[tuple[_Mark, _Mark | None]] = []
         for f in found:
             near = [o for o in kept if abs(o.x - f.x) < 0.3 * o.w and abs(o.y - f.y) < 0.15 * o.h]
             if near:
                 # the nearest mark, if unread, is the same card found a little off
                 o = min(near, key=lambda o: math.hypot(o.x - f.x, o.y - f.y))
-                if o in unread:
+                if id(o) in unread_ids:
                     todo.append((f, o))
             else:
                 todo.append((f, None))
