@@ -4,7 +4,9 @@ Plays games of deals seeds 0..N-1 on a virtual table through the snapshot coach
 (``CoachSession``, the tracker and the advisor as the live coach uses them). A simulated
 person follows the coach's advice when it is a legal move on the real table, and
 otherwise plays what a coach that saw every move would advise (a second tracker fed
-every table). Now and then the person plays 1 to 6 moves unseen before the next read
+every table, without the ``stock:`` line since 2026-11-27: it has seen every stock turn,
+so needs none; where it asks to check something, the person plays the first of its moves
+the table allows). Now and then the person plays 1 to 6 moves unseen before the next read
 (each a stock turn with even chance, stock turns and redeals being what people flick
 through fast), and now and then the coach is restarted from its journal as it was 1 to
 6 moves before (a journal that was not saved, or a coach stopped while the person
@@ -19,7 +21,8 @@ it offers) and then plays on. Snapshots say whether a stock pile is there
 It counts, over all reads:
 
 * advice illegal on the real table (a move the table does not allow);
-* positions silently wrong: the read was accepted and the real position is in none of
+* positions silently wrong (a won game said won is not counted: the redeals it used no
+  longer matter): the read was accepted and the real position is in none of
   the explanations the coach holds open (those it keeps, and those it dropped for its
   cap and follows aside, ``TableTracker.doubted``: its advice must hold in them too, or
   say it is not sure), yet it advised as if sure (neither said it
@@ -378,7 +381,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
 
     def read() -> bool:
         snap = table.snapshot(with_stock=True) if args.stock else table.snapshot()
-        reference.process_text(snap.text())
+        reference.process_text(table.snapshot().text())
         said.clear()
         seen = snap
         if snap.stock is not None and args.stock_misread and flip.random() < args.stock_misread:
@@ -430,6 +433,8 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             return report is not None and report.accepted
         if session.tracker.state is None:
             return False
+        if table.state.is_won() and session.tracker.state.is_won():
+            return True  # (a won game has nothing left to be wrong about, the redeals used aside)
         try:
             check_in_sync(session.tracker.state, table.state)
         except AssertionError as exc:
@@ -461,6 +466,10 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         ref = reference.last_advice
         if ref is not None and ref.status == "move" and table.state.is_legal(ref.move):
             return ref.move
+        if ref is not None and ref.status == "check":
+            for move in ref.moves:
+                if table.state.is_legal(move):
+                    return move
         return None
 
     table_moves: list = []

@@ -273,6 +273,11 @@ WIDENED_CLASSES = 4
 """After a read that moves went unseen before, for how many of the explanations (those
 that differ outside the stock and the waste) every split of the talon is kept open."""
 
+TURNED_CLASSES = 1
+"""After a read explained with a stock turn, where the picture says whether a stock pile is
+there, for how many explanations every split of the talon (with the same redeals, and a
+stock empty or not as in the explanation) is kept open: a turn seen may have been several."""
+
 
 _TURNS = (MoveKind.DRAW, MoveKind.REDEAL)
 _TABLE_MOVES = (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
@@ -698,6 +703,18 @@ class TableTracker:
             # waste's top) may explain the table as well: the stock and the waste are
             # kept open as every split of their cards, unknown but the visible top
             kept += self._widened(kept, snap)
+        elif (
+            self.open_turns
+            and not new.misread
+            and (snap.stock is not None or stock_hint is not None)
+            and any(m.kind in _TURNS for m in new.history[len(old.history) :])
+        ):
+            # a stock turn seen may have been several (the camera cannot count them): with
+            # the picture saying whether a pile is left, every split of the talon that
+            # agrees stays open, so that a person who flicks through the stock again and
+            # again is followed however far the count drifts from the likeliest (without
+            # it, a split with an empty stock would make every advice ask)
+            kept += self._widened(kept, snap, classes=TURNED_CLASSES, alike=True)
         if misread:  # reported now: the alternatives are measured from this explanation on
             kept = [replace(h, misread=False) for h in kept]
         if self.keep_misread and all(h.state != old.state for h in kept):
@@ -791,26 +808,34 @@ class TableTracker:
         that an alternative ranked behind another stays behind it, whatever its slack)."""
         return weight + slack - (slack + 2) // 3 if self.open_turns else weight
 
-    def _widened(self, kept: list[_Hypothesis], snap: Snapshot) -> list[_Hypothesis]:
+    def _widened(
+        self, kept: list[_Hypothesis], snap: Snapshot, classes: int = WIDENED_CLASSES, alike: bool = False
+    ) -> list[_Hypothesis]:
         """For the first explanations of ``kept`` that differ outside the stock and the
-        waste (at most ``WIDENED_CLASSES``): the same position with the stock and the waste
+        waste (at most ``classes``): the same position with the stock and the waste
         forgotten but for the waste's visible top cards, split every way that fits the
-        snapshot, and with one redeal more or fewer used. Ranked last within the margin."""
+        snapshot, and with one redeal more or fewer used (with ``alike``: only the splits
+        with the same redeals used, and a stock empty or not as in the explanation). Ranked
+        last within the margin."""
         have = {h.state for h in kept}
         limit = min(h.weight(self.open_turns) for h in kept) + self.margin
-        classes: set = set()
+        seen: set = set()
         out: list[_Hypothesis] = []
         for hyp in kept:
             if hyp.misread:
                 continue
             key = (hyp.state.faceup, hyp.state.hidden, hyp.state.foundations)
-            if key in classes:
+            if key in seen:
                 continue
-            classes.add(key)
-            if len(classes) > WIDENED_CLASSES:
+            seen.add(key)
+            if len(seen) > classes:
                 break
             extra = limit - hyp.weight(self.open_turns)
             for state in _talon_splits(hyp.state, snap):
+                if alike and (
+                    state.redeals_used != hyp.state.redeals_used or bool(state.stock) != bool(hyp.state.stock)
+                ):
+                    continue
                 if state not in have:
                     have.add(state)
                     out.append(replace(hyp, cost=hyp.cost + extra, state=state))
