@@ -79,6 +79,8 @@ from pathlib import Path
 
 # the options that decide a game's results: a record file holds games of one set of them
 OPTION_KEYS = ("strategy", "seed", "gap_rate", "restart_rate", "max_moves", "stock", "stock_hint", "stock_misread")
+# options a record line holds only when set (the records made before them stay valid)
+SET_ONLY_KEYS = ("runs",)
 # the code that decides a game's results: a record's games count together only where it is the same
 CODE_PATHS = ("src/solitaire_coach/core", "src/solitaire_coach/app", "bench/unseen_gaps.py")
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +117,12 @@ def main(argv=None) -> int:
         type=float,
         default=0.0,
         help="chance that a stock reading is wrong (pile read empty or empty read as a pile; default 0)",
+    )
+    ap.add_argument(
+        "--runs",
+        action="store_true",
+        help="snapshots carry each column's face-up run under its top (runs: lines), as the camera reads "
+        "the strips of fanned columns where it can (default: the tops alone)",
     )
     ap.add_argument(
         "--record",
@@ -231,7 +239,9 @@ class RecordError(Exception):
 
 def bench_options(args) -> dict:
     """The options that decide a game's results, as a record line holds them."""
-    return {key: getattr(args, key) for key in OPTION_KEYS}
+    options = {key: getattr(args, key) for key in OPTION_KEYS}
+    options.update({key: True for key in SET_ONLY_KEYS if getattr(args, key, False)})
+    return options
 
 
 def code_identity() -> tuple[str, str]:
@@ -380,7 +390,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         return coach
 
     def read() -> bool:
-        snap = table.snapshot(with_stock=True) if args.stock else table.snapshot()
+        snap = table.snapshot(with_stock=args.stock, with_runs=getattr(args, "runs", False))
         reference.process_text(table.snapshot().text())
         said.clear()
         seen = snap
@@ -580,6 +590,7 @@ def report(t: collections.Counter, options: dict, deals: list[int], seconds: flo
         f"gap rate {args.gap_rate}, restart rate {args.restart_rate}, at most {args.max_moves} moves, "
         f"stock {('read, a hint' if args.stock_hint else 'read, a stock: line') if args.stock else 'not read'}"
         + (f", misread with chance {args.stock_misread}: {t['stock misread']} times" if args.stock_misread else "")
+        + (", the runs under the tops read" if getattr(args, "runs", False) else "")
         + ")"
     )
     print(f"  reads {t['reads']}, gaps {t['gaps']} ({t['moves unseen']} moves unseen), restarts {t['restarts']}")

@@ -110,3 +110,17 @@ def test_summary_of_a_missing_or_empty_file_says_so(bench, capsys, tmp_path):
 def test_deal_spans(bench):
     assert bench.deal_span([4, 2, 3, 9, 11, 12]) == "2..4, 9, 11..12"
     assert bench.deal_span([]) == "none"
+
+
+def test_the_runs_option_is_recorded_only_when_set(bench, capsys, tmp_path):
+    """--runs (the runs under the tops read) is an option of its own: a record made
+    without it stays valid as it was, one made with it is refused without it."""
+    record = tmp_path / "run.jsonl"
+    assert _run(bench, capsys, "--first", "7", "--games", "1", "--record", str(record))[0] == 0
+    assert "runs" not in json.loads(record.read_text())["options"]
+    runs = tmp_path / "runs.jsonl"
+    rc, out, _ = _run(bench, capsys, "--first", "7", "--games", "1", "--record", str(runs), "--runs")
+    assert rc == 0 and "the runs under the tops read" in out
+    assert json.loads(runs.read_text())["options"]["runs"] is True
+    rc, out, err = _run(bench, capsys, "--first", "7", "--games", "1", "--record", str(runs))
+    assert rc == 2 and "was played with other options" in err
