@@ -124,3 +124,17 @@ def test_the_runs_option_is_recorded_only_when_set(bench, capsys, tmp_path):
     assert json.loads(runs.read_text())["options"]["runs"] is True
     rc, out, err = _run(bench, capsys, "--first", "7", "--games", "1", "--record", str(runs))
     assert rc == 2 and "was played with other options" in err
+
+
+@pytest.mark.parametrize("deal", [12, 56])
+def test_benchmark_games_once_silently_wrong_are_followed(bench, capsys, deal):
+    """Deal 12: the stock flicked through several times, each read as one turn (the real
+    count was dropped over the margin, silently, before the talon's splits were kept open
+    after a stock turn); deal 56: a split kept open covered the explanation followed aside
+    that held the real position, and was then dropped itself (before splits covered
+    nothing). Both games as the benchmark plays them, whole."""
+    rc = bench.main(["--first", str(deal), "--games", "1", "--progress", "0"])
+    out, _ = capsys.readouterr()
+    assert rc == 0
+    assert "advice illegal on the real table: 0 (in 0 games)" in out
+    assert "positions silently wrong (the real one in no open explanation, advice given as if sure): 0" in out

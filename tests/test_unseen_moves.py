@@ -143,6 +143,23 @@ def test_the_slack_of_open_turns_is_journalled():
         TableTracker.from_dict(bad)
 
 
+def test_the_splits_of_the_talon_kept_open_are_journalled_as_such():
+    """The splits kept open after a stock turn (``widened``) cover no explanation followed
+    aside; a restart keeps them as such."""
+    table = VirtualTable.from_deal(deal_for_seed(4))
+    tracker = TableTracker(open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
+    tracker.update(table.snapshot(with_stock=True))
+    table.perform(Move.draw())
+    tracker.update(table.snapshot(with_stock=True))
+    data = tracker.to_dict()
+    assert any(alt.get("widened") for alt in data["alternatives"])
+    again = TableTracker.from_dict(data)
+    assert [h.widened for h in again._hypotheses] == [h.widened for h in tracker._hypotheses]
+    bad = dict(data, alternatives=[dict(data["alternatives"][0], widened="yes")])
+    with pytest.raises(ValueError, match="the widened flag of alternative 1"):
+        TableTracker.from_dict(bad)
+
+
 def test_a_card_the_runs_line_shows_on_a_fitting_card_is_not_blamed():
     """The journal missed moves (as in the issue: '3♥ was put on 6♠ in column 4: take it
     back' while the runs line showed the legal run 6S 5D 4C 3H): a card whose run read

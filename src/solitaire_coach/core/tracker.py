@@ -238,6 +238,7 @@ class _Hypothesis:
     history: tuple[Move, ...]
     misread: bool = False  # holds that a snapshot since the last report was misread
     slack: int = 0  # stock turns of ``cost`` assumed unseen beyond one a run (see _extra_turns)
+    widened: bool = False  # one of the splits of a talon kept open (see _widened), or grown from one
 
     def weight(self, open_turns: bool) -> int:
         """The cost that decides whether the explanation is kept open. With ``open_turns``
@@ -765,7 +766,7 @@ class TableTracker:
         # a doubted one of the same lengths that knows every talon card it knows
         cover: dict[GameState, list[GameState]] = {}
         for h in kept:
-            if not h.misread:
+            if not h.misread and not h.widened:
                 cover.setdefault(_forgotten_talon(h.state), []).append(h.state)
         doubts: dict[GameState, _Hypothesis] = {}
 
@@ -838,7 +839,7 @@ class TableTracker:
                     continue
                 if state not in have:
                     have.add(state)
-                    out.append(replace(hyp, cost=hyp.cost + extra, state=state))
+                    out.append(replace(hyp, cost=hyp.cost + extra, state=state, widened=True))
         return out
 
     def _misread_cost(self, before: GameState, snap: Snapshot) -> int:
@@ -1031,7 +1032,12 @@ class TableTracker:
             (
                 path,
                 _Hypothesis(
-                    hyp.cost + len(path), merged, hyp.history + path, hyp.misread, hyp.slack + _extra_turns(path)
+                    hyp.cost + len(path),
+                    merged,
+                    hyp.history + path,
+                    hyp.misread,
+                    hyp.slack + _extra_turns(path),
+                    hyp.widened,
                 ),
             )
             for path, merged in found
@@ -1251,6 +1257,10 @@ class TableTracker:
                     raise ValueError(
                         f"the slack of {where} must be a whole number 0 to its cost, not {json_text(slack)}"
                     )
+                if type(alt.get("widened", False)) is not bool:
+                    raise ValueError(
+                        f"the widened flag of {where} must be true or false, not {json_text(alt['widened'])}"
+                    )
                 out.append(
                     _Hypothesis(
                         alt["cost"],
@@ -1258,6 +1268,7 @@ class TableTracker:
                         tuple(moves(alt.get("history"), f"the history of {where}")),
                         alt.get("misread", False),
                         slack,
+                        alt.get("widened", False),
                     )
                 )
             return out
@@ -1294,6 +1305,7 @@ def _hypothesis_to_dict(h: _Hypothesis) -> dict:
         "history": [m.text for m in h.history],
         **({"misread": True} if h.misread else {}),
         **({"slack": h.slack} if h.slack else {}),
+        **({"widened": True} if h.widened else {}),
     }
 
 
