@@ -339,22 +339,26 @@ def step_count(path: Sequence[Move]) -> int:
     return sum(1 for i, m in enumerate(path) if m.kind not in turns or i == 0 or path[i - 1].kind not in turns)
 
 
-def _talon_splits(state: GameState, snap: Snapshot) -> list[GameState]:
+def _talon_splits(state: GameState, snap: Snapshot, alike: bool = False) -> list[GameState]:
     """``state`` with its stock and waste forgotten but for the waste's visible top cards
     (one, or the draw's count), their cards split between the two every way that ``snap``
     allows (its waste, its stock line), with the redeals used as in ``state`` or one more
-    or one fewer (where the rules allow)."""
+    or one fewer (where the rules allow); with ``alike``, only the splits with the redeals
+    used as in ``state`` and a stock empty or not as in ``state``."""
     total = len(state.stock) + len(state.waste)
     keep = min(len(state.waste), state.rules.draw_count)
     visible = state.waste[len(state.waste) - keep :]
     limit = state.rules.redeal_limit
+    choices = (state.redeals_used,) if alike else (state.redeals_used, state.redeals_used + 1, state.redeals_used - 1)
     out = []
-    for redeals in (state.redeals_used, state.redeals_used + 1, state.redeals_used - 1):
+    for redeals in choices:
         if redeals < 0 or (limit is not None and redeals > limit):
             continue
         for waste_len in range(keep, total + 1):
             if keep == 0 and waste_len:
                 break
+            if alike and (total > waste_len) != bool(state.stock):
+                continue
             candidate = replace(
                 state,
                 stock=(None,) * (total - waste_len),
@@ -832,11 +836,7 @@ class TableTracker:
             if len(seen) > classes:
                 break
             extra = limit - hyp.weight(self.open_turns)
-            for state in _talon_splits(hyp.state, snap):
-                if alike and (
-                    state.redeals_used != hyp.state.redeals_used or bool(state.stock) != bool(hyp.state.stock)
-                ):
-                    continue
+            for state in _talon_splits(hyp.state, snap, alike):
                 if state not in have:
                     have.add(state)
                     out.append(replace(hyp, cost=hyp.cost + extra, state=state, widened=True))
