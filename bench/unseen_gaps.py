@@ -390,7 +390,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         return coach
 
     def read() -> bool:
-        snap = table.snapshot(with_stock=args.stock, with_runs=getattr(args, "runs", False))
+        snap = table.snapshot(with_stock=args.stock, with_runs=args.runs)
         reference.process_text(table.snapshot().text())
         said.clear()
         seen = snap

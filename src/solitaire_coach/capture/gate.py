@@ -564,9 +564,10 @@ class ReadGate:
     def for_photos(cls) -> ReadGate:
         """A gate for photos of the table taken on purpose every few moves (a folder of
         pictures, not a video): each picture is a still table, read once and taken on its
-        own read (no second read to agree with). The hand check stays (a hand region must reach the edge: ``HandCheck.from_edge``); the object check,
-        which compares a picture with the last one taken, does not (a hand-held camera
-        frames each photo differently)."""
+        own read (no second read to agree with). The hand check stays (a hand region must
+        reach the edge: ``HandCheck.from_edge``); the object check, which compares a picture
+        with the last one taken, does not (a hand-held camera frames each photo
+        differently)."""
         gate = cls(still_frames=1, agree=1, fine_pixels=0, object_check=None, hand_check=HandCheck(from_edge=True))
         gate.photos = True
         return gate
