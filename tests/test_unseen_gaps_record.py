@@ -126,14 +126,17 @@ def test_the_runs_option_is_recorded_only_when_set(bench, capsys, tmp_path):
     assert rc == 2 and "was played with other options" in err
 
 
-@pytest.mark.parametrize("deal", [12, 56])
-def test_benchmark_games_once_silently_wrong_are_followed(bench, capsys, deal):
+@pytest.mark.parametrize(("deal", "moves"), [(12, 300), (19, 40), (56, 300)])
+def test_benchmark_games_once_silently_wrong_are_followed(bench, capsys, deal, moves):
     """Deal 12: the stock flicked through several times, each read as one turn (the real
     count was dropped over the margin, silently, before the talon's splits were kept open
     after a stock turn); deal 56: a split kept open covered the explanation followed aside
     that held the real position, and was then dropped itself (before splits covered
-    nothing). Both games as the benchmark plays them, whole."""
-    rc = bench.main(["--first", str(deal), "--games", "1", "--progress", "0"])
+    nothing); deal 19: a card turned over on column 5 was moved at once onto a card turned
+    over on column 4 (before, only the shorter story, the card turned over on column 4,
+    was kept; its first 40 moves, silently wrong from the fourth on before). Each game as
+    the benchmark plays it, whole but for deal 19."""
+    rc = bench.main(["--first", str(deal), "--games", "1", "--progress", "0", "--max-moves", str(moves)])
     out, _ = capsys.readouterr()
     assert rc == 0
     assert "advice illegal on the real table: 0 (in 0 games)" in out

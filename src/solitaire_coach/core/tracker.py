@@ -371,6 +371,49 @@ def _talon_splits(state: GameState, snap: Snapshot, alike: bool = False) -> list
     return out
 
 
+def _covered_turns(before: GameState, after: GameState, snap: Snapshot) -> list[tuple[tuple[Move, ...], GameState]]:
+    """Other explanations of a read in which ``after`` (an explanation of ``snap`` from
+    ``before``, of moves unseen) shows a card ``X`` turned over on a column: the card
+    turned over there was another, ``Y`` (any unknown card ``X`` goes on), and ``X`` was
+    put on it, from the stock (after turns unseen) or turned over on another column that
+    this read shows a new card on. With the tops alone the camera cannot tell them apart,
+    and each holds a card fewer in the stock, or under that other column, than ``after``.
+    Only ``X`` on ``Y`` is looked at, no longer runs; a king (which goes on no card) never.
+    Each comes with the moves it adds to those that led to ``after`` (a draw and the waste
+    card put on ``Y``, or the card moved over from the other column)."""
+    known_before = before.known_cards()
+    known = after.known_cards()
+    novel_tops = [
+        c for c in range(COLUMN_COUNT) if len(after.faceup[c]) == 1 and after.faceup[c][0] not in known_before
+    ]
+    if not novel_tops:
+        return []
+    out: list[tuple[tuple[Move, ...], GameState]] = []
+    for c in novel_tops:
+        x = after.faceup[c][0]
+        if x.rank == KING:
+            continue
+        under = [y for y in (Card(x.rank + 1, s) for s in range(4)) if x.goes_on_tableau(y) and y not in known]
+        if not under:
+            continue
+        # where X came from: one unknown card fewer in the stock, or under another column
+        sources: list[tuple[tuple[Move, ...], dict]] = []
+        if None in after.stock:
+            i = after.stock.index(None)
+            sources.append(((Move.draw(), Move.waste_to_column(c)), {"stock": after.stock[:i] + after.stock[i + 1 :]}))
+        for d in novel_tops:
+            if d != c and after.hidden[d] and after.hidden[d][-1] is None:
+                hidden = after.hidden[:d] + (after.hidden[d][:-1],) + after.hidden[d + 1 :]
+                sources.append(((Move.column_to_column(d, c),), {"hidden": hidden}))
+        for y in under:
+            faceup = after.faceup[:c] + ((y, x),) + after.faceup[c + 1 :]
+            for moves, fields in sources:
+                merged = _view_matches(replace(after, faceup=faceup, **fields), snap)
+                if merged is not None:
+                    out.append((moves, merged))
+    return out
+
+
 OPEN_HYPOTHESES = 160
 """How many explanations the coach keeps with ``open_turns``: each read of a stock turn
 opens up to seven (one to seven turns), and the real count must not be crowded out
@@ -707,7 +750,9 @@ class TableTracker:
             # between the other moves: a card played from the stock, not from under the
             # waste's top) may explain the table as well: the stock and the waste are
             # kept open as every split of their cards, unknown but the visible top
-            kept += self._widened(kept, snap)
+            limit = min(h.weight(self.open_turns) for h in kept) + self.margin
+            covered = self._covered(old, new, kept, snap, limit)
+            kept += self._widened(kept, snap) + covered + self._widened(covered, snap, limit=limit)
         elif (
             self.open_turns
             and not new.misread
@@ -814,16 +859,23 @@ class TableTracker:
         return weight + slack - (slack + 2) // 3 if self.open_turns else weight
 
     def _widened(
-        self, kept: list[_Hypothesis], snap: Snapshot, classes: int = WIDENED_CLASSES, alike: bool = False
+        self,
+        kept: list[_Hypothesis],
+        snap: Snapshot,
+        classes: int = WIDENED_CLASSES,
+        alike: bool = False,
+        limit: int | None = None,
     ) -> list[_Hypothesis]:
         """For the first explanations of ``kept`` that differ outside the stock and the
         waste (at most ``classes``): the same position with the stock and the waste
         forgotten but for the waste's visible top cards, split every way that fits the
         snapshot, and with one redeal more or fewer used (with ``alike``: only the splits
         with the same redeals used, and a stock empty or not as in the explanation). Ranked
-        last within the margin."""
+        last within the margin (``limit``, the highest weight kept; by default the margin
+        above the cheapest of ``kept``)."""
         have = {h.state for h in kept}
-        limit = min(h.weight(self.open_turns) for h in kept) + self.margin
+        if limit is None:
+            limit = min(h.weight(self.open_turns) for h in kept) + self.margin
         seen: set = set()
         out: list[_Hypothesis] = []
         for hyp in kept:
@@ -840,6 +892,32 @@ class TableTracker:
                 if state not in have:
                     have.add(state)
                     out.append(replace(hyp, cost=hyp.cost + extra, state=state, widened=True))
+        return out
+
+    def _covered(
+        self, old: _Hypothesis, new: _Hypothesis, kept: list[_Hypothesis], snap: Snapshot, limit: int
+    ) -> list[_Hypothesis]:
+        """The explanations of :func:`_covered_turns` for the likeliest explanation ``new``
+        of a read from ``old`` (a card turned over unseen may have been covered at once by
+        the card the table shows), those within the margin (``limit``) and not in
+        ``kept``. Flagged ``widened``: the card named under the top is a guess among two."""
+        have = {h.state for h in kept}
+        out = []
+        for moves, state in _covered_turns(old.state, new.state, snap):
+            if state in have:
+                continue
+            have.add(state)
+            hyp = _Hypothesis(
+                new.cost + len(moves),
+                state,
+                new.history + moves,
+                slack=new.slack
+                + _extra_turns(new.history[len(old.history) :] + moves)
+                - _extra_turns(new.history[len(old.history) :]),
+                widened=True,
+            )
+            if hyp.weight(self.open_turns) <= limit:
+                out.append(hyp)
         return out
 
     def _misread_cost(self, before: GameState, snap: Snapshot) -> int:
