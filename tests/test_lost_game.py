@@ -88,3 +88,56 @@ def test_a_resumed_guess_is_advised_as_unsure_before_the_first_frame():
     coach.start()
     assert session.last_advice is not None and session.last_advice.unsure
     assert "not sure of the position" in said[-1]
+
+
+def test_asked_to_join_the_next_table_that_does_not_follow_is_joined():
+    """The way out the lost coach offers, without a restart: ``join_next`` (the live
+    window's J key) joins the next table that does not follow, at once (the first refused
+    table, not the third); a table that follows instead cancels the request."""
+    snaps = _played(SEED, 80)
+    said: list[str] = []
+    session = _session(said)
+    for snap in snaps[:SEEN]:
+        session.process_text(snap.text())
+    session.join_next()
+    assert said[-1] == "the next table that does not follow from this game is joined as it is"
+    assert session.process_text(snaps[SEEN].text()).kind == "moves"  # it follows: no join
+    assert session._join_asked is False
+    assert session.process_text(snaps[LATER[0]].text()).kind == "inconsistent"  # not asked again
+    session.join_next()
+    assert session.process_text(snaps[LATER[1]].text()).kind == "started"
+    joined = [line for line in said if line.startswith("As asked, I join the table as it is")]
+    assert len(joined) == 1 and f"({SEEN} moves were followed)" in joined[0], said
+    assert said[-1].startswith("advice: ")
+    assert session.process_text(snaps[LATER[1] + 1].text()).accepted
+
+
+def test_asked_to_join_a_table_that_cannot_be_joined_says_why_and_tries_the_next():
+    snaps = _played(SEED, 80)
+    said: list[str] = []
+    session = _session(said)
+    for snap in snaps[:SEEN]:
+        session.process_text(snap.text())
+    session.join_next()
+    slots = snaps[LATER[0]].text().strip().split(",")
+    unread = ",".join(slots[:5] + ["UU"] + slots[6:])  # column 1 not read: a join waits for it
+    report = session.process_text(unread)
+    assert report.kind == "inconsistent" and "this table cannot be joined yet" in report.message, report.message
+    assert session.process_text(snaps[LATER[1]].text()).kind == "started"
+
+
+def test_j_in_the_terminal_asks_to_join():
+    import io
+
+    from solitaire_coach.app.loop import KeyReader
+
+    keys = KeyReader(None)
+    keys.ok, keys.stream = True, io.StringIO("j\n")
+    import select as _select
+
+    original = _select.select
+    _select.select = lambda r, w, x, t: (r, [], [])
+    try:
+        assert keys.poll() == "join"
+    finally:
+        _select.select = original

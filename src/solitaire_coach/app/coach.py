@@ -57,6 +57,7 @@ class CoachSession:
         self._journal_failure: str | None = None  # why the last save failed, None once it works
         self._last_refusal: str | None = None  # the last "not a legal continuation", said once
         self._join_offered = False  # a table to join instead of the game in hand was pointed out (said once)
+        self._join_asked = False  # the person asked to join the table as it is (join_next)
         # resumed from a journal: moves may have been made while the coach was stopped (or
         # not journalled); a first read that needs several steps to explain is a guess
         self._resumed = False
@@ -156,7 +157,7 @@ class CoachSession:
             else:
                 return self._new_game(snap, over, where)
         elif report.kind == "inconsistent" and not report.put_wrong:
-            if self._refused(snap):
+            if self._refused(snap) or self._join_asked:
                 report = self._rejoin(snap, report, down_hint)
             elif not self._join_offered and try_join(snap, self.tracker.rules, down_hint)[0] is not None:
                 self._join_offered = True
@@ -184,7 +185,8 @@ class CoachSession:
                 self.say(
                     f"I cannot follow this game any more: {len(self._refused_tables)} tables in a row do not follow "
                     f"from it by legal moves (this one: {report.message}). Take back the last cards you moved to "
-                    "where I last saw them, or restart with --new to join the table as it is (the game in hand, "
+                    "where I last saw them, or join the table as it is (J in the live window, or restart with "
+                    "--new; the game in hand, "
                     f"{_moves(len(self.tracker.history))}, is kept until then). I say nothing more until a table "
                     "follows"
                 )
@@ -203,6 +205,7 @@ class CoachSession:
         elif report.message:
             self.say(report.message)
         if report.accepted:
+            self._join_asked = False  # (a table that follows needs no join)
             self._last_refusal = None
             self._refused_tables = []
             self._lost_said = False
@@ -288,11 +291,14 @@ class CoachSession:
         return self.rejoin_after is not None and len(self._refused_tables) >= max(LOST_AFTER, self.rejoin_after)
 
     def _rejoin(self, snap, report: TrackerReport, down_hint: tuple[int, ...] | None) -> TrackerReport:
-        """Lost, with photos taken every few moves: join the table as it is (the game in
-        hand's journal kept aside as ``PATH.game-N``) and coach on from there; ``report``
-        as it is where the table cannot be joined."""
+        """Lost, with photos taken every few moves, or asked to (:meth:`join_next`): join the
+        table as it is (the game in hand's journal kept aside as ``PATH.game-N``) and coach
+        on from there; ``report`` as it is where the table cannot be joined (asked, with
+        why added)."""
         joined, line = try_join(snap, self.tracker.rules, down_hint)
         if joined is None:
+            if self._join_asked:
+                return replace(report, message=f"{report.message}; this table cannot be joined yet: {line}")
             return report
         name, reason = self._journal_aside()
         kept = (
@@ -302,16 +308,35 @@ class CoachSession:
             if reason
             else ""
         )
-        self.say(
-            f"I could not follow the game: {len(self._refused_tables)} tables in a row did not follow from it by "
-            f"legal moves (too many moves between the pictures, or cards put down wrong). I join the table as it "
-            f"is and coach on from here, the cards I have not seen unknown ({_moves(len(self.tracker.history))} "
-            f"were followed{kept})"
+        why = (
+            "as asked"
+            if self._join_asked
+            else f"I could not follow the game: {len(self._refused_tables)} tables in a row did not follow from it "
+            "by legal moves (too many moves between the pictures, or cards put down wrong). I join"
         )
+        self.say(
+            f"{why[0].upper()}{why[1:]}{', I join' if self._join_asked else ''} the table as it is and coach on from "
+            f"here, the cards I have not seen unknown ({_moves(len(self.tracker.history))} were followed{kept})"
+        )
+        self._join_asked = False
         self.tracker = joined
         self.last_advice = None
         self._join_offered = False
         return TrackerReport("started", (), line)
+
+    def join_next(self) -> None:
+        """The person asks to join the table as it is (the way out when the coach cannot
+        follow; the live window's J key): the next read that does not follow from the game
+        in hand is joined as a game in progress (:meth:`_rejoin`: the game so far kept aside
+        as ``PATH.game-N``), without waiting for more tables to be refused. A read that
+        follows cancels the request; a card put down against the rules is not joined (it is
+        to be taken back), nor a table that cannot be joined (said, and the next is tried).
+        Says what it will do."""
+        if self.tracker.state is None:
+            self.say("no game to leave yet: the next table read is joined or started as it is")
+            return
+        self._join_asked = True
+        self.say("the next table that does not follow from this game is joined as it is")
 
     def _journal_aside(self) -> tuple[str | None, str | None]:
         """Keep the game in hand's journal aside (``PATH.game-N``): (its new name, None), or

@@ -2,7 +2,8 @@
 :class:`~solitaire_coach.app.live.LiveCoach`, with an optional window.
 
 In: frames from a :class:`~solitaire_coach.capture.sources.FrameSource`, keys typed in
-the terminal or the window (Enter forces a read, ``q`` quits), the serial rig's trigger
+the terminal or the window (Enter forces a read, ``q`` quits, ``j`` joins the table as it is
+when the coach cannot follow), the serial rig's trigger
 (asks for a read, with the hand checks; a second trigger before the read forces it).
 Out: each frame's :class:`~solitaire_coach.app.live.StepResult` (to ``on_result``), the
 picture in the window (:func:`solitaire_coach.vision.overlay.draw_overlay`), and the
@@ -27,7 +28,8 @@ from .live import LiveCoach, StepResult
 
 
 class KeyReader:
-    """Lines typed in the terminal, without blocking: Enter forces a read, q quits."""
+    """Lines typed in the terminal, without blocking: Enter forces a read, q quits, j (then
+    Enter) joins the table as it is at the next read that does not follow."""
 
     def __init__(self, stream: TextIO | None) -> None:
         self.stream = stream
@@ -50,7 +52,8 @@ class KeyReader:
         if line == "":
             self.ok = False
             return None
-        return "quit" if line.strip().lower() in ("q", "quit") else "read"
+        word = line.strip().lower()
+        return "quit" if word in ("q", "quit") else "join" if word in ("j", "join") else "read"
 
 
 def run_loop(
@@ -85,7 +88,9 @@ def run_loop(
                 k = keys.poll()
                 if k == "quit":
                     return 0
-                if k == "read":
+                if k == "join":
+                    coach.session.join_next()
+                if k in ("read", "join"):
                     coach.force()
                     pending_trigger += 1
             if trigger is not None:
@@ -133,7 +138,9 @@ def run_loop(
                 key = cv2.waitKey(1) & 0xFF
                 if key in (ord("q"), 27):
                     return 0
-                if key in (13, 10, ord(" ")):
+                if key in (ord("j"), ord("J")):  # the way out when lost: join the table as it is
+                    coach.session.join_next()
+                if key in (13, 10, ord(" "), ord("j"), ord("J")):
                     coach.force()
                 try:
                     if cv2.getWindowProperty(window_name, cv2.WND_PROP_VISIBLE) < 1:
