@@ -357,3 +357,33 @@ def test_a_card_turned_over_and_covered_at_once_from_the_stock_stays_open():
     assert tracker.update(table.snapshot(with_stock=True)).accepted
     assert not in_sync(tracker.state, table.state)  # the likeliest is the shorter story
     assert any(in_sync(s, table.state) for s in tracker.explanations), (seed, [m.text for m in moves])
+
+
+def test_a_resumed_journal_whose_table_looks_taken_back_makes_the_advice_unsure(tmp_path):
+    """After a restart the journal may be behind by any number of moves: a table that looks
+    like one before the journal's last move (read as that move taken back) may be the stock
+    turned on through a redeal to the same waste card (deal 88 of the benchmark: 2 reads
+    silently wrong). The position is then a guess, and the advice says so."""
+    from solitaire_coach.app.coach import UNSURE_NOTE, CoachSession
+    from solitaire_coach.app.journal import Journal
+    from solitaire_coach.core.rules import DEFAULT_RULES
+
+    table = VirtualTable.from_deal(deal_for_seed(0))
+    path = tmp_path / "journal.json"
+    first = CoachSession(DEFAULT_RULES, make_strategy("baseline"), Journal(path), say=lambda _: None)
+    before = table.snapshot(with_stock=True).text()
+    first.process_text(before)
+    table.perform(Move.draw())
+    first.process_text(table.snapshot(with_stock=True).text())
+    said = []
+    again = CoachSession(DEFAULT_RULES, make_strategy("baseline"), Journal(path), say=said.append)
+    report = again.process_text(before)
+    assert report.kind == "taken back"
+    assert again.tracker.guessed and again.last_advice.unsure
+    assert any(UNSURE_NOTE in s for s in said)
+    # without the restart, the same take-back is no guess (a misread put right)
+    said = []
+    live = CoachSession(DEFAULT_RULES, make_strategy("baseline"), None, say=said.append)
+    live.process_text(before)
+    live.process_text(table.snapshot(with_stock=True).text())
+    assert live.process_text(before).kind == "taken back" and not live.tracker.guessed

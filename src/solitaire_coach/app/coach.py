@@ -212,9 +212,12 @@ class CoachSession:
             if self._resumed:
                 # the journal may be behind the table by any number of moves: more than one
                 # step between the two (a card moved and back around a card turned over, say)
-                # cannot be told from the shortest explanation
+                # cannot be told from the shortest explanation; nor a table that looks like
+                # one before the journal's last moves (taken back as a misread): the stock
+                # turned through a redeal and on to the same waste card looks the same
+                # (deal 88 of the benchmark: 11 turns unseen read as one draw taken back)
                 self._resumed = False
-                if report.kind == "moves" and step_count(report.moves) > 1:
+                if (report.kind == "moves" and step_count(report.moves) > 1) or report.kind == "taken back":
                     self.tracker.guessed = True
             try:
                 if self.tracker.state is not None:
