@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from solitaire_coach.app.coach import LOST_AFTER, CoachSession
 from solitaire_coach.core.advisor import make_strategy
+from solitaire_coach.core.moves import Move
 from solitaire_coach.core.rules import DEFAULT_RULES
 from solitaire_coach.core.state import deal_for_seed
 from solitaire_coach.core.tracker import TableTracker
@@ -141,3 +142,25 @@ def test_j_in_the_terminal_asks_to_join():
         assert keys.poll() == "join"
     finally:
         _select.select = original
+
+
+def test_a_join_asked_for_keeps_the_redeals_followed():
+    """No picture shows how often the waste was turned over: a join from a lost game takes
+    the redeals it followed (not none, which would let the advice count on redeals already
+    made), and says so."""
+    table = VirtualTable.from_deal(deal_for_seed(SEED))
+    said: list[str] = []
+    session = _session(said)
+    session.process_text(table.snapshot().text())
+    while table.state.stock:
+        table.perform(Move.draw())
+        assert session.process_text(table.snapshot().text()).accepted
+    table.perform(Move.redeal())
+    table.perform(Move.draw())
+    assert session.process_text(table.snapshot().text()).accepted
+    assert session.tracker.state.redeals_used == 1
+    elsewhere = _played(SEED + 2, 12)[-1]  # another game's table: it does not follow
+    session.join_next()
+    assert session.process_text(elsewhere.text()).kind == "started"
+    assert session.tracker.state.redeals_used == 1
+    assert any("the waste taken as turned over 1 time, as followed" in line for line in said), said

@@ -297,7 +297,16 @@ class CoachSession:
         """Lost, with photos taken every few moves, or asked to (:meth:`join_next`): join the
         table as it is (the game in hand's journal kept aside as ``PATH.game-N``) and coach
         on from there; ``report`` as it is where the table cannot be joined (asked, with
-        why added)."""
+        why added). No picture shows how often the waste was turned over: without a
+        ``redeals:`` line the join takes the fewest redeals the game in hand's explanations
+        hold (they only grow, and were followed), not none."""
+        followed = [s.redeals_used for s in self.tracker.explanations]
+        carried = ""
+        if snap.redeals is None and followed and min(followed):
+            snap = replace(snap, redeals=min(followed))
+            carried = (
+                f"; the waste taken as turned over {snap.redeals} time{'s' if snap.redeals > 1 else ''}, as followed"
+            )
         joined, line = try_join(snap, self.tracker.rules, down_hint)
         if joined is None:
             if self._join_asked:
@@ -319,7 +328,8 @@ class CoachSession:
         )
         self.say(
             f"{why[0].upper()}{why[1:]}{', I join' if self._join_asked else ''} the table as it is and coach on from "
-            f"here, the cards I have not seen unknown ({_moves(len(self.tracker.history))} were followed{kept})"
+            f"here, the cards I have not seen unknown ({_moves(len(self.tracker.history))} were followed{kept}"
+            f"{carried})"
         )
         self._join_asked = False
         self.tracker = joined
