@@ -15,7 +15,9 @@ does this benchmark since 2026-11-27: before, only the reads advised as if sure 
 kept as journals to restart from). Where the coach asks the person to check something (advice status
 ``check``), the person looks and plays the one of its moves the table allows; where it
 says it cannot follow, the person keeps the table still for one more read (the way out
-it offers) and then plays on. Snapshots say whether a stock pile is there
+it offers) and then plays on; with ``--join-when-lost`` it takes the other way out instead
+when the coach says it cannot follow: it joins the table as it is (the live window's J),
+the table read for that with its runs and face-down counts. Snapshots say whether a stock pile is there
 (``stock: pile|empty``) unless ``--no-stock``.
 
 It counts, over all reads:
@@ -61,7 +63,7 @@ totals of a record file.
 
 Run:  .venv/bin/python bench/unseen_gaps.py [--games 1000] [--first 0] [--seed 1] [--strategy baseline]
           [--gap-rate 0.08] [--restart-rate 0.03] [--max-moves 300] [--no-stock] [--verbose]
-          [--record FILE [--any-code]] [--progress 5]
+          [--runs] [--join-when-lost] [--record FILE [--any-code]] [--progress 5]
       .venv/bin/python bench/unseen_gaps.py --summary FILE
 """
 
@@ -80,7 +82,7 @@ from pathlib import Path
 # the options that decide a game's results: a record file holds games of one set of them
 OPTION_KEYS = ("strategy", "seed", "gap_rate", "restart_rate", "max_moves", "stock", "stock_hint", "stock_misread")
 # options a record line holds only when set (the records made before them stay valid)
-SET_ONLY_KEYS = ("runs",)
+SET_ONLY_KEYS = ("runs", "join_when_lost")
 # the code that decides a game's results: a record's games count together only where it is the same
 CODE_PATHS = ("src/solitaire_coach/core", "src/solitaire_coach/app", "bench/unseen_gaps.py")
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +125,14 @@ def main(argv=None) -> int:
         action="store_true",
         help="snapshots carry each column's face-up run under its top (runs: lines), as the camera reads "
         "the strips of fanned columns where it can (default: the tops alone)",
+    )
+    ap.add_argument(
+        "--join-when-lost",
+        action="store_true",
+        help="where the coach says it cannot follow, the person takes the way out it offers and joins "
+        "the table as it is (J in the live window: CoachSession.join_next), the table read for the "
+        "join with its runs and face-down counts, as the camera reads them (default: the person "
+        "keeps the table still for one more read, then plays on)",
     )
     ap.add_argument(
         "--record",
@@ -389,8 +399,11 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             print(f"journal refused: {said}", file=sys.stderr)
         return coach
 
-    def read() -> bool:
-        snap = table.snapshot(with_stock=args.stock, with_runs=args.runs)
+    def read(join: bool = False) -> bool:
+        # ``join``: the person asked to join the table as it is; the camera's read of the
+        # table (its runs, its face-down counts) goes with it, as the live coach passes them
+        snap = table.snapshot(with_stock=args.stock, with_runs=args.runs or join)
+        down = tuple(len(pile) for pile in table.state.hidden) if join else None
         reference.process_text(table.snapshot().text())
         said.clear()
         seen = snap
@@ -398,9 +411,12 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             seen = replace(snap, stock=not snap.stock)  # the pile misread
             counts["stock misread"] += 1
         if args.stock_hint:
-            report = session.process_text(replace(seen, stock=None).text(), stock_hint=seen.stock)
+            report = session.process_text(replace(seen, stock=None).text(), stock_hint=seen.stock, down_hint=down)
         else:
-            report = session.process_text(seen.text())
+            report = session.process_text(seen.text(), down_hint=down)
+        if join and report is not None and report.kind == "started":
+            counts["joined where lost"] += 1
+            saved.clear()  # (the lost game's journal is set aside: a restart finds the joined one)
         counts["reads"] += 1
         if report is not None and report.accepted and session.tracker.state is not None:
             now_open = any(in_sync(state, table.state) for state in open_positions(session.tracker))
@@ -490,8 +506,13 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
     refused = 0
     while len(table_moves) < args.max_moves and not table.state.is_won():
         if refused == 1:
-            # the coach said it cannot follow: the person holds the table still for one more
-            # read (the way out it offers: the longer search for moves it did not see)
+            if args.join_when_lost and any(line.startswith("I cannot follow this game any more") for line in said):
+                # the coach said it cannot follow: the person joins the table as it is
+                session.join_next()
+                refused = 0 if read(join=True) else 2
+                continue
+            # the coach refused the table: the person holds it still for one more read (the
+            # way out it offers: the longer search for moves it did not see)
             refused = 0 if read() else 2
             continue
         if rng.random() < args.restart_rate and len(saved) > 1:
@@ -591,9 +612,13 @@ def report(t: collections.Counter, options: dict, deals: list[int], seconds: flo
         f"stock {('read, a hint' if args.stock_hint else 'read, a stock: line') if args.stock else 'not read'}"
         + (f", misread with chance {args.stock_misread}: {t['stock misread']} times" if args.stock_misread else "")
         + (", the runs under the tops read" if getattr(args, "runs", False) else "")
+        + (", joined where lost" if getattr(args, "join_when_lost", False) else "")
         + ")"
     )
-    print(f"  reads {t['reads']}, gaps {t['gaps']} ({t['moves unseen']} moves unseen), restarts {t['restarts']}")
+    print(
+        f"  reads {t['reads']}, gaps {t['gaps']} ({t['moves unseen']} moves unseen), restarts {t['restarts']}"
+        + (f", joined where lost {t['joined where lost']}" if getattr(args, "join_when_lost", False) else "")
+    )
     print(f"  advice illegal on the real table: {t['illegal advice']} (in {t['games with illegal advice']} games)")
     print(
         f"  positions silently wrong (the real one in no open explanation, advice given as if sure): "
