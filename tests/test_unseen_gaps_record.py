@@ -141,3 +141,20 @@ def test_benchmark_games_once_silently_wrong_are_followed(bench, capsys, deal, m
     assert rc == 0
     assert "advice illegal on the real table: 0 (in 0 games)" in out
     assert "positions silently wrong (the real one in no open explanation, advice given as if sure): 0" in out
+
+
+def test_a_person_who_joins_where_the_coach_is_lost_is_coached_on(bench, capsys):
+    """``--join-when-lost``: deal 3 loses the coach by move 24 (moves made while it was
+    stopped); the person joins the table as it is (J) and the game goes on coached, with
+    nothing silently wrong. Without the option the coach refuses the rest of those reads."""
+    args = ["--first", "3", "--games", "1", "--progress", "0", "--max-moves", "40"]
+    assert bench.main(args + ["--join-when-lost"]) == 0
+    out, _ = capsys.readouterr()
+    assert "joined where lost 1" in out and ", joined where lost)" in out
+    assert "advice illegal on the real table: 0 (in 0 games)" in out
+    assert "positions silently wrong (the real one in no open explanation, advice given as if sure): 0" in out
+    joined = int(out.split("unsure and said: ")[1].split(";")[0])
+    assert bench.main(args) == 0
+    out, _ = capsys.readouterr()
+    assert "joined where lost" not in out
+    assert int(out.split("unsure and said: ")[1].split(";")[0]) > joined
