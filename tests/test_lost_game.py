@@ -164,3 +164,33 @@ def test_a_join_asked_for_keeps_the_redeals_followed():
     assert session.process_text(elsewhere.text()).kind == "started"
     assert session.tracker.state.redeals_used == 1
     assert any("the waste taken as turned over 1 time, as followed" in line for line in said), said
+
+
+def test_a_joined_game_keeps_unseen_stock_turns_open_as_a_dealt_one():
+    """A game joined mid-way (no journal, a rejoin or J) is tracked as a dealt one: every
+    count of stock turns read as one stays open. Before, a join got a bare tracker's
+    options (one turn a turn read) until a restart resumed it with the coach's: deal 15 of
+    the benchmark with ``--join-when-lost`` lost the real count of five draws read as one."""
+    from solitaire_coach.core.tracker import OPEN_HYPOTHESES
+    from solitaire_coach.core.virtual_table import in_sync
+
+    table = VirtualTable.from_deal(deal_for_seed(SEED))
+    strategy = make_strategy("baseline")
+    shadow = TableTracker()
+    shadow.update(table.snapshot())
+    for _ in range(12):  # into the game, with moves on the table
+        advice = strategy.advise(shadow.state, shadow.history)
+        if advice.move is None or advice.move.kind.name in ("DRAW", "REDEAL"):
+            break
+        table.perform(advice.move)
+        shadow.update(table.snapshot())
+    said: list[str] = []
+    session = _session(said)
+    down = tuple(len(pile) for pile in table.state.hidden)
+    report = session.process_text(table.snapshot(with_runs=True, with_stock=True).text(), down_hint=down)
+    assert report.kind == "started", said
+    assert session.tracker.open_turns and session.tracker.max_hypotheses == OPEN_HYPOTHESES
+    for _ in range(5):
+        table.perform(Move.draw())
+    assert session.process_text(table.snapshot(with_stock=True).text()).accepted
+    assert any(in_sync(s, table.state) for s in session.tracker.explanations)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..core.advisor import Advice, Strategy
 from ..core.join import JoinedTracker, try_join
@@ -24,6 +24,12 @@ from ..core.rules import Rules
 from ..core.tracker import OPEN_HYPOTHESES, TableTracker, TrackerReport, looks_like_a_deal, step_count
 from ..storage import NotTextError, describe_os_error, read_text_file
 from .journal import Journal, JournalError
+
+_COACH_TRACKING: dict[str, Any] = {"open_turns": True, "max_hypotheses": OPEN_HYPOTHESES}
+"""How the coach's trackers follow the game, dealt, joined or resumed alike: every count of
+unseen stock turns kept open (see TableTracker.open_turns), up to ``OPEN_HYPOTHESES``
+explanations. (A game joined mid-way used a bare tracker's options until 2026-11-28: one
+stock turn for each turn read, until a restart resumed it with these.)"""
 
 
 class CoachSession:
@@ -49,7 +55,7 @@ class CoachSession:
         self.journal = journal
         self.say = say
         # every count of unseen stock turns kept open (see TableTracker.open_turns)
-        self.tracker = TableTracker(rules, open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
+        self.tracker = TableTracker(rules, **_COACH_TRACKING)
         self.last_advice: Advice | None = None
         # the last snapshot found no legal continuation, and the same one read again starts
         # the longer search for many moves made while the coach was not watching
@@ -234,7 +240,7 @@ class CoachSession:
         progress (:mod:`solitaire_coach.core.join`, face-down counts from ``snap``'s
         ``down:`` line, else ``down_hint`` where it fits); ``report`` (waiting) is
         returned with the reason added when it cannot be (a table no legal game shows)."""
-        joined, line = try_join(snap, self.tracker.rules, down_hint)
+        joined, line = try_join(snap, self.tracker.rules, down_hint, **_COACH_TRACKING)
         if joined is None:
             if any(v is UNKNOWN for v in snap.slots):
                 return report  # not read whole: the tracker's reason says what to wait for
@@ -307,7 +313,7 @@ class CoachSession:
             carried = (
                 f"; the waste taken as turned over {snap.redeals} time{'s' if snap.redeals > 1 else ''}, as followed"
             )
-        joined, line = try_join(snap, self.tracker.rules, down_hint)
+        joined, line = try_join(snap, self.tracker.rules, down_hint, **_COACH_TRACKING)
         if joined is None:
             if self._join_asked:
                 return replace(report, message=f"{report.message}; this table cannot be joined yet: {line}")
@@ -376,7 +382,7 @@ class CoachSession:
             f"the last game is over ({over}, {_moves(len(self.tracker.history))}) and a fresh deal is on the "
             f"table: a new game starts{kept}"
         )
-        self.tracker = TableTracker(self.tracker.rules, open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
+        self.tracker = TableTracker(self.tracker.rules, **_COACH_TRACKING)
         self.last_advice = None
         self._join_offered = False
         return self.process_text(snap.text(), where=where)

@@ -367,17 +367,18 @@ def join_with_hint(view: TableView, hint: tuple[int, ...] | None, rules: Rules =
 
 
 def try_join(
-    snap: Snapshot, rules: Rules = DEFAULT_RULES, hint: tuple[int, ...] | None = None
+    snap: Snapshot, rules: Rules = DEFAULT_RULES, hint: tuple[int, ...] | None = None, **options
 ) -> tuple[JoinedTracker | None, str]:
     """A tracker joined at the table ``snap`` shows and the line to say, or None and why not.
     The snapshot's ``down:`` line is taken as given; without one, face-down counts a camera
-    read (``hint``) are used only where they fit (see :func:`join_with_hint`)."""
+    read (``hint``) are used only where they fit (see :func:`join_with_hint`). ``options``
+    as TableTracker's (the coach's: ``open_turns``, ``max_hypotheses``)."""
     try:
         view = TableView.of_snapshot(snap)
         join = join_table(view, rules) if snap.down is not None or hint is None else join_with_hint(view, hint, rules)
     except JoinError as exc:
         return None, f"cannot join the game on the table: {exc}"
-    tracker = JoinedTracker.join(join)
+    tracker = JoinedTracker.join(join, **options)
     return tracker, tracker.join_note
 
 
