@@ -70,15 +70,16 @@ def test_joins_the_positions_of_1000_simulated_games_consistently():
 @pytest.mark.parametrize("rules, likeliest", [(Rules(), 22), (Rules(draw_count=3), 15)])
 def test_a_joined_tracker_follows_the_game_and_settles_the_stock_waste_split(rules, likeliest):
     """After a join, random play is followed move by move: every snapshot is accepted, the
-    true layout (but the redeals made before the join, which no picture shows) is always
-    one of the explanations kept, and mostly the likeliest: a stock/waste split stays open
-    only while no turn of the stock or card off the waste tells (a game out of redeals)."""
+    true layout is always one of the explanations kept (the redeals made before the join,
+    which no picture shows, among every count kept open), and mostly the likeliest but for
+    those redeals: a stock/waste split stays open only while no turn of the stock or card
+    off the waste tells (a game out of redeals)."""
     in_sync = 0
     games = 25
     for seed in range(games):
         table = _played(seed, rules, most=80)
         redeals_before = table.state.redeals_used
-        tracker = JoinedTracker.join(join_table(TableView.of_snapshot(_seen(table)), rules))
+        tracker = JoinedTracker.join(join_table(TableView.of_snapshot(_seen(table)), rules), max_hypotheses=160)
         rng = random.Random(seed + 1000)
         for _ in range(80):
             moves = table.state.legal_moves()
@@ -92,11 +93,11 @@ def test_a_joined_tracker_follows_the_game_and_settles_the_stock_waste_split(rul
         for state in kept:
             try:
                 check_in_sync(replace(state, redeals_used=table.state.redeals_used), table.state)
-                fits.append(state.redeals_used == table.state.redeals_used - redeals_before)
+                fits.append(state.redeals_used - table.state.redeals_used)
             except AssertionError:
-                fits.append(False)
-        assert any(fits), seed
-        in_sync += fits[0]
+                fits.append(None)
+        assert 0 in fits, seed  # the real count open
+        in_sync += fits[0] == -redeals_before  # the likeliest: the fewest redeals kept open
     assert in_sync >= likeliest
 
 
@@ -115,7 +116,10 @@ def test_a_legal_table_joins_and_the_unseen_cards_are_counted():
     assert state.foundations == (3, 0, 1, 0)
     # 9 face up in the columns, the waste's 9♦, 4 on the foundations, 21 face down: 17 left
     assert len(state.unseen_cards()) == 52 - 9 - 1 - 4
-    assert [len(p.stock) for p in join.positions] == list(range(17, -1, -1))
+    # every split of the stock and the waste, each with every redeal count (none given: 0-3)
+    assert [(len(p.stock), p.redeals_used) for p in join.positions] == [
+        (n, r) for n in range(17, -1, -1) for r in range(4)
+    ]
     assert all(len(p.stock) + len(p.waste) == 18 for p in join.positions)
 
 

@@ -304,16 +304,13 @@ class CoachSession:
         table as it is (the game in hand's journal kept aside as ``PATH.game-N``) and coach
         on from there; ``report`` as it is where the table cannot be joined (asked, with
         why added). No picture shows how often the waste was turned over: without a
-        ``redeals:`` line the join takes the fewest redeals the game in hand's explanations
-        hold (they only grow, and were followed), not none."""
-        followed = [s.redeals_used for s in self.tracker.explanations]
+        ``redeals:`` line the join keeps every count open from the fewest the game in hand's
+        explanations hold (they only grow, and were followed), not from none."""
+        followed = min((s.redeals_used for s in self.tracker.explanations), default=0)
         carried = ""
-        if snap.redeals is None and followed and min(followed):
-            snap = replace(snap, redeals=min(followed))
-            carried = (
-                f"; the waste taken as turned over {snap.redeals} time{'s' if snap.redeals > 1 else ''}, as followed"
-            )
-        joined, line = try_join(snap, self.tracker.rules, down_hint, **_COACH_TRACKING)
+        if snap.redeals is None and followed:
+            carried = f"; the waste turned over at least {followed} time{'s' if followed > 1 else ''}, as followed"
+        joined, line = try_join(snap, self.tracker.rules, down_hint, followed, **_COACH_TRACKING)
         if joined is None:
             if self._join_asked:
                 return replace(report, message=f"{report.message}; this table cannot be joined yet: {line}")

@@ -294,8 +294,9 @@ def play_from_join(
     snap = replace(table.snapshot(with_runs=True), down=tuple(len(h) for h in table.state.hidden))
     # whether the stock holds cards shows on the table (its pile is there or not)
     view = TableView.of_snapshot(snap, stock=bool(table.state.stock))
-    if redeals_known:
-        view = replace(view, redeals_used=table.state.redeals_used)
+    # (not known: none assumed, the one count the advisor plans on; a join of the coach keeps
+    # every count open since 2026-11-28, with the fewest likeliest, which plans alike)
+    view = replace(view, redeals_used=table.state.redeals_used if redeals_known else 0)
     join = join_table(view, rules)
     joined_tracker = JoinedTracker.join(join)
     unseen = (len(tracker.state.unseen_cards()), len(join.position.unseen_cards()))

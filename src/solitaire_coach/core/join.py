@@ -22,10 +22,13 @@ Decisions (the issue leaves them open):
   stock and the waste never hold more than the 24 cards the deal left there, so at least
   ``28 - face-up tableau cards - foundation cards`` lie face down, put in the rightmost
   columns first (each at most what the deal put there), columns that read empty none.
-* **Redeals used** are not visible: a join takes a snapshot's ``redeals:`` line, else
-  assumes none and says so (``TableView.redeals_used``). Under a redeal limit this
-  matters: ``bench/join_strength.py`` found most of what a join costs late in a game to be
-  redeals the advisor counted on that had already been made.
+* **Redeals used** are not visible: a join takes a snapshot's ``redeals:`` line, else it
+  keeps every count open, from ``TableView.redeals_at_least`` (0, or those a lost game
+  followed) to the rules' limit, the fewest likeliest, and says so; the advice that rests
+  on the count (a redeal at the limit) then asks. Before 2026-11-28 it assumed none:
+  ``bench/join_strength.py`` found most of what a join costs late in a game to be redeals
+  the advisor counted on that had already been made, and ``bench/unseen_gaps.py
+  --join-when-lost`` counted every read after such a join silently wrong.
 
 Refused (:class:`JoinError`, naming the slot; nothing starts): an unread slot, two
 foundations of one suit, a card in two places (a foundation's lower cards count as on
@@ -60,15 +63,16 @@ class TableView:
     foundation slot (None where empty), ``runs`` each column's face-up run bottom to top,
     ``down`` the face-down cards of each column (None: not known), ``stock`` whether the
     stock holds cards (None: not known), ``redeals_used`` the redeals made so far (None:
-    not known; none assumed)."""
+    not known: every count from ``redeals_at_least`` to the rules' limit is kept open)."""
 
     waste: tuple[Card, ...]
     foundations: tuple[Card | None, ...]
     runs: tuple[tuple[Card, ...], ...]
     down: tuple[int, ...] | None = None
     stock: bool | None = None
-    redeals_used: int | None = None  # None: not known (none assumed)
+    redeals_used: int | None = None  # None: not known (every count that fits kept open)
     runs_read: bool = True  # False: only each column's top card was read (no runs: line)
+    redeals_at_least: int = 0  # with redeals_used None: the fewest made (a join from a game followed)
 
     @staticmethod
     def of_snapshot(snap: Snapshot, stock: bool | None = None) -> TableView:
@@ -244,8 +248,14 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
         splits = list(range(rest, 0, -1))
     else:
         splits = list(range(rest, -1, -1))
+    counts = [redeals]
     if view.redeals_used is None and limit is not None:
-        assumed.append("no redeals given (a redeals: line): assumed the waste has not been turned over yet")
+        fewest = min(max(0, view.redeals_at_least), limit)
+        counts = list(range(fewest, limit + 1))
+        assumed.append(
+            f"no redeals given (a redeals: line): every count from {fewest} to the rules' {limit} kept open "
+            f"(the likeliest {fewest}), so advice that rests on it asks"
+        )
     heights = [0, 0, 0, 0]
     for top in view.foundations:
         if top is not None:
@@ -253,17 +263,18 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
     hidden = tuple((None,) * n for n in down)
     positions = []
     for in_stock in splits:
-        state = GameState(
-            hidden,
-            tuple(tuple(run) for run in view.runs),
-            (None,) * in_stock,
-            (None,) * (rest - in_stock) + tuple(view.waste),
-            tuple(heights),  # type: ignore[arg-type]
-            redeals,
-            rules,
-        )
-        check_position(state)  # the checks above cover it: a last guard, never expected to fire
-        positions.append(state)
+        for used in counts:
+            state = GameState(
+                hidden,
+                tuple(tuple(run) for run in view.runs),
+                (None,) * in_stock,
+                (None,) * (rest - in_stock) + tuple(view.waste),
+                tuple(heights),  # type: ignore[arg-type]
+                used,
+                rules,
+            )
+            check_position(state)  # the checks above cover it: a last guard, never expected to fire
+            positions.append(state)
     return Join(tuple(positions), down, "; ".join(assumed))
 
 
@@ -271,7 +282,7 @@ def describe_join(join: Join) -> str:
     """One line for the person: the game joined, its unseen cards, and what was assumed."""
     state = join.position
     unseen = len(state.unseen_cards())
-    stock = len(join.positions) > 1
+    stock = len({len(p.stock) for p in join.positions}) > 1
     text = (
         f"joined a game in progress: {sum(join.down)} face-down cards ({' '.join(map(str, join.down))}), "
         f"{unseen} cards unseen" + (", split between the stock and the waste as later pictures show" if stock else "")
@@ -367,14 +378,19 @@ def join_with_hint(view: TableView, hint: tuple[int, ...] | None, rules: Rules =
 
 
 def try_join(
-    snap: Snapshot, rules: Rules = DEFAULT_RULES, hint: tuple[int, ...] | None = None, **options
+    snap: Snapshot,
+    rules: Rules = DEFAULT_RULES,
+    hint: tuple[int, ...] | None = None,
+    redeals_at_least: int = 0,
+    **options,
 ) -> tuple[JoinedTracker | None, str]:
     """A tracker joined at the table ``snap`` shows and the line to say, or None and why not.
     The snapshot's ``down:`` line is taken as given; without one, face-down counts a camera
     read (``hint``) are used only where they fit (see :func:`join_with_hint`). ``options``
-    as TableTracker's (the coach's: ``open_turns``, ``max_hypotheses``)."""
+    as TableTracker's (the coach's: ``open_turns``, ``max_hypotheses``);
+    ``redeals_at_least`` the fewest redeals made where ``snap`` has no ``redeals:`` line."""
     try:
-        view = TableView.of_snapshot(snap)
+        view = replace(TableView.of_snapshot(snap), redeals_at_least=redeals_at_least)
         join = join_table(view, rules) if snap.down is not None or hint is None else join_with_hint(view, hint, rules)
     except JoinError as exc:
         return None, f"cannot join the game on the table: {exc}"
