@@ -126,7 +126,7 @@ def test_the_runs_option_is_recorded_only_when_set(bench, capsys, tmp_path):
     assert rc == 2 and "was played with other options" in err
 
 
-@pytest.mark.parametrize(("deal", "moves"), [(12, 300), (19, 40), (56, 300)])
+@pytest.mark.parametrize(("deal", "moves"), [(12, 300), (19, 40), (56, 300), (119, 20)])
 def test_benchmark_games_once_silently_wrong_are_followed(bench, capsys, deal, moves):
     """Deal 12: the stock flicked through several times, each read as one turn (the real
     count was dropped over the margin, silently, before the talon's splits were kept open
@@ -134,8 +134,9 @@ def test_benchmark_games_once_silently_wrong_are_followed(bench, capsys, deal, m
     that held the real position, and was then dropped itself (before splits covered
     nothing); deal 19: a card turned over on column 5 was moved at once onto a card turned
     over on column 4 (before, only the shorter story, the card turned over on column 4,
-    was kept; its first 40 moves, silently wrong from the fourth on before). Each game as
-    the benchmark plays it, whole but for deal 19."""
+    was kept; its first 40 moves, silently wrong from the fourth on before); deal 119: the
+    same from a column left empty, which reads as a back (a card waiting to be turned) does
+    (its first 20 moves). Each game as the benchmark plays it, whole but for deals 19, 119."""
     rc = bench.main(["--first", str(deal), "--games", "1", "--progress", "0", "--max-moves", str(moves)])
     out, _ = capsys.readouterr()
     assert rc == 0

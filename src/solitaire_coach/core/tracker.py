@@ -376,7 +376,8 @@ def _covered_turns(before: GameState, after: GameState, snap: Snapshot) -> list[
     ``before``, of moves unseen) shows a card ``X`` turned over on a column: the card
     turned over there was another, ``Y`` (any unknown card ``X`` goes on), and ``X`` was
     put on it, from the stock (after turns unseen) or turned over on another column that
-    this read shows a new card on. With the tops alone the camera cannot tell them apart,
+    this read shows a new card on, or a back (a column awaiting a flip reads as an empty
+    one does: deal 119). With the tops alone the camera cannot tell them apart,
     and each holds a card fewer in the stock, or under that other column, than ``after``.
     Only ``X`` on ``Y`` is looked at, no longer runs; a king (which goes on no card) never.
     Each comes with the moves it adds to those that led to ``after`` (a draw and the waste
@@ -401,7 +402,10 @@ def _covered_turns(before: GameState, after: GameState, snap: Snapshot) -> list[
         if None in after.stock:
             i = after.stock.index(None)
             sources.append(((Move.draw(), Move.waste_to_column(c)), {"stock": after.stock[:i] + after.stock[i + 1 :]}))
-        for d in novel_tops:
+        # (a column left awaiting a flip reads as a back, as an empty one does: its card may
+        # have been turned and moved on, the column then empty or its next card face down)
+        awaiting = [d for d in range(COLUMN_COUNT) if after.awaiting_flip(d)]
+        for d in novel_tops + awaiting:
             if d != c and after.hidden[d] and after.hidden[d][-1] is None:
                 hidden = after.hidden[:d] + (after.hidden[d][:-1],) + after.hidden[d + 1 :]
                 sources.append(((Move.column_to_column(d, c),), {"hidden": hidden}))
