@@ -91,16 +91,22 @@ def test_a_resumed_guess_is_advised_as_unsure_before_the_first_frame():
     assert "not sure of the position" in said[-1]
 
 
-def test_asked_to_join_the_next_table_that_does_not_follow_is_joined():
-    """The way out the lost coach offers, without a restart: ``join_next`` (the live
-    window's J key) joins the next table that does not follow, at once (the first refused
-    table, not the third); a table that follows instead cancels the request."""
+def _asked_to_join(said: list[str]) -> tuple[list, CoachSession]:
+    """A game followed for its first SEEN tables, then the person asks to join (J)."""
     snaps = _played(SEED, 80)
-    said: list[str] = []
     session = _session(said)
     for snap in snaps[:SEEN]:
         session.process_text(snap.text())
     session.join_next()
+    return snaps, session
+
+
+def test_asked_to_join_the_next_table_that_does_not_follow_is_joined():
+    """The way out the lost coach offers, without a restart: ``join_next`` (the live
+    window's J key) joins the next table that does not follow, at once (the first refused
+    table, not the third); a table that follows instead cancels the request."""
+    said: list[str] = []
+    snaps, session = _asked_to_join(said)
     assert said[-1] == "the next table that does not follow from this game is joined as it is"
     assert session.process_text(snaps[SEEN].text()).kind == "moves"  # it follows: no join
     assert session._join_asked is False
@@ -114,12 +120,8 @@ def test_asked_to_join_the_next_table_that_does_not_follow_is_joined():
 
 
 def test_asked_to_join_a_table_that_cannot_be_joined_says_why_and_tries_the_next():
-    snaps = _played(SEED, 80)
     said: list[str] = []
-    session = _session(said)
-    for snap in snaps[:SEEN]:
-        session.process_text(snap.text())
-    session.join_next()
+    snaps, session = _asked_to_join(said)
     slots = snaps[LATER[0]].text().strip().split(",")
     unread = ",".join(slots[:5] + ["UU"] + slots[6:])  # column 1 not read: a join waits for it
     report = session.process_text(unread)
