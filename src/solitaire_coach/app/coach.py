@@ -304,13 +304,10 @@ class CoachSession:
         table as it is (the game in hand's journal kept aside as ``PATH.game-N``) and coach
         on from there; ``report`` as it is where the table cannot be joined (asked, with
         why added). No picture shows how often the waste was turned over: without a
-        ``redeals:`` line the join keeps every count open from the fewest the game in hand's
-        explanations hold (they only grow, and were followed), not from none."""
-        followed = min((s.redeals_used for s in self.tracker.explanations), default=0)
-        carried = ""
-        if snap.redeals is None and followed:
-            carried = f"; the waste turned over at least {followed} time{'s' if followed > 1 else ''}, as followed"
-        joined, line = try_join(snap, self.tracker.rules, down_hint, followed, **_COACH_TRACKING)
+        ``redeals:`` line the join keeps every count open (see :mod:`..core.join`)."""
+        # (every count of redeals from none: the game it lost may hold a redeal that was never
+        # made, and taking its fewest as the least made was wrong in deal 75 of the benchmark)
+        joined, line = try_join(snap, self.tracker.rules, down_hint, **_COACH_TRACKING)
         if joined is None:
             if self._join_asked:
                 return replace(report, message=f"{report.message}; this table cannot be joined yet: {line}")
@@ -331,8 +328,7 @@ class CoachSession:
         )
         self.say(
             f"{why[0].upper()}{why[1:]}{', I join' if self._join_asked else ''} the table as it is and coach on from "
-            f"here, the cards I have not seen unknown ({_moves(len(self.tracker.history))} were followed{kept}"
-            f"{carried})"
+            f"here, the cards I have not seen unknown ({_moves(len(self.tracker.history))} were followed{kept})"
         )
         self._join_asked = False
         self.tracker = joined

@@ -23,8 +23,8 @@ Decisions (the issue leaves them open):
   ``28 - face-up tableau cards - foundation cards`` lie face down, put in the rightmost
   columns first (each at most what the deal put there), columns that read empty none.
 * **Redeals used** are not visible: a join takes a snapshot's ``redeals:`` line, else it
-  keeps every count open, from ``TableView.redeals_at_least`` (0, or those a lost game
-  followed) to the rules' limit, the fewest likeliest, and says so; the advice that rests
+  keeps every count open, from none to the rules' limit, the fewest likeliest, and says so
+  (also joining from a game it lost: that game may hold a redeal never made); the advice that rests
   on the count (a redeal at the limit) then asks. Before 2026-11-28 it assumed none:
   ``bench/join_strength.py`` found most of what a join costs late in a game to be redeals
   the advisor counted on that had already been made, and ``bench/unseen_gaps.py
@@ -63,7 +63,7 @@ class TableView:
     foundation slot (None where empty), ``runs`` each column's face-up run bottom to top,
     ``down`` the face-down cards of each column (None: not known), ``stock`` whether the
     stock holds cards (None: not known), ``redeals_used`` the redeals made so far (None:
-    not known: every count from ``redeals_at_least`` to the rules' limit is kept open)."""
+    not known: every count up to the rules' limit is kept open)."""
 
     waste: tuple[Card, ...]
     foundations: tuple[Card | None, ...]
@@ -72,7 +72,6 @@ class TableView:
     stock: bool | None = None
     redeals_used: int | None = None  # None: not known (every count that fits kept open)
     runs_read: bool = True  # False: only each column's top card was read (no runs: line)
-    redeals_at_least: int = 0  # with redeals_used None: the fewest made (a join from a game followed)
 
     @staticmethod
     def of_snapshot(snap: Snapshot, stock: bool | None = None) -> TableView:
@@ -250,7 +249,7 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
         splits = list(range(rest, -1, -1))
     counts = [redeals]
     if view.redeals_used is None and limit is not None:
-        fewest = min(max(0, view.redeals_at_least), limit)
+        fewest = 0
         counts = list(range(fewest, limit + 1))
         assumed.append(
             f"no redeals given (a redeals: line): every count from {fewest} to the rules' {limit} kept open "
@@ -381,16 +380,14 @@ def try_join(
     snap: Snapshot,
     rules: Rules = DEFAULT_RULES,
     hint: tuple[int, ...] | None = None,
-    redeals_at_least: int = 0,
     **options,
 ) -> tuple[JoinedTracker | None, str]:
     """A tracker joined at the table ``snap`` shows and the line to say, or None and why not.
     The snapshot's ``down:`` line is taken as given; without one, face-down counts a camera
     read (``hint``) are used only where they fit (see :func:`join_with_hint`). ``options``
-    as TableTracker's (the coach's: ``open_turns``, ``max_hypotheses``);
-    ``redeals_at_least`` the fewest redeals made where ``snap`` has no ``redeals:`` line."""
+    as TableTracker's (the coach's: ``open_turns``, ``max_hypotheses``)."""
     try:
-        view = replace(TableView.of_snapshot(snap), redeals_at_least=redeals_at_least)
+        view = TableView.of_snapshot(snap)
         join = join_table(view, rules) if snap.down is not None or hint is None else join_with_hint(view, hint, rules)
     except JoinError as exc:
         return None, f"cannot join the game on the table: {exc}"
