@@ -349,7 +349,13 @@ def _talon_splits(state: GameState, snap: Snapshot, alike: bool = False) -> list
     keep = min(len(state.waste), state.rules.draw_count)
     visible = state.waste[len(state.waste) - keep :]
     limit = state.rules.redeal_limit
-    choices = (state.redeals_used,) if alike else (state.redeals_used, state.redeals_used + 1, state.redeals_used - 1)
+    # (alike: a redeal among the turns flicked through is as unseen as the turns; deals 137
+    # and 743 of the benchmark lost the real count of redeals so)
+    choices = (
+        (state.redeals_used, state.redeals_used + 1)
+        if alike
+        else (state.redeals_used, state.redeals_used + 1, state.redeals_used - 1)
+    )
     out = []
     for redeals in choices:
         if redeals < 0 or (limit is not None and redeals > limit):
