@@ -93,7 +93,8 @@ class CoachSession:
             if loaded is not None:
                 if loaded.rules != rules:
                     say(f"note: the journal's game uses {loaded.rules.describe()}; continuing with those rules")
-                loaded.open_turns, loaded.max_hypotheses = True, OPEN_HYPOTHESES
+                for option, value in _COACH_TRACKING.items():  # (a journal does not hold them)
+                    setattr(loaded, option, value)
                 self.tracker = loaded
                 self._resumed = True
                 joined = " since it was joined mid-way" if isinstance(loaded, JoinedTracker) else ""
@@ -320,15 +321,15 @@ class CoachSession:
             if reason
             else ""
         )
-        why = (
-            "as asked"
+        opening = (
+            "As asked, I join"
             if self._join_asked
             else f"I could not follow the game: {len(self._refused_tables)} tables in a row did not follow from it "
             "by legal moves (too many moves between the pictures, or cards put down wrong). I join"
         )
         self.say(
-            f"{why[0].upper()}{why[1:]}{', I join' if self._join_asked else ''} the table as it is and coach on from "
-            f"here, the cards I have not seen unknown ({_moves(len(self.tracker.history))} were followed{kept})"
+            f"{opening} the table as it is and coach on from here, the cards I have not seen unknown "
+            f"({_moves(len(self.tracker.history))} were followed{kept})"
         )
         self._join_asked = False
         self.tracker = joined

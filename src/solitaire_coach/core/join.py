@@ -249,11 +249,10 @@ def join_table(view: TableView, rules: Rules = DEFAULT_RULES) -> Join:
         splits = list(range(rest, -1, -1))
     counts = [redeals]
     if view.redeals_used is None and limit is not None:
-        fewest = 0
-        counts = list(range(fewest, limit + 1))
+        counts = list(range(limit + 1))
         assumed.append(
-            f"no redeals given (a redeals: line): every count from {fewest} to the rules' {limit} kept open "
-            f"(the likeliest {fewest}), so advice that rests on it asks"
+            f"no redeals given (a redeals: line): every count from 0 to the rules' {limit} kept open "
+            "(the likeliest 0), so advice that rests on it asks"
         )
     heights = [0, 0, 0, 0]
     for top in view.foundations:

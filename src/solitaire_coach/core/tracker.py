@@ -276,8 +276,9 @@ that differ outside the stock and the waste) every split of the talon is kept op
 
 TURNED_CLASSES = 1
 """After a read explained with a stock turn, where the picture says whether a stock pile is
-there, for how many explanations every split of the talon (with the same redeals, and a
-stock empty or not as in the explanation) is kept open: a turn seen may have been several."""
+there, for how many explanations every split of the talon (with the same redeals or one
+more, and a stock empty or not as in the explanation) is kept open: a turn seen may have
+been several, and a redeal among them."""
 
 
 _TURNS = (MoveKind.DRAW, MoveKind.REDEAL)
@@ -344,7 +345,7 @@ def _talon_splits(state: GameState, snap: Snapshot, alike: bool = False) -> list
     (one, or the draw's count), their cards split between the two every way that ``snap``
     allows (its waste, its stock line), with the redeals used as in ``state`` or one more
     or one fewer (where the rules allow); with ``alike``, only the splits with the redeals
-    used as in ``state`` and a stock empty or not as in ``state``."""
+    used as in ``state`` or one more, and a stock empty or not as in ``state``."""
     total = len(state.stock) + len(state.waste)
     keep = min(len(state.waste), state.rules.draw_count)
     visible = state.waste[len(state.waste) - keep :]
@@ -762,7 +763,7 @@ class TableTracker:
             # kept open as every split of their cards, unknown but the visible top
             limit = min(h.weight(self.open_turns) for h in kept) + self.margin
             covered = self._covered(old, new, kept, snap, limit)
-            kept += self._widened(kept, snap) + covered + self._widened(covered, snap, limit=limit)
+            kept += self._widened(kept, snap, limit=limit) + covered + self._widened(covered, snap, limit=limit)
         elif (
             self.open_turns
             and not new.misread
@@ -880,7 +881,8 @@ class TableTracker:
         waste (at most ``classes``): the same position with the stock and the waste
         forgotten but for the waste's visible top cards, split every way that fits the
         snapshot, and with one redeal more or fewer used (with ``alike``: only the splits
-        with the same redeals used, and a stock empty or not as in the explanation). Ranked
+        with the same redeals used or one more, and a stock empty or not as in the
+        explanation). Ranked
         last within the margin (``limit``, the highest weight kept; by default the margin
         above the cheapest of ``kept``)."""
         have = {h.state for h in kept}
@@ -912,20 +914,14 @@ class TableTracker:
         the card the table shows), those within the margin (``limit``) and not in
         ``kept``. Flagged ``widened``: the card named under the top is a guess among two."""
         have = {h.state for h in kept}
+        read = new.history[len(old.history) :]  # the moves the read was explained with
         out = []
         for moves, state in _covered_turns(old.state, new.state, snap):
             if state in have:
                 continue
             have.add(state)
-            hyp = _Hypothesis(
-                new.cost + len(moves),
-                state,
-                new.history + moves,
-                slack=new.slack
-                + _extra_turns(new.history[len(old.history) :] + moves)
-                - _extra_turns(new.history[len(old.history) :]),
-                widened=True,
-            )
+            slack = new.slack + _extra_turns(read + moves) - _extra_turns(read)
+            hyp = _Hypothesis(new.cost + len(moves), state, new.history + moves, slack=slack, widened=True)
             if hyp.weight(self.open_turns) <= limit:
                 out.append(hyp)
         return out
