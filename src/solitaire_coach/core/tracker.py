@@ -425,6 +425,40 @@ def _covered_turns(before: GameState, after: GameState, snap: Snapshot) -> list[
     return out
 
 
+def _covered_seeds(state: GameState, snap: Snapshot) -> list[GameState]:
+    """``state`` with the face-down card next to be turned over on a column named, one
+    way for each card the read may show covering it at once: where ``snap`` shows on
+    column ``c`` a card ``Z`` that ``state`` holds elsewhere (on the waste, in the stock,
+    on a foundation, or on top of another column's run), the run of ``c`` may have been
+    moved away unseen, the card under it turned over (``Y``, never seen) and ``Z``, or a
+    run ending in ``Z``, put on it at once. ``Y`` is any card not known yet that the
+    run's base ``X`` goes on. The search cannot put a card on a face-down card it does
+    not know, so it is named here first: from these, the moves are searched as from
+    ``state`` (deal 186: the waste's card played on a card turned over a step before)."""
+    known = state.known_cards()
+    out: list[GameState] = []
+    for c, z in enumerate(snap.columns):
+        if not isinstance(z, Card) or z not in known or state.column_top(c) is z:
+            continue
+        if not state.hidden[c] or state.hidden[c][-1] is not None or z in state.faceup[c]:
+            continue
+        bases: list[Card] = [z]
+        for d in range(COLUMN_COUNT):
+            if d != c and state.column_top(d) is z:
+                bases = list(state.faceup[d])
+        for x in bases:
+            if x.rank == KING:
+                continue
+            for y in (Card(x.rank + 1, s) for s in range(4)):
+                if y not in known and x.goes_on_tableau(y):
+                    if state.faceup[c]:  # (turned over when the run is moved off it)
+                        column = state.hidden[c][:-1] + (y,)
+                        out.append(replace(state, hidden=state.hidden[:c] + (column,) + state.hidden[c + 1 :]))
+                    else:  # (awaiting its flip: turned over as it is named)
+                        out.append(state.reveal_column(c, y))
+    return out
+
+
 OPEN_HYPOTHESES = 160
 """How many explanations the coach keeps with ``open_turns``: each read of a stock turn
 opens up to seven (one to seven turns), and the real count must not be crowded out
@@ -700,7 +734,13 @@ class TableTracker:
             budget = None if best is None else best + (0 if hyp.misread else self.margin) - hyp.weight(self.open_turns)
             if budget is not None and budget < 0:
                 continue
-            for path, child in self._extended(hyp, snap, budget, prefer):
+            extended = self._extended(hyp, snap, budget, prefer)
+            if not extended and not hyp.misread and not hyp.widened:
+                # a card turned over unseen and covered at once by one the table showed
+                # elsewhere: searched from the card under it named each way it may be
+                for seeded in _covered_seeds(hyp.state, snap):
+                    extended += self._extended(replace(hyp, state=seeded, widened=True), snap, budget, prefer)
+            for path, child in extended:
                 merged = child.state
                 known = children.get(merged)
                 if known is None or child.cost < known.cost:
