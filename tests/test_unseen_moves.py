@@ -387,3 +387,42 @@ def test_a_resumed_journal_whose_table_looks_taken_back_makes_the_advice_unsure(
     live.process_text(before)
     live.process_text(table.snapshot(with_stock=True).text())
     assert live.process_text(before).kind == "taken back" and not live.tracker.guessed
+
+
+def _turned_then_covered_from_the_waste():
+    """A deal, the draws seen one by one, and two moves unseen: a column move that turns a
+    face-down card over, then the waste's top (a card the camera read) put on it at once.
+    The first found over deals 0.., or None."""
+    for seed in range(60):
+        state = VirtualTable.from_deal(deal_for_seed(seed)).state
+        for draws in range(1, 12):
+            state = state.play(Move.draw())
+            for move in state.legal_moves():
+                if move.kind is not MoveKind.COLUMN_TO_COLUMN or not state.hidden[move.source]:
+                    continue
+                after = state.play(move)
+                turned = after.faceup[move.source][0]
+                if len(after.faceup[move.source]) == 1 and after.waste[-1].goes_on_tableau(turned):
+                    return seed, draws, (move, Move.waste_to_column(move.source))
+    return None
+
+
+def test_a_card_turned_over_and_covered_at_once_from_the_waste_is_found():
+    """A column's card turned over and at once covered by the waste's top, both unseen:
+    the table shows on that column a card the camera read on the waste, and no search
+    could put it there (the card under it was never seen, and nothing goes on an unknown
+    card). Deal 186 of the benchmark took a wrong story for it (the waste's cards
+    forgotten) and was silently wrong for 41 reads. The card under it is now named each
+    way it may be, and the real position found."""
+    seed, draws, unseen = _turned_then_covered_from_the_waste()
+    table = VirtualTable.from_deal(deal_for_seed(seed))
+    tracker = TableTracker(open_turns=True, max_hypotheses=OPEN_HYPOTHESES)
+    tracker.update(table.snapshot(with_stock=True))
+    for _ in range(draws):
+        table.perform(Move.draw())
+        assert tracker.update(table.snapshot(with_stock=True)).accepted
+    for move in unseen:
+        table.perform(move)
+    report = tracker.update(table.snapshot(with_stock=True))
+    assert report.accepted, report.message
+    assert any(in_sync(s, table.state) for s in tracker.explanations), (seed, draws, [m.text for m in unseen])
