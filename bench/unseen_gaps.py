@@ -135,6 +135,15 @@ def main(argv=None) -> int:
         "keeps the table still for one more read, then plays on)",
     )
     ap.add_argument(
+        "--join-when-unsure",
+        type=int,
+        default=0,
+        metavar="K",
+        help="the person also presses J after K reads in a row advised 'not sure of the position' "
+        "(CoachSession.join_next: while the position is a guess the next read is joined as it is), the "
+        "table read with its runs and face-down counts (default 0: never)",
+    )
+    ap.add_argument(
         "--record",
         type=Path,
         metavar="FILE",
@@ -251,6 +260,8 @@ def bench_options(args) -> dict:
     """The options that decide a game's results, as a record line holds them."""
     options = {key: getattr(args, key) for key in OPTION_KEYS}
     options.update({key: True for key in SET_ONLY_KEYS if getattr(args, key, False)})
+    if getattr(args, "join_when_unsure", 0):  # (kept out when 0: the records from before match)
+        options["join_when_unsure"] = args.join_when_unsure
     return options
 
 
@@ -399,7 +410,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             print(f"journal refused: {said}", file=sys.stderr)
         return coach
 
-    def read(join: bool = False) -> bool:
+    def read(join: bool = False, joined_key: str = "joined where lost") -> bool:
         # ``join``: the person asked to join the table as it is; the camera's read of the
         # table (its runs, its face-down counts) goes with it, as the live coach passes them
         snap = table.snapshot(with_stock=args.stock, with_runs=args.runs or join)
@@ -415,7 +426,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
         else:
             report = session.process_text(seen.text(), down_hint=down)
         if join and report is not None and report.kind == "started":
-            counts["joined where lost"] += 1
+            counts[joined_key] += 1
             saved.clear()  # (the lost game's journal is set aside: a restart finds the joined one)
         counts["reads"] += 1
         if report is not None and report.accepted and session.tracker.state is not None:
@@ -444,9 +455,11 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             # the coach journals every accepted read, sure or not (a restart resumes it)
             saved.append((session.tracker.to_dict(), len(table_moves)))
             del saved[:-7]
+        not_sure = report is not None and report.accepted and advice is not None and getattr(advice, "unsure", False)
+        track["not sure in a row"] = track["not sure in a row"] + 1 if not_sure else 0
         if unsure:
             counts["unsure and said"] += 1
-            if report is not None and report.accepted and advice is not None and getattr(advice, "unsure", False):
+            if not_sure:
                 counts["not sure of the position"] += 1
                 real_open = any(in_sync(state, table.state) for state in open_positions(session.tracker))
                 if real_open:
@@ -501,7 +514,7 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
     table_moves: list = []
     # whether the real position was open at the last accepted read, the moves played since,
     # and whether the coach was restarted since: to find the read that lost it, and why
-    track = {"open": True, "since": 0, "restarted": False, "aside": False}
+    track = {"open": True, "since": 0, "restarted": False, "aside": False, "not sure in a row": 0}
     read()
     refused = 0
     while len(table_moves) < args.max_moves and not table.state.is_won():
@@ -514,6 +527,12 @@ def play_one(deal, args, rng: random.Random, make_strategy) -> dict:
             # the coach refused the table: the person holds it still for one more read (the
             # way out it offers: the longer search for moves it did not see)
             refused = 0 if read() else 2
+            continue
+        if args.join_when_unsure and track["not sure in a row"] >= args.join_when_unsure:
+            # the person tires of "not sure" and asks the coach to take the table as it is
+            session.join_next()
+            track["not sure in a row"] = 0
+            refused = 0 if read(join=True, joined_key="joined when not sure") else 1
             continue
         if rng.random() < args.restart_rate and len(saved) > 1:
             back = rng.randint(1, min(6, len(saved) - 1))
@@ -613,11 +632,17 @@ def report(t: collections.Counter, options: dict, deals: list[int], seconds: flo
         + (f", misread with chance {args.stock_misread}: {t['stock misread']} times" if args.stock_misread else "")
         + (", the runs under the tops read" if getattr(args, "runs", False) else "")
         + (", joined where lost" if getattr(args, "join_when_lost", False) else "")
+        + (
+            f", J pressed after {args.join_when_unsure} reads 'not sure' in a row"
+            if getattr(args, "join_when_unsure", 0)
+            else ""
+        )
         + ")"
     )
     print(
         f"  reads {t['reads']}, gaps {t['gaps']} ({t['moves unseen']} moves unseen), restarts {t['restarts']}"
         + (f", joined where lost {t['joined where lost']}" if getattr(args, "join_when_lost", False) else "")
+        + (f", joined when not sure {t['joined when not sure']}" if getattr(args, "join_when_unsure", 0) else "")
     )
     print(f"  advice illegal on the real table: {t['illegal advice']} (in {t['games with illegal advice']} games)")
     print(

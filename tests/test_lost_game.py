@@ -197,3 +197,37 @@ def test_a_joined_game_keeps_unseen_stock_turns_open_as_a_dealt_one():
         table.perform(Move.draw())
     assert session.process_text(table.snapshot(with_stock=True).text()).accepted
     assert any(in_sync(s, table.state) for s in session.tracker.explanations)
+
+
+def test_asked_to_join_while_not_sure_joins_the_next_table_read_whole():
+    """A position that is a guess makes every advice "not sure" for the rest of the game.
+    J is the way out of it too: while the position is a guess the next table is joined as
+    it is though it follows, but only from a read of the whole table (a join that assumed
+    the runs or the face-down counts would be a guess not said); until then the game goes
+    on as followed and the request stands."""
+    from solitaire_coach.app.coach import UNSURE_NOTE
+
+    table = VirtualTable.from_deal(deal_for_seed(SEED))
+    strategy = make_strategy("baseline")
+    said: list[str] = []
+    session = _session(said)
+    session.process_text(table.snapshot(with_stock=True).text())
+    for _ in range(12):
+        table.perform(strategy.advise(session.tracker.state, session.tracker.history).move)
+        assert session.process_text(table.snapshot(with_stock=True).text()).accepted
+    session.tracker.guessed = True  # (as after a gap too long to be sure of)
+    table.perform(session.last_advice.move)
+    session.process_text(table.snapshot(with_stock=True).text())
+    assert session.last_advice.unsure and UNSURE_NOTE in said[-1] and "J joins the table" in said[-1]
+    session.join_next()
+    assert said[-1] == "not sure of this game's position: the next table read is joined as it is"
+    table.perform(session.last_advice.move)
+    report = session.process_text(table.snapshot(with_stock=True).text())  # the tops alone
+    assert report.kind == "moves" and session.tracker.guessed and session._join_asked
+    assert any(line.startswith("not joined yet: a join needs the whole table read") for line in said), said
+    down = tuple(len(pile) for pile in table.state.hidden)
+    report = session.process_text(table.snapshot(with_stock=True, with_runs=True).text(), down_hint=down)
+    assert report.kind == "started", report
+    assert any(line.startswith("As asked, I join the table as it is") for line in said)
+    assert not session.tracker.guessed and not session.last_advice.unsure, session.last_advice.line()
+    assert not session._join_asked

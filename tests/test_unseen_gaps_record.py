@@ -159,3 +159,21 @@ def test_a_person_who_joins_where_the_coach_is_lost_is_coached_on(bench, capsys)
     out, _ = capsys.readouterr()
     assert "joined where lost" not in out
     assert int(out.split("unsure and said: ")[1].split(";")[0]) > joined
+
+
+def test_a_person_who_presses_j_when_not_sure_hears_it_less(bench, capsys):
+    """``--join-when-unsure 3``: after three reads in a row advised "not sure", the person
+    presses J and the table, read whole, is joined (deal 1 by move 40: twice); the advice
+    says "not sure" on fewer reads, with nothing silently wrong."""
+    args = ["--first", "1", "--games", "1", "--progress", "0", "--max-moves", "40", "--join-when-lost"]
+
+    def not_sure(out: str) -> int:
+        return int(out.split("advised 'not sure of the position': ")[1].split(" ")[0])
+
+    assert bench.main(args) == 0
+    before = not_sure(capsys.readouterr()[0])
+    assert bench.main(args + ["--join-when-unsure", "3"]) == 0
+    out, _ = capsys.readouterr()
+    assert "joined when not sure 2" in out and "J pressed after 3 reads 'not sure' in a row" in out
+    assert "positions silently wrong (the real one in no open explanation, advice given as if sure): 0" in out
+    assert not_sure(out) < before

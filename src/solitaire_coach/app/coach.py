@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.advisor import Advice, Strategy
+from ..core.cards import Card
 from ..core.join import JoinedTracker, try_join
 from ..core.moves import Move
 from ..core.notation import UNKNOWN, SnapshotParseError, parse_snapshot
@@ -64,6 +65,7 @@ class CoachSession:
         self._last_refusal: str | None = None  # the last "not a legal continuation", said once
         self._join_offered = False  # a table to join instead of the game in hand was pointed out (said once)
         self._join_asked = False  # the person asked to join the table as it is (join_next)
+        self._join_refusal: str | None = None  # why the last table asked to be joined could not be
         # resumed from a journal: moves may have been made while the coach was stopped (or
         # not journalled); a first read that needs several steps to explain is a guess
         self._resumed = False
@@ -150,6 +152,16 @@ class CoachSession:
         self.longer_search_waits = False
         if report.kind == "waiting" and self.tracker.state is None:
             report = self._join(snap, report, down_hint)
+        if report.accepted and self._join_asked and self.tracker.guessed:
+            # asked to join while the position is a guess: this table, though it follows,
+            # is joined as it is (the way out of a "not sure" that would last the game)
+            joined = self._rejoin(snap, report, down_hint, whole=True)
+            if joined.kind == "started":
+                report = joined
+            else:
+                self.say(
+                    f"not joined yet: {self._join_refusal} (the game goes on as followed; the next table is tried)"
+                )
         if report.kind == "inconsistent" and not report.put_wrong and looks_like_a_deal(snap, self.tracker.rules):
             over = self._game_over()
             if over is None:
@@ -212,7 +224,8 @@ class CoachSession:
         elif report.message:
             self.say(report.message)
         if report.accepted:
-            self._join_asked = False  # (a table that follows needs no join)
+            if not self.tracker.guessed:
+                self._join_asked = False  # (a table that follows needs no join, unless the position is a guess)
             self._last_refusal = None
             self._refused_tables = []
             self._lost_said = False
@@ -300,7 +313,9 @@ class CoachSession:
             self._refused_tables.append(line)
         return self.rejoin_after is not None and len(self._refused_tables) >= max(LOST_AFTER, self.rejoin_after)
 
-    def _rejoin(self, snap, report: TrackerReport, down_hint: tuple[int, ...] | None) -> TrackerReport:
+    def _rejoin(
+        self, snap, report: TrackerReport, down_hint: tuple[int, ...] | None, whole: bool = False
+    ) -> TrackerReport:
         """Lost, with photos taken every few moves, or asked to (:meth:`join_next`): join the
         table as it is (the game in hand's journal kept aside as ``PATH.game-N``) and coach
         on from there; ``report`` as it is where the table cannot be joined (asked, with
@@ -308,7 +323,16 @@ class CoachSession:
         ``redeals:`` line the join keeps every count open (see :mod:`..core.join`)."""
         # (every count of redeals from none: the game it lost may hold a redeal that was never
         # made, and taking its fewest as the least made was wrong in deal 75 of the benchmark)
-        joined, line = try_join(snap, self.tracker.rules, down_hint, **_COACH_TRACKING)
+        if whole and (unread := _unread_for_a_join(snap, down_hint)):
+            # (a join that assumed what it could not read would trade a guess said for one not)
+            joined, line = None, f"a join needs the whole table read, and {unread}"
+        else:
+            joined, line = try_join(snap, self.tracker.rules, down_hint, **_COACH_TRACKING)
+            if whole and joined is not None and joined.joined_at is not None and snap.down is None:
+                used = tuple(len(h) for h in joined.joined_at.hidden)
+                if used != tuple(down_hint or ()):
+                    joined, line = None, "a join needs the whole table read, and the face-down counts read do not fit"
+        self._join_refusal = None if joined is not None else line
         if joined is None:
             if self._join_asked:
                 return replace(report, message=f"{report.message}; this table cannot be joined yet: {line}")
@@ -344,12 +368,19 @@ class CoachSession:
         as ``PATH.game-N``), without waiting for more tables to be refused. A read that
         follows cancels the request; a card put down against the rules is not joined (it is
         to be taken back), nor a table that cannot be joined (said, and the next is tried).
-        Says what it will do."""
+        While the position is a guess (its advice says "not sure"), the next read is joined
+        even though it follows: the way out of a guess that would otherwise last the game.
+        The join forgets what the guess knew of the unseen cards, and is made only from a
+        read of the whole table (every column's face-up run, the face-down counts): one that
+        had to assume them would be a guess not said. Says what it will do."""
         if self.tracker.state is None:
             self.say("no game to leave yet: the next table read is joined or started as it is")
             return
         self._join_asked = True
-        self.say("the next table that does not follow from this game is joined as it is")
+        if self.tracker.guessed:
+            self.say("not sure of this game's position: the next table read is joined as it is")
+        else:
+            self.say("the next table that does not follow from this game is joined as it is")
 
     def _journal_aside(self) -> tuple[str | None, str | None]:
         """Keep the game in hand's journal aside (``PATH.game-N``): (its new name, None), or
@@ -424,6 +455,19 @@ class CoachSession:
         return self.last_advice is not None and self.last_advice.status in ("won", "lost")
 
 
+def _unread_for_a_join(snap, down_hint: tuple[int, ...] | None) -> str:
+    """What a join of ``snap`` would have to assume ('' when nothing but the redeals): the
+    face-up run under a column's top not read, or no face-down counts (a ``down:`` line or
+    the camera's ``down_hint``)."""
+    columns = [i for i, top in enumerate(snap.columns) if isinstance(top, Card)]
+    unread = [i for i in columns if snap.runs is None or snap.runs[i] is None]
+    if unread:
+        return f"the face-up run of column {unread[0] + 1} was not read"
+    if snap.down is None and down_hint is None:
+        return "the face-down cards were not counted"
+    return ""
+
+
 # different tables in a row that do not follow from the game before the coach counts as lost
 LOST_AFTER = 3
 
@@ -437,7 +481,10 @@ def advice_for(strategy: Strategy, tracker: TableTracker) -> Advice:
     return _said_unsure(advice, tracker.guessed or not holds_in(advice, tracker.doubted))
 
 
-UNSURE_NOTE = "not sure of the position: I missed moves and guessed them, so check that the table allows it"
+UNSURE_NOTE = (
+    "not sure of the position: I missed moves and guessed them, so check that the table allows it "
+    "(J joins the table as it is)"
+)
 
 
 def _said_unsure(advice: Advice, guessed: bool) -> Advice:
