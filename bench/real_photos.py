@@ -16,8 +16,10 @@ labelled):
 * wrong: found and read as another card, plus any card read that is not on the table at all
   (a "phantom", also printed apart);
 * back: taken for a face-down card; not found: no detection over any of its corners;
-* backs found (backs are not labelled: a count, for the frames that hold some), and the
-  latency of the whole frame-to-snapshot step (median and 90th percentile).
+* backs found (backs are not labelled: a count, for the frames that hold some), the columns
+  given a face-down count (``detect``'s ``down``: the suit_3 layouts have no face-down
+  cards in their columns, so there every one counted is a phantom), and the latency
+  of the whole frame-to-snapshot step (median and 90th percentile).
 
 ``--rotate`` turns every frame (and its labels) by that many degrees clockwise and
 ``--width`` scales it to that width (area averaging when shrinking) before reading, for the
@@ -233,6 +235,7 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
                 c[o] += 1
             c["phantom"] += len(phantoms)
             c["backs"] += sum(d[0] == "back" for d in dets)
+            c["columns given face-down cards"] += sum(1 for d in res.down if d)
             c["frames"] += 1
             rows.append((dets, size, cards, extra))
         report[group] = {"counts": c, "latency": lat, "rows": rows}
@@ -251,7 +254,8 @@ def print_report(report: dict, curve: bool) -> None:
         print(
             f"{group}: {c['frames']} frames, {n} face-up cards: read {pct(c['read']):.1f}%, UU {pct(c['UU']):.1f}%, "
             f"wrong {pct(wrong):.2f}% ({c['wrong']} misread + {c['phantom']} phantom), back {pct(c['back']):.1f}%, "
-            f"not found {pct(c['missing']):.1f}%; backs found {c['backs']}; "
+            f"not found {pct(c['missing']):.1f}%; backs found {c['backs']}; columns given face-down cards "
+            f"{c['columns given face-down cards']}/{7 * c['frames']}; "
             f"latency median {np.median(lat):.0f} ms, p90 {np.percentile(lat, 90):.0f} ms"
         )
         if curve:

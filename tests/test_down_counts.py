@@ -160,3 +160,53 @@ def test_a_table_laid_out_as_a_fresh_deal_breaks_a_near_tie_for_the_fresh_counts
     under_way = marks + [_mark(190.0, 40.0, 0, "waste")]
     assert not D._looks_fresh(under_way)
     assert D._down_counts(under_way)[0] == (0, 1, 2, 3, 4, 4, 6)
+
+
+def _paint(marks: list[D._Mark], backs_above: dict[int, int] | None = None) -> np.ndarray:
+    """A frame of ``marks``: a light wooden table with a little grain, face-up cards white,
+    backs dark blue with a white border, each card over those above it; ``backs_above``
+    paints that many back strips (9 px apart) above a column's first mark as well, strips
+    the locator did not find."""
+    rng = np.random.default_rng(3)
+    frame = np.empty((520, 760, 3), np.uint8)
+    frame[:] = (150, 190, 215)  # BGR: light wood
+    frame = np.clip(frame.astype(np.int16) + rng.integers(-6, 7, frame.shape[:2])[..., None], 0, 255).astype(np.uint8)
+
+    def card(x: float, y: float, back: bool) -> None:
+        x0, y0, x1, y1 = int(x), int(y), int(x + W), int(y + H)
+        frame[y0:y1, x0:x1] = 245
+        if back:
+            frame[y0 + 4 : y1 - 4, x0 + 4 : x1 - 4] = (110, 40, 20)
+
+    for c, n in (backs_above or {}).items():
+        first = min((m for m in marks if m.slot == f"column {c}"), key=lambda m: m.y)
+        for k in range(n, 0, -1):
+            card(first.x, first.y - 9.0 * k, True)
+    for m in sorted(marks, key=lambda m: m.y):
+        card(m.x, m.y, m.kind == 1)
+    return frame
+
+
+def _lower(marks: list[D._Mark], columns: dict[int, float]) -> list[D._Mark]:
+    """The marks with columns moved down by so many px (a person's columns laid a little lower)."""
+    out = []
+    for m in marks:
+        c = int(m.slot.split()[1]) if m.slot.startswith("column ") else 0
+        out.append(D._Mark(m.x, m.y + columns.get(c, 0.0), W, H, 0.9, kind=m.kind, slot=m.slot))
+    return out
+
+
+def test_columns_laid_lower_on_a_bare_table_have_no_face_down_cards():
+    marks = _lower(_table((0,) * 7, faces=2), {3: 30.0, 5: 45.0})
+    # from the marks alone the space above the lower columns could hold strips not found
+    assert D._down_counts(marks)[0] != (0,) * 7
+    # the picture shows the table there
+    assert D._down_counts(marks, _paint(marks))[0] == (0,) * 7
+
+
+def test_strips_the_locator_missed_above_a_column_are_still_counted_with_the_frame():
+    marks = _lower(_table((0,) * 7, faces=2), {3: 27.0, 5: 45.0})
+    frame = _paint(marks, backs_above={3: 3, 5: 5})
+    down, _ = D._down_counts(marks, frame)
+    assert down[2] >= 1 and down[4] >= 1
+    assert down == D._down_counts(marks)[0]  # the frame takes nothing the marks say away here

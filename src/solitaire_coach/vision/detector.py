@@ -772,6 +772,7 @@ class CardDetector:
         fixed = self.calibration.get("orientation") if self.calibration else None
         turn = int(fixed) if fixed is not None else self.orientation
         snap, kept = self._detect_turned(frame_bgr, turn)
+        read_turn = turn
         if fixed is None and not self.orientation_settled and _reads_poorly(kept):
             tries = {turn: (snap, kept)}
             for other in (0, 90, 180, 270):
@@ -783,12 +784,15 @@ class CardDetector:
             # of cards whose indices read alike upside down is no reason to turn the picture
             if best != turn and there >= here + max(4.0, 0.5 * here):
                 snap, kept = tries[best]
+                read_turn = best
                 self.orientation = best
                 self.orientation_settled = True
         elif fixed is None and not _reads_poorly(kept) and _read_score(kept) >= 5:
             self.orientation_settled = True  # a good read as it is: this camera's frames are upright
         cards = [CardDetection(m.card, _quad(m) / factor, m.conf, m.slot, m.kind == 0, m.strip) for m in kept]
-        down, stock = _down_counts(kept)
+        # the marks' places are in the frame turned as it was read: so is the look at its pixels
+        upright = cv2.rotate(frame_bgr, _ROTATE_CODES[read_turn]) if read_turn else frame_bgr
+        down, stock = _down_counts(kept, upright)
         faces, share = _sure_share(kept, *self._sure_thresholds())
         return DetectionResult(
             snap,
@@ -1079,7 +1083,7 @@ class _ColumnMarks:
     first_back: bool
 
 
-def _down_counts(kept: list[_Mark]) -> tuple[tuple[int, ...], bool]:
+def _down_counts(kept: list[_Mark], frame_bgr: np.ndarray | None = None) -> tuple[tuple[int, ...], bool]:
     """Face-down cards in each column and whether a face-down pile was seen in the stock's
     place.
 
@@ -1089,8 +1093,13 @@ def _down_counts(kept: list[_Mark]) -> tuple[tuple[int, ...], bool]:
     the whole frame (:func:`_strip_pitch`) is fitted to every column's marks at once, and a
     column's count is the span from the row to its first face-up card over that pitch (at
     least the backs found). Where the fresh-deal counts 0..6 fit the marks nearly as well as
-    the best fit, they are taken (a tie-break, never over the evidence)."""
-    columns = _column_marks(kept)
+    the best fit, they are taken (a tie-break, never over the evidence).
+
+    With the frame (as read, marks in its pixels), strips missed above a column's first
+    mark are counted only where the picture shows something there: a column whose space up
+    to the row line looks like the table beside it (:func:`_bare_above`) starts lower than
+    the others, as a person's hand-laid columns do, and has no face-down cards up there."""
+    columns = _column_marks(kept, frame_bgr)
     stock = any(m.kind == 1 and m.slot == "stock" for m in kept)
     if not columns:
         return (0,) * 7, stock
@@ -1115,9 +1124,10 @@ def _looks_fresh(kept: list[_Mark]) -> bool:
     return len(faces) == 7 and all(faces.get(f"column {c}") == 1 for c in range(1, 8))
 
 
-def _column_marks(kept: list[_Mark]) -> dict[int, _ColumnMarks]:
+def _column_marks(kept: list[_Mark], frame_bgr: np.ndarray | None = None) -> dict[int, _ColumnMarks]:
     """Each column's marks as offsets down the column (see :class:`_ColumnMarks`); marks
-    above the row line (stray marks) are left out."""
+    above the row line (stray marks) are left out. With the frame, a gap to the row line
+    whose space looks like the table beside it is no gap (:func:`_bare_above`)."""
     cols: dict[int, list[_Mark]] = {}
     for m in kept:
         if m.slot.startswith("column "):
@@ -1141,8 +1151,88 @@ def _column_marks(kept: list[_Mark]) -> dict[int, _ColumnMarks]:
         backs = tuple(
             o for m in ms if m.kind == 1 and (o := (m.y - first.y) / scale) > 0 and (face is None or o < face)
         )
+        if gap > tol / scale and frame_bgr is not None and _bare_above(frame_bgr, ms, gap * scale, kept, cols):
+            gap = 0.0
         out[c] = _ColumnMarks(gap if gap > tol / scale else 0.0, backs, face, first.kind == 1)
     return out
+
+
+_BARE_SHARE = 0.95  # of a space's pixels the table's colours or another slot's face: no strips there
+_BARE_REACH = 10.0  # the least Lab distance (8-bit) from the table's colour still counted as table
+_BARE_REACH_MAX = 28.0  # ... and the most, however many colours the table shows
+_FACE_GROW = (0.0, 1.0, 0.0, 1.12)
+_BARE_SKIP = 0.03
+_BARE_TABLE_PX = 3000  # the table's pixels nearest a column that tell the table's colour there
+
+
+def _card_corners(m: _Mark, spans: tuple[float, float, float, float]) -> np.ndarray:
+    """The points of a mark's card frame (its own axes, in card widths and heights from its
+    corner) for ``spans`` = (a0, a1, b0, b1): the rectangle a0..a1 across, b0..b1 down."""
+    a0, a1, b0, b1 = spans
+    c, s = math.cos(m.angle), math.sin(m.angle)
+    u, v = np.array([c, s]) * m.w, np.array([-s, c]) * m.h
+    o = np.array([m.x, m.y])
+    return np.array([o + a * u + b * v for a, b in ((a0, b0), (a1, b0), (a1, b1), (a0, b1))], np.float32)
+
+
+def _bare_above(frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list[_Mark], cols: dict) -> bool:
+    """Whether the space from a column's first mark (``own``: the column's marks, top
+    first) up ``rise`` px (to the row line) holds no face-down cards: at least
+    ``_BARE_SHARE`` of it (its middle 70% across) is either a face-up card not of the
+    column (a row of cards above: this column starts lower) or the
+    table, a pixel within the spread of the colours of the table at the same height (the
+    ``_BARE_TABLE_PX`` pixels nearest the column where no card or column lies). False where
+    it cannot tell (too little of the space or of the table seen): the marks alone decide
+    then, as without the frame. A back of nearly the table's own colour (a plain dark back
+    on a dark mat) can pass for the table: its strips are then not counted, and the game's
+    own count (the tracker) is what holds."""
+    share = _bare_share(frame_bgr, own, rise, kept, cols)
+    return share is not None and share >= _BARE_SHARE
+
+
+def _bare_share(frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list[_Mark], cols: dict) -> float | None:
+    """The share of the space :func:`_bare_above` looks at that is a face-up card not of
+    the column or the table's colour, or None where too little is seen."""
+    first, own_ids = own[0], {id(m) for m in own}
+    up = rise / first.h
+    band = _card_corners(first, (0.15, 0.85, -up, -_BARE_SKIP))
+    h, w = frame_bgr.shape[:2]
+    y0, y1 = int(max(0, np.floor(band[:, 1].min()))), int(min(h, np.ceil(band[:, 1].max()) + 1))
+    if y1 - y0 < 3:
+        return None
+    shift = np.array([0, y0], np.float32)
+    size = (y1 - y0, w)
+    band_mask = np.zeros(size, np.uint8)
+    cv2.fillPoly(band_mask, [np.round(band - shift).astype(np.int32)], 1)
+    faces = np.zeros(size, np.uint8)  # face-up cards not of the column (another slot's, a stray)
+    cards = np.zeros(size, np.uint8)  # every card and every column's width: not the table
+    for m in kept:
+        if m is first:
+            continue
+        # a little more than the mark's card: its corner mark sits a little inside it
+        cv2.fillPoly(cards, [np.round(_card_corners(m, (-0.06, 1.06, -0.06, 1.12)) - shift).astype(np.int32)], 1)
+        if m.kind == 0 and id(m) not in own_ids:
+            cv2.fillPoly(faces, [np.round(_card_corners(m, _FACE_GROW) - shift).astype(np.int32)], 1)
+    for ms in cols.values():  # a column's width, all the way: its strips lie there, found or not
+        left = min(float(_card_corners(m, (0, 0, 0, 1))[:, 0].min()) for m in ms)
+        right = max(float(_card_corners(m, (1, 1, 0, 1))[:, 0].max()) for m in ms)
+        cards[:, max(0, int(left)) : max(0, int(math.ceil(right)) + 1)] = 1
+    inside = band_mask == 1
+    if inside.sum() < 40:
+        return None
+    face_share = float(np.mean(faces[inside]))
+    space_at = inside & (faces == 0)
+    ys, xs = np.nonzero(cards == 0)
+    if space_at.sum() < 40 or len(xs) < 200:
+        return face_share if face_share >= _BARE_SHARE else None
+    lab = cv2.cvtColor(frame_bgr[y0:y1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    near = np.argsort(np.abs(xs - (first.x + 0.5 * first.w)), kind="stable")[:_BARE_TABLE_PX]
+    table = lab[ys[near], xs[near]]
+    centre = np.median(table, 0)
+    spread = 2.0 * float(np.percentile(np.linalg.norm(table - centre, axis=1), 80))
+    reach = min(max(_BARE_REACH, spread), _BARE_REACH_MAX)  # a table of many colours tells nothing
+    table_share = float(np.mean(np.linalg.norm(lab[space_at] - centre, axis=1) <= reach))
+    return face_share + (1.0 - face_share) * table_share
 
 
 def _row_line(firsts: list[list[tuple[float, float]]], tol: float):
