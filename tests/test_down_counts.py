@@ -210,3 +210,17 @@ def test_strips_the_locator_missed_above_a_column_are_still_counted_with_the_fra
     down, _ = D._down_counts(marks, frame)
     assert down[2] >= 1 and down[4] >= 1
     assert down == D._down_counts(marks)[0]  # the frame takes nothing the marks say away here
+
+
+def test_a_lone_back_mark_over_a_face_whose_strip_shows_the_table_is_not_a_face_down_card():
+    marks = _lower(_table((0,) * 7, faces=2), {4: 0.1 * H})
+    # the locator's back mark on the row line, a tenth of a card above column 4's first face
+    # (laid that much lower): its top margin and the table, taken for a strip
+    face = min((m for m in marks if m.slot == "column 4"), key=lambda m: m.y)
+    phantom = D._Mark(face.x, face.y - 0.1 * H, W, H, 0.9, kind=1, slot="column 4")
+    assert D._down_counts(marks + [phantom])[0][3] == 1
+    painted = _paint(marks)  # the back is not painted: the table shows there
+    assert D._down_counts(marks + [phantom], painted)[0] == (0,) * 7
+    # a real strip there (painted) stays counted
+    real = _paint(marks, backs_above={4: 1})
+    assert D._down_counts(marks + [phantom], real)[0][3] == 1

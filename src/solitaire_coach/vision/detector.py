@@ -1098,7 +1098,9 @@ def _down_counts(kept: list[_Mark], frame_bgr: np.ndarray | None = None) -> tupl
     With the frame (as read, marks in its pixels), strips missed above a column's first
     mark are counted only where the picture shows something there: a column whose space up
     to the row line looks like the table beside it (:func:`_bare_above`) starts lower than
-    the others, as a person's hand-laid columns do, and has no face-down cards up there."""
+    the others, as a person's hand-laid columns do, and has no face-down cards up there; a
+    lone back mark just above a column's first face whose strip shows the table is dropped
+    (the table's edge and the card's top margin, taken for a back)."""
     columns = _column_marks(kept, frame_bgr)
     stock = any(m.kind == 1 and m.slot == "stock" for m in kept)
     if not columns:
@@ -1142,6 +1144,11 @@ def _column_marks(kept: list[_Mark], frame_bgr: np.ndarray | None = None) -> dic
     out = {}
     for c, ms in cols.items():
         ms = [m for m in ms if m.y >= line(m.x) - tol] or ms
+        if frame_bgr is not None and len(ms) > 1 and ms[0].kind == 1 and ms[1].kind == 0:
+            # a lone back just above the first face whose strip shows the table: the table's
+            # edge and the card's top margin, taken for a back
+            if _bare_above(frame_bgr, ms[1:], ms[1].y - ms[0].y, kept, cols, faces=False):
+                ms = ms[1:]
         # down the column: along the cards' own axis, in the column's card heights
         scale = max(0.5, math.cos(statistics.median(m.angle for m in ms))) * statistics.median(m.h for m in ms)
         first = ms[0]
@@ -1162,6 +1169,7 @@ _BARE_REACH = 10.0  # the least Lab distance (8-bit) from the table's colour sti
 _BARE_REACH_MAX = 28.0  # ... and the most, however many colours the table shows
 _FACE_GROW = (0.0, 1.0, 0.0, 1.12)
 _BARE_SKIP = 0.03
+_BARE_DARK = 70.0  # a table darker than this (Lab L, 8-bit) cannot be told from a dark back by colour
 _BARE_TABLE_PX = 3000  # the table's pixels nearest a column that tell the table's colour there
 
 
@@ -1175,22 +1183,27 @@ def _card_corners(m: _Mark, spans: tuple[float, float, float, float]) -> np.ndar
     return np.array([o + a * u + b * v for a, b in ((a0, b0), (a1, b0), (a1, b1), (a0, b1))], np.float32)
 
 
-def _bare_above(frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list[_Mark], cols: dict) -> bool:
+def _bare_above(
+    frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list[_Mark], cols: dict, faces: bool = True
+) -> bool:
     """Whether the space from a column's first mark (``own``: the column's marks, top
-    first) up ``rise`` px (to the row line) holds no face-down cards: at least
-    ``_BARE_SHARE`` of it (its middle 70% across) is either a face-up card not of the
-    column (a row of cards above: this column starts lower) or the
-    table, a pixel within the spread of the colours of the table at the same height (the
-    ``_BARE_TABLE_PX`` pixels nearest the column where no card or column lies). False where
-    it cannot tell (too little of the space or of the table seen): the marks alone decide
-    then, as without the frame. A back of nearly the table's own colour (a plain dark back
-    on a dark mat) can pass for the table: its strips are then not counted, and the game's
-    own count (the tracker) is what holds."""
-    share = _bare_share(frame_bgr, own, rise, kept, cols)
+    first) up ``rise`` px (to the row line, or to a lone back mark above it) holds no
+    face-down cards: at least ``_BARE_SHARE`` of it (its middle 70% across) is either a
+    face-up card not of the column (a row of cards above: this column starts lower; only
+    with ``faces``) or the table, a pixel within the spread of the colours of the table at
+    the same height (the ``_BARE_TABLE_PX`` pixels nearest the column where no card or
+    column lies). False where it cannot tell: too little of the space or of the table seen,
+    or a table darker than ``_BARE_DARK`` (a plain dark back on a dark mat would pass for
+    it); the marks alone decide then, as without the frame. A back of nearly the table's
+    own colour on a lighter table can still pass for it: its strips are then not counted,
+    and the game's own count (the tracker) is what holds."""
+    share = _bare_share(frame_bgr, own, rise, kept, cols, faces)
     return share is not None and share >= _BARE_SHARE
 
 
-def _bare_share(frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list[_Mark], cols: dict) -> float | None:
+def _bare_share(
+    frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list[_Mark], cols: dict, with_faces: bool = True
+) -> float | None:
     """The share of the space :func:`_bare_above` looks at that is a face-up card not of
     the column or the table's colour, or None where too little is seen."""
     first, own_ids = own[0], {id(m) for m in own}
@@ -1211,7 +1224,7 @@ def _bare_share(frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list
             continue
         # a little more than the mark's card: its corner mark sits a little inside it
         cv2.fillPoly(cards, [np.round(_card_corners(m, (-0.06, 1.06, -0.06, 1.12)) - shift).astype(np.int32)], 1)
-        if m.kind == 0 and id(m) not in own_ids:
+        if with_faces and m.kind == 0 and id(m) not in own_ids:
             cv2.fillPoly(faces, [np.round(_card_corners(m, _FACE_GROW) - shift).astype(np.int32)], 1)
     for ms in cols.values():  # a column's width, all the way: its strips lie there, found or not
         left = min(float(_card_corners(m, (0, 0, 0, 1))[:, 0].min()) for m in ms)
@@ -1229,6 +1242,8 @@ def _bare_share(frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list
     near = np.argsort(np.abs(xs - (first.x + 0.5 * first.w)), kind="stable")[:_BARE_TABLE_PX]
     table = lab[ys[near], xs[near]]
     centre = np.median(table, 0)
+    if centre[0] < _BARE_DARK:  # a dark mat: a plain dark back would pass for it
+        return face_share if face_share >= _BARE_SHARE else None
     spread = 2.0 * float(np.percentile(np.linalg.norm(table - centre, axis=1), 80))
     reach = min(max(_BARE_REACH, spread), _BARE_REACH_MAX)  # a table of many colours tells nothing
     table_share = float(np.mean(np.linalg.norm(lab[space_at] - centre, axis=1) <= reach))
