@@ -1167,7 +1167,9 @@ def _column_marks(kept: list[_Mark], frame_bgr: np.ndarray | None = None) -> dic
 _BARE_SHARE = 0.95  # of a space's pixels the table's colours or another slot's face: no strips there
 _BARE_REACH = 10.0  # the least Lab distance (8-bit) from the table's colour still counted as table
 _BARE_REACH_MAX = 28.0  # ... and the most, however many colours the table shows
+# another slot's face, in its card's axes: a real card reaches lower than its mark says
 _FACE_GROW = (0.0, 1.0, 0.0, 1.12)
+# of a card's height above its mark not looked at (the mark sits a little inside the card)
 _BARE_SKIP = 0.03
 _BARE_DARK = 70.0  # a table darker than this (Lab L, 8-bit) cannot be told from a dark back by colour
 _BARE_TABLE_PX = 3000  # the table's pixels nearest a column that tell the table's colour there
