@@ -1179,8 +1179,7 @@ def _card_corners(m: _Mark, spans: tuple[float, float, float, float]) -> np.ndar
     """The points of a mark's card frame (its own axes, in card widths and heights from its
     corner) for ``spans`` = (a0, a1, b0, b1): the rectangle a0..a1 across, b0..b1 down."""
     a0, a1, b0, b1 = spans
-    c, s = math.cos(m.angle), math.sin(m.angle)
-    u, v = np.array([c, s]) * m.w, np.array([-s, c]) * m.h
+    u, v = (np.array(a) for a in m.axes())
     o = np.array([m.x, m.y])
     return np.array([o + a * u + b * v for a, b in ((a0, b0), (a1, b0), (a1, b1), (a0, b1))], np.float32)
 
