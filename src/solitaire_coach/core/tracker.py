@@ -470,6 +470,15 @@ the side (:attr:`TableTracker.doubted`), to check the advice against them; with 
 stops following them and counts its position a guess for the rest of the game."""
 
 
+REDEAL_MARGIN = 2
+"""How far past the margin an explanation of a read is still kept open where it differs
+from every kept one with the same columns and foundations only in how many redeals were
+used (an unseen redeal: the stock turned through and over, some turns of it unseen, costs
+three to four more than the margin lets in, while a count of redeals silently wrong makes
+a later "turn the waste over" wrong). Deals 241 and 480 of the unseen-gaps benchmark with
+J pressed when not sure: the real explanation 3 past the best, the margin 2."""
+
+
 def _forgotten_talon(state: GameState) -> GameState:
     """``state`` with the cards of its stock and its waste forgotten but for the waste's
     visible top (one card, or the draw's count): as many cards in each, none known."""
@@ -816,6 +825,8 @@ class TableTracker:
             # again is followed however far the count drifts from the likeliest (without
             # it, a split with an empty stock would make every advice ask)
             kept += self._widened(kept, snap, classes=TURNED_CLASSES, alike=True)
+        if self.open_turns and self.rules.redeal_limit is not None:
+            kept += self._other_redeals(ranked, kept)
         if misread:  # reported now: the alternatives are measured from this explanation on
             kept = [replace(h, misread=False) for h in kept]
         if self.keep_misread and all(h.state != old.state for h in kept):
@@ -903,6 +914,42 @@ class TableTracker:
             h for key, h in doubts.items() if not any(_claims_no_more(state, h.state) for state in cover.get(key, ()))
         ]
         self._doubts = sorted(left, key=lambda h: (h.weight(self.open_turns), h.cost))
+
+    def _other_redeals(self, ranked: list[_Hypothesis], kept: list[_Hypothesis]) -> list[_Hypothesis]:
+        """The explanations of ``ranked`` past the margin by at most :data:`REDEAL_MARGIN`
+        that show the table of a kept one (columns and foundations) with another count of
+        redeals used than the likeliest (a redeal the camera did not see), where no kept one
+        with the same count claims no more of the talon's cards than they do. Those alike but
+        for the cards of the talon they know are merged into one that knows the cards they
+        agree on; each is ranked last within the margin (flagged ``widened``)."""
+        if not kept:
+            return []
+        limit = min(h.weight(self.open_turns) for h in kept) + self.margin
+        likeliest = kept[0].state.redeals_used
+        tables = {_table_key(h.state) for h in kept}
+        cover: dict[GameState, list[GameState]] = {}
+        for h in kept:
+            cover.setdefault(_forgotten_talon(h.state), []).append(h.state)
+        merged: dict[GameState, _Hypothesis] = {}
+        for hyp in ranked:
+            weight = hyp.weight(self.open_turns)
+            if hyp.misread or not limit < weight <= limit + REDEAL_MARGIN:
+                continue
+            if hyp.state.redeals_used == likeliest or _table_key(hyp.state) not in tables:
+                continue
+            key = _forgotten_talon(hyp.state)
+            if any(_claims_no_more(state, hyp.state) for state in cover.get(key, ())):
+                continue
+            known = merged.get(key)
+            if known is None:
+                merged[key] = hyp
+            else:
+                cheaper = hyp if hyp.cost < known.cost else known
+                merged[key] = replace(cheaper, state=_meet(known.state, hyp.state))
+        return [
+            replace(h, cost=self._cost_for(limit, h.slack), widened=True)
+            for h in sorted(merged.values(), key=lambda h: (h.weight(self.open_turns), h.cost))
+        ]
 
     def _cost_for(self, weight: int, slack: int) -> int:
         """The cost that gives an explanation of ``slack`` unseen turns the ``weight`` (so
