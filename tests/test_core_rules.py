@@ -247,6 +247,26 @@ def test_first_difference_takes_moves_seen_together_in_either_order():
         other_start.play_all(moves[:k]).play(moves[k])
 
 
+def test_first_difference_passes_over_a_move_made_straight_back():
+    """The recorded game1 holds 5-6 and at once 6-5 (4S moved and moved back); the tracker
+    takes such a pair as the move taken back, so a history without the pair is the same
+    game. A move made back later, after other moves, is no such pair."""
+    from pathlib import Path
+
+    from solitaire_coach.core.notation import parse_log
+    from solitaire_coach.core.state import first_difference
+
+    log = parse_log((Path(__file__).parent.parent / "fixtures/games/game1/moves.log").read_text())
+    start = GameState.from_deal(log.deal, Rules())
+    moves = list(log.moves)
+    i = next(k for k in range(len(moves) - 1) if [moves[k].text, moves[k + 1].text] == ["5-6", "6-5"])
+    folded = moves[:i] + moves[i + 2 :]
+    assert first_difference(start, folded, moves) is None
+    assert first_difference(start, moves, folded) is None
+    # only the move, not its reverse, left out: a different game from there
+    assert first_difference(start, moves[:i] + moves[i + 1 :], moves) == i
+
+
 def test_cards_take_symbols_order_fully_and_refuse_what_is_no_card():
     assert Card.parse("10♥") is Card.parse("0H") and Card.parse(" a♠ ") is Card.parse("AS")
     assert all(Card.parse(c.symbol) is c for c in FULL_DECK)

@@ -64,20 +64,13 @@ def test_after_any_misread_the_true_table_is_followed_on(seed, at, misreads):
     assert after.accepted, after
     if not report.accepted or report.kind == "no change":
         assert after.kind == "no change"
-    elif (game.tracker.state, game.tracker.history) != before:
-        # taken as moves or a card seen: the true table takes the misread back, except where
+    else:
+        # taken as moves or a card seen: the true table takes the misread back, also where
         # the misread looks exactly like one move that can be made back (a run between two
-        # equal parents, a king's run between empty columns). The tables before and after
-        # are the same, and a person may make such a move and its reverse (the recorded
-        # games have such pairs), so the tracker takes the two moves, as it does from true
-        # snapshots: the position is followed either way.
-        state, history = game.tracker.state, game.tracker.history
-        before_state, before_history = before
-        assert state == before_state and history[: len(before_history)] == before_history, (report, after)
-        assert len(history) == len(before_history) + 2, (report, after)
-        made, back = history[len(before_history) :]
-        assert made.kind is MoveKind.COLUMN_TO_COLUMN, (report, after)
-        assert (back.kind, back.source, back.target) == (made.kind, made.target, made.source), (report, after)
+        # equal parents, a king's run between empty columns): the move and its reverse
+        # would change nothing, and no picture tells them from a misread, so the pair is
+        # taken as the move taken back and leaves no trace in the history
+        assert (game.tracker.state, game.tracker.history) == before, (report, after)
     game.play(30)
     check_in_sync(game.tracker.state, game.table.state)
 

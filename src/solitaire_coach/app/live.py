@@ -100,6 +100,8 @@ class StepResult:
         if self.report is not None:
             d["report"] = self.report.kind
             d["moves"] = [m.text for m in self.report.moves]
+            if self.report.undone:
+                d["undone"] = [m.text for m in self.report.undone]
             if self.report.message:
                 d["message"] = self.report.message
         if self.advice is not None:

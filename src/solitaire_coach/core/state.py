@@ -561,40 +561,89 @@ def stock_cycle(state: GameState, max_moves: int | None = None) -> Iterator[tupl
 
 
 def first_difference(start: GameState, played: Sequence[Move], other: Sequence[Move], window: int = 4) -> int | None:
-    """The index of the first move at which two move lists from ``start`` are different
-    games, or None when they are the same game: move for move, or with a few moves in a row
-    (at most ``window``) played in another order that ends in the same position.
+    """The index (in ``played``) of the first move at which two move lists from ``start``
+    are different games, or None when they are the same game: move for move, or with a few
+    moves in a row (at most ``window``) played in another order that ends in the same
+    position, or with a move and its reverse made at once (a pair that changes nothing) in
+    one list only.
 
     A camera that misses a picture sees two moves at once, say a draw and a card put from
     column 6 on column 1, and no picture can show which came first; either order is the
     same game. A stretch counts as reordered only when it holds the same moves (as
-    written) and both orders are legal and end in the same position. A move that cannot
-    be played from where the lists have led (two lists of another deal than ``start``'s)
-    is a difference there."""
+    written) and both orders are legal and end in the same position. The coach's tracker
+    takes a move made straight back as the move taken back (no picture tells it from a
+    misread), so a log that holds the pair and a history that does not are the same game.
+    A move that cannot be played from where the lists have led (two lists of another deal
+    than ``start``'s) is a difference there."""
     position = start
-    i = 0
-    while i < min(len(played), len(other)):
-        if played[i].text == other[i].text:
+    i = k = 0
+    while i < len(played) and k < len(other):
+        if played[i].text == other[k].text:
             try:
                 position = position.play(played[i])
             except IllegalMoveError:
                 return i  # not a game from ``start`` at all (a log of another deal, say)
             i += 1
+            k += 1
             continue
-        for j in range(i + 2, min(i + window, len(played), len(other)) + 1):
-            if sorted(m.text for m in played[i:j]) != sorted(m.text for m in other[i:j]):
+        if _made_straight_back(position, played, i):
+            i += 2
+            continue
+        if _made_straight_back(position, other, k):
+            k += 2
+            continue
+        for n in range(2, window + 1):
+            if i + n > len(played) or k + n > len(other):
+                break
+            if sorted(m.text for m in played[i : i + n]) != sorted(m.text for m in other[k : k + n]):
                 continue
             try:
-                ends = [position.play_all(moves[i:j]) for moves in (played, other)]
+                ends = [position.play_all(played[i : i + n]), position.play_all(other[k : k + n])]
             except IllegalMoveError:
                 continue
             if ends[0] == ends[1]:
                 position = ends[0]
-                i = j
+                i += n
+                k += n
                 break
         else:
             return i
-    return None if len(played) == len(other) else i
+    while i < len(played) and _made_straight_back(position, played, i):
+        i += 2
+    while k < len(other) and _made_straight_back(position, other, k):
+        k += 2
+    return None if i == len(played) and k == len(other) else i
+
+
+def without_moves_made_back(start: GameState, moves: Sequence[Move]) -> list[Move]:
+    """``moves`` from ``start`` without each move made and at once made back (a pair that
+    changes nothing): the history the coach's tracker keeps of such a game. Stops leaving
+    out at the first move that cannot be played."""
+    out: list[Move] = []
+    position = start
+    i = 0
+    while i < len(moves):
+        if _made_straight_back(position, moves, i):
+            i += 2
+            continue
+        out.append(moves[i])
+        try:
+            position = position.play(moves[i])
+        except IllegalMoveError:
+            return out + list(moves[i + 1 :])
+        i += 1
+    return out
+
+
+def _made_straight_back(position: GameState, moves: Sequence[Move], i: int) -> bool:
+    """Whether ``moves[i]`` and the move after it, played from ``position``, are a move and
+    its reverse: the position afterwards the same."""
+    if i + 1 >= len(moves):
+        return False
+    try:
+        return position.play(moves[i]).play(moves[i + 1]) == position
+    except IllegalMoveError:
+        return False
 
 
 def random_deal(rng: random.Random) -> list[Card]:

@@ -17,9 +17,13 @@ as one step, up to :attr:`TableTracker.max_steps` steps) and reports one of
   moves was wrong, and they are taken back (``report.undone``); or it shows, exactly, one
   of the last ``undo_depth`` positions of the game: the person put the cards back as
   they were (an undo, which no rule allows but every person does), and the moves since
-  are taken back. Where one legal move leads back (a run moved between two equal
-  parents, a king's run between empty columns), that move is reported, not a take-back:
-  people make such pairs, the recorded games have them, and the position is the same;
+  are taken back. Where the last move can be made back by one legal move (a run moved
+  between two equal parents, a king's run between empty columns, a card put up and
+  taken down), that is a take-back too, not a second move: the pair would change
+  nothing, and no picture tells a person's move made back from a misread that looked
+  like a legal move, so it leaves no trace in the history (the recorded game1 has such
+  a pair, ``5-6`` and ``6-5``; :func:`state.first_difference` passes over it). The move
+  back is reported as a move only where the coach advised it;
 * ``revealed``     no move, but a card that was unknown was seen (a late flip);
 * ``no change``    nothing happened;
 * ``waiting``      the snapshot cannot start a game yet (for instance a UU column);
@@ -752,7 +756,7 @@ class TableTracker:
             for path, child in extended:
                 merged = child.state
                 known = children.get(merged)
-                if known is None or child.cost < known.cost:
+                if known is None or child.cost < known.cost or _a_move_straight_back(known, child, prefer):
                     children[merged] = child
                     parent[merged] = index
                     steps[merged] = step_count(path)
@@ -1509,6 +1513,29 @@ def _a_redeal_for_nothing(hyp: _Hypothesis, taken_back: Sequence[_Hypothesis]) -
         and hyp.history[: len(other.history)] == other.history
         and _same_table(hyp.state, other.state, more_redeals=1)
         for other in taken_back
+    )
+
+
+def _a_move_straight_back(hyp: _Hypothesis, taken_back: _Hypothesis, prefer: Move | None) -> bool:
+    """True when ``hyp`` explains the read as the last move made and then made back (a card
+    or run moved between two columns and back, a card put up and taken down again) and
+    ``taken_back`` (which holds the last read misread) reaches the same position as
+    cheaply without the two moves.
+
+    Decision (the unseen-moves issue: a move and its reverse that were only a misread leave
+    no trace in the history): the read is taken as the last move taken back, not as a
+    second move. No picture tells a misread that looked like a legal move from a move a
+    person made and took back at once (the recorded game1 has one, ``5-6 4S`` and ``6-5
+    4S``); either way the position is the same, and a pair that changes nothing is left out
+    of the history (:func:`state.first_difference` passes over such pairs in a move log).
+    The move back wins where the coach advised it (``prefer``), as any advised move does."""
+    return (
+        taken_back.misread
+        and not hyp.misread
+        and taken_back.cost == hyp.cost
+        and len(hyp.history) >= 2
+        and taken_back.history == hyp.history[:-2]
+        and (prefer is None or hyp.history[-1] != prefer)
     )
 
 
