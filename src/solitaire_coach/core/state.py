@@ -592,9 +592,7 @@ def first_difference(start: GameState, played: Sequence[Move], other: Sequence[M
         if _made_straight_back(position, other, k):
             k += 2
             continue
-        for n in range(2, window + 1):
-            if i + n > len(played) or k + n > len(other):
-                break
+        for n in range(2, min(window, len(played) - i, len(other) - k) + 1):
             if sorted(m.text for m in played[i : i + n]) != sorted(m.text for m in other[k : k + n]):
                 continue
             try:
