@@ -830,7 +830,10 @@ class TableTracker:
             # it, a split with an empty stock would make every advice ask)
             kept += self._widened(kept, snap, classes=TURNED_CLASSES, alike=True)
         if self.open_turns and self.rules.redeal_limit is not None:
-            kept += self._other_redeals(ranked, kept)
+            others = self._other_redeals(ranked, kept)
+            if stock_hint is not None and snap.stock is None:  # (the hint narrows them too)
+                others = [h for h in others if bool(h.state.stock) == stock_hint]
+            kept += others
         if misread:  # reported now: the alternatives are measured from this explanation on
             kept = [replace(h, misread=False) for h in kept]
         if self.keep_misread and all(h.state != old.state for h in kept):
