@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, MoveKind, Snapshot, deal_for_seed, parse_snapshot
+from solitaire_coach.core import EMPTY, FULL_DECK, UNKNOWN, Card, Snapshot, deal_for_seed, parse_snapshot
 from solitaire_coach.core.advisor import make_strategy
 from solitaire_coach.core.tracker import TableTracker
 from solitaire_coach.core.virtual_table import VirtualTable, check_in_sync
