@@ -504,6 +504,18 @@ def _meet(a: GameState, b: GameState) -> GameState:
     return replace(a, stock=stock, waste=waste)
 
 
+def _merge_alike(merged: dict[GameState, _Hypothesis], key: GameState, hyp: _Hypothesis) -> None:
+    """Put ``hyp`` into ``merged`` under ``key`` (its state with the talon's cards forgotten,
+    :func:`_forgotten_talon`): where one is there already, the two (alike but for which
+    talon cards they know) become the cheaper one knowing only the cards both know."""
+    known = merged.get(key)
+    if known is None:
+        merged[key] = hyp
+    else:
+        cheaper = hyp if hyp.cost < known.cost else known
+        merged[key] = replace(cheaper, state=_meet(known.state, hyp.state))
+
+
 def _claims_no_more(a: GameState, b: GameState) -> bool:
     """Whether every card of ``a``'s stock and waste that ``a`` knows, ``b`` (the same but
     for which of those cards it knows) knows at the same place: where ``b`` fits the
@@ -889,13 +901,7 @@ class TableTracker:
         doubts: dict[GameState, _Hypothesis] = {}
 
         def add(hyp: _Hypothesis) -> None:
-            key = _forgotten_talon(hyp.state)
-            known = doubts.get(key)
-            if known is None:
-                doubts[key] = hyp
-            else:
-                cheaper = hyp if hyp.cost < known.cost else known
-                doubts[key] = replace(cheaper, state=_meet(known.state, hyp.state))
+            _merge_alike(doubts, _forgotten_talon(hyp.state), hyp)
 
         for hyp in dropped:
             if not hyp.misread:
@@ -947,12 +953,7 @@ class TableTracker:
             key = _forgotten_talon(hyp.state)
             if any(_claims_no_more(state, hyp.state) for state in cover.get(key, ())):
                 continue
-            known = merged.get(key)
-            if known is None:
-                merged[key] = hyp
-            else:
-                cheaper = hyp if hyp.cost < known.cost else known
-                merged[key] = replace(cheaper, state=_meet(known.state, hyp.state))
+            _merge_alike(merged, key, hyp)
         return [
             replace(h, cost=self._cost_for(limit, h.slack), widened=True)
             for h in sorted(merged.values(), key=lambda h: (h.weight(self.open_turns), h.cost))
