@@ -982,3 +982,58 @@ def test_a_second_reader_without_kind_leaves_face_and_back_to_the_first(tmp_path
     )
     kind3, *_ = D.CardDetector(d).read_cuts(frame, cuts)
     assert not np.allclose(kind, kind3)
+
+
+def test_face_reader_settings_are_checked(tmp_path):
+    """``face_reader`` in vision.json: a weight outside 0..1 or a missing file is named with
+    the folder's vision.json or the file's path."""
+    d = _linked_model_folder(tmp_path)
+    (d / "face_reader.onnx").symlink_to(D.repo_root() / "models" / "face_reader.onnx")
+    (d / "vision.json").write_text('{"face_reader": {"file": "face_reader.onnx", "weight": 2}}')
+    with pytest.raises(D.ModelError, match=r"vision.json: face_reader must hold .*weight 2.0 is not within 0..1"):
+        D.CardDetector(d)
+    (d / "vision.json").write_text('{"face_reader": {"file": "faces.onnx"}}')
+    with pytest.raises(D.ModelError, match=r"faces.onnx: missing"):
+        D.CardDetector(d)
+
+
+def test_the_face_reader_is_weighed_in_for_whole_cards_only(tmp_path):
+    """The face reader reads each uncovered face-up card whole: between its weight at 0 and
+    at 1 the whole cards' confidences change, the strips' (covered cards) do not."""
+    models = D.repo_root() / "models"
+    d = tmp_path / "m"
+    d.mkdir()
+    for f in models.glob("*.onnx"):
+        (d / f.name).symlink_to(f)
+    cfg = json.loads((models / "vision.json").read_text())
+    frame = cv2.imread(str(FIX / "scene_gnome-paris_13.jpg"))
+    reads = {}
+    for w in (0.0, 1.0):
+        cfg["face_reader"] = {"file": "face_reader.onnx", "weight": w, "mode": "always"}
+        (d / "vision.json").write_text(json.dumps(cfg))
+        det = D.CardDetector(d)
+        det.askew_turn, det.turn_tries, det.familiar = 0.0, (), None
+        res = det.detect(frame)
+        reads[w] = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in res.cards if c.face_up}
+    same = reads[0.0].keys() & reads[1.0].keys()
+    strips = [k for k in same if reads[0.0][k].strip]
+    whole = [k for k in same if not reads[0.0][k].strip]
+    assert strips and whole
+    assert all(abs(reads[0.0][k].confidence - reads[1.0][k].confidence) < 1e-6 for k in strips)
+    assert any(abs(reads[0.0][k].confidence - reads[1.0][k].confidence) > 1e-3 for k in whole)
+
+
+def test_in_unsure_mode_a_sure_corner_read_stands():
+    """The shipped ``"mode": "unsure"``: the face reader is asked only about whole cards the
+    corners alone are not sure of; a sure corner read keeps its confidence at any weight."""
+    models = D.repo_root() / "models"
+    cfg = json.loads((models / "vision.json").read_text())
+    assert cfg["face_reader"]["mode"] == "unsure"
+    det = D.CardDetector()
+    frame = cv2.imread(str(FIX / "scene_gnome-paris_13.jpg"))
+    before = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(frame).cards}
+    det.face_weight = 1.0
+    after = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(frame).cards}
+    sure = [k for k, c in before.items() if c.face_up and c.card is not None and c.confidence >= det.read_thresh]
+    assert sure and all(k in after and after[k].card is before[k].card for k in sure)
+    assert all(abs(after[k].confidence - before[k].confidence) < 1e-6 for k in sure)

@@ -29,6 +29,10 @@ _FONTS = (
     cv2.FONT_HERSHEY_COMPLEX_SMALL,
 )
 _RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+_FONTS_WILD = (cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SCRIPT_COMPLEX)
+# (ace, jack, queen, king) as other decks write them: Danish and German (B, D, K), French (V, D, R)
+_COURT_LETTERS = (("A", "B", "D", "K"), ("1", "J", "Q", "K"), ("A", "V", "D", "R"), ("E", "B", "D", "K"))
+WILD_FROM = 60  # drawn-60 and on: the widest drawn designs (see DrawnDeck._params)
 
 
 def deck_dirs() -> list[Path]:
@@ -77,6 +81,30 @@ def suit_mask(suit: int, size: int, style: int = 0) -> np.ndarray:
         pts = np.array([[c, int(s * 0.45)], [c + r, s - 2], [c - r, s - 2]], np.int32)
         cv2.fillPoly(m, [pts], 255)
     return cv2.resize(m, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def _suit_look(mask: np.ndarray, look: int) -> np.ndarray:
+    """A suit mask as a design draws it: 0 as it is, 1 squashed wide, 2 tall, 3 hollow."""
+    if look in (1, 2):
+        n = mask.shape[0]
+        k = int(n * 0.75)
+        m = cv2.resize(mask, (n, k) if look == 1 else (k, n), interpolation=cv2.INTER_AREA)
+        out = np.zeros_like(mask)
+        y, x = (n - m.shape[0]) // 2, (n - m.shape[1]) // 2
+        out[y : y + m.shape[0], x : x + m.shape[1]] = m
+        return out
+    if look == 3 and mask.shape[0] >= 10:
+        t = max(1, mask.shape[0] // 10)
+        inner = cv2.erode(mask, np.ones((2 * t + 1, 2 * t + 1), np.uint8))
+        return cv2.subtract(mask, inner)
+    return mask
+
+
+def _rank_text(rank: int, letters: tuple[str, str, str, str] | None) -> str:
+    """The index of ``rank``: A 2 .. 10 J Q K, or with ``letters`` (ace, jack, queen, king)."""
+    if letters is None:
+        return _RANK_TEXT[rank - 1]
+    return {1: letters[0], 11: letters[1], 12: letters[2], 13: letters[3]}.get(rank, _RANK_TEXT[rank - 1])
 
 
 def _stamp(img: np.ndarray, mask: np.ndarray, x: int, y: int, colour) -> None:
@@ -148,6 +176,36 @@ class DrawnDeck:
                 red=tuple(int(v) for v in (rng.integers(0, 90), rng.integers(0, 80), rng.integers(150, 245))),
                 colour_seed=int(rng.integers(0, 1 << 30)),
             )
+        if self.style >= WILD_FROM:
+            # the widest designs (drawn-60 on; drawn-0..59 stay as they were, a separate stream
+            # of choices): what else people's decks do, so a reader learns what every deck
+            # shares (the index, the suit's shape and colour) and not one layout
+            w = np.random.default_rng(50_000 + self.style)
+            p.update(
+                font=int(w.choice(_FONTS + _FONTS_WILD)) | (cv2.FONT_ITALIC if w.random() < 0.2 else 0),
+                index_h=float(w.uniform(0.07, 0.2)),
+                # 0 pips on a grid, 1 one big suit (tango-like), 2 a big rank and a suit,
+                # 3 pips of their own size, 4 a blank middle
+                middle=int(w.choice([0, 0, 1, 2, 3, 4])),
+                pip_s=float(w.uniform(0.08, 0.2)),
+                # the suits' shapes: 0 as drawn, 1 squashed wide, 2 tall, 3 hollow
+                suit_look=int(w.choice([0, 0, 1, 2, 3])),
+                # four colours (clubs green, diamonds blue or orange) in a quarter of them
+                four=bool(w.random() < 0.25),
+                four_colours=(
+                    tuple(int(v) for v in (w.integers(0, 90), w.integers(110, 190), w.integers(0, 70))),
+                    tuple(
+                        int(v)
+                        for v in (
+                            (w.integers(150, 230), w.integers(60, 140), 0)
+                            if w.random() < 0.5
+                            else (0, w.integers(100, 170), w.integers(200, 250))
+                        )
+                    ),
+                ),
+                # the court letters and the ace's mark of other languages
+                letters=_COURT_LETTERS[int(w.integers(0, len(_COURT_LETTERS)))] if w.random() < 0.35 else None,
+            )
         return p
 
     def face(self, card: Card) -> np.ndarray:
@@ -160,14 +218,17 @@ class DrawnDeck:
         if p["border"]:
             cv2.rectangle(img, (3, 3), (W - 4, H - 4), (200, 200, 200), 1)
         colour = p["red"] if card.is_red else p["black"]
+        if p.get("four"):
+            colour = (p["four_colours"][0], p["four_colours"][1], p["red"], p["black"])[card.suit]
         th = int(H * p["index_h"])
-        tm = _text_mask(_RANK_TEXT[card.rank - 1], p["font"], th, p["thick"])
+        text = _rank_text(card.rank, p.get("letters"))
+        tm = _text_mask(text, p["font"], th, p["thick"])
         if tm.shape[1] > W * 0.22:
             tm = cv2.resize(tm, (int(W * 0.22), tm.shape[0]))
         mx, my = int(W * p["margin"]), int(H * p["margin"] * 0.8)
         ss = int(W * p["suit_s"]) + 4
         cx = mx + max(tm.shape[1], ss) // 2
-        sm = suit_mask(card.suit, ss, self.style)
+        sm = _suit_look(suit_mask(card.suit, ss, self.style), p.get("suit_look", 0))
         layer = np.zeros((H, W), np.uint8)
         place = p.get("suit_place", 0)
         if place == 2:  # the small suit beside the rank
@@ -190,11 +251,25 @@ class DrawnDeck:
         layer = np.maximum(layer, layer[::-1, ::-1])  # the rotated index at the bottom right
         # centre: pips on a grid or a framed picture for court cards
         big = int(W * 0.2)
-        if card.rank > 10 and p.get("court", 0) > 0:
+        middle = p.get("middle", 0)
+        if card.rank <= 10 and middle in (1, 2, 4):
+            if middle == 1:  # one big suit, as an ace
+                sb = _suit_look(suit_mask(card.suit, int(W * 0.5), self.style), p.get("suit_look", 0))
+                y, x = H // 2 - sb.shape[0] // 2, W // 2 - sb.shape[1] // 2
+                layer[y : y + sb.shape[0], x : x + sb.shape[1]] |= sb
+            elif middle == 2:  # a big rank over a suit
+                fm = _text_mask(text, p["font"], int(H * 0.24), p["thick"] + 1)
+                fm = fm[:, : int(W * 0.6)]
+                y, x = int(H * 0.24), W // 2 - fm.shape[1] // 2
+                layer[y : y + fm.shape[0], x : x + fm.shape[1]] |= fm
+                sb = _suit_look(suit_mask(card.suit, big, self.style), p.get("suit_look", 0))
+                y = int(H * 0.56)
+                layer[y : y + big, W // 2 - big // 2 : W // 2 - big // 2 + big] |= sb
+        elif card.rank > 10 and p.get("court", 0) > 0:
             self._figure(img, layer, card, p, colour)
         elif card.rank > 10:
             cv2.rectangle(layer, (int(W * 0.22), int(H * 0.2)), (int(W * 0.78), int(H * 0.8)), 255, 2)
-            fm = _text_mask(_RANK_TEXT[card.rank - 1], p["font"], int(H * 0.22), p["thick"] + 1)
+            fm = _text_mask(text, p["font"], int(H * 0.22), p["thick"] + 1)[:, : int(W * 0.5)]
             y, x = int(H * 0.28), W // 2 - fm.shape[1] // 2
             layer[y : y + fm.shape[0], x : x + fm.shape[1]] |= fm
             sb = suit_mask(card.suit, big, self.style)
@@ -215,7 +290,9 @@ class DrawnDeck:
                 10: [2, 2, 2, 2, 2],
             }[n]
             ps = big if n == 1 else int(W * p.get("pip_s", 0.13))
-            sp = suit_mask(card.suit, ps, self.style)
+            if middle == 3 and n > 1:  # pips of the deck's own size, kept inside the card
+                ps = min(ps, int(H * 0.6 / len(rows)), int(W * 0.3))
+            sp = _suit_look(suit_mask(card.suit, ps, self.style), p.get("suit_look", 0))
             ys = np.linspace(H * 0.2, H * 0.8 - ps, len(rows)) if len(rows) > 1 else [H / 2 - ps / 2]
             for y, k in zip(ys, rows):
                 xs = [W / 2 - ps / 2] if k == 1 else [W * 0.3 - ps / 2, W * 0.7 - ps / 2]

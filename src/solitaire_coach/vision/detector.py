@@ -463,6 +463,37 @@ class CardDetector:
                 # "kind": false: the second reader only reads rank and suit (face, back or no
                 # card is the first reader's alone, as when it knows backs the other never saw)
                 self.second_reader_kind = second.get("kind", True) is not False
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(
+                f"{d / 'vision.json'}: patch and second_reader's patch must hold read_h, read_w, x "
+                f"and y, and second_reader a file ({exc!r})"
+            ) from None
+        # the whole-face reader (training/train_face_reader.py): a card whose whole face shows
+        # is also read whole, cut along its axes (its own ``patch``); its read is weighed in
+        # with ``weight`` (geometric: corners ** (1 - weight) * face ** weight)
+        self.face_reader = None
+        self.face_weight = 0.0
+        self.face_mode = "always"
+        try:
+            face = cfg.get("face_reader")
+            if face:
+                self.face_reader = (
+                    _load_model(d / face["file"], threads, sessions, "face reader", "face"),
+                    F.PatchGeom.from_config(face.get("patch", F.FACE_GEOM.to_config())),
+                )
+                self.face_weight = float(face.get("weight", 0.5))
+                # "always": weighed into every whole card's read; "unsure": only into reads the
+                # corners alone are not sure of (a sure corner read stands)
+                self.face_mode = str(face.get("mode", "always"))
+                if self.face_mode not in ("always", "unsure"):
+                    raise ValueError(f"mode {self.face_mode!r} is neither 'always' nor 'unsure'")
+                if not 0.0 <= self.face_weight <= 1.0:
+                    raise ValueError(f"weight {self.face_weight} is not within 0..1")
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(
+                f"{d / 'vision.json'}: face_reader must hold a file, optionally a patch and a weight from 0 to 1 ({exc})"
+            ) from None
+        try:
             return cfg, F.PatchGeom.from_config(cfg.get("patch"))
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(
@@ -543,6 +574,18 @@ class CardDetector:
             kind = (kind + kind2) / 2
         return kind, _geo_mean(rank, rank2), _geo_mean(suit, suit2), emb
 
+    def read_faces(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray | None:
+        """N x 52 card probabilities of ``marks`` read whole by the face reader (each mark's
+        whole card cut along its axes); None when the model folder has no face reader."""
+        if self.face_reader is None:
+            return None
+        if not marks:
+            return np.zeros((0, 52), np.float32)
+        session, geom = self.face_reader
+        cuts = _cut_patches(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks], geom)
+        rank, suit = session.run(None, {"face": F.to_tensor(cuts)})
+        return model_card_probs(rank, suit)
+
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
         """The reader's corner patch of each of ``marks`` (N x read_h x read_w x 3 BGR)."""
         return _cut_patches(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks], self.geom)
@@ -577,9 +620,11 @@ class CardDetector:
         strip: bool,
         whole_thresh: float,
         strip_thresh: float,
+        face_p: np.ndarray | None = None,
     ):
         """(card or None, confidence, likeliest card) of mark ``i`` from its reads (its
-        corner, and for a whole card the ``extra`` reads of its other corner)."""
+        corner, and for a whole card the ``extra`` reads of its other corner, and ``face_p``
+        the face reader's read of the whole card, weighed in with ``face_weight``)."""
         reads = [probs[i]] + [probs[k] for k in extra]
         p = reads[0]
         if len(reads) > 1 and self.combine == "min":
@@ -592,6 +637,15 @@ class CardDetector:
             p = np.exp(logp - logp.max())
             p = p / float(p.sum())
             p = np.sqrt(p * np.min(reads, axis=0))
+        if face_p is not None and self.face_weight > 0 and self.face_mode == "unsure":
+            # the face reader as a second opinion only: a sure corner read stands as it is
+            conf0 = float(min(1.0, p.max())) * face
+            if conf0 >= (strip_thresh if strip else whole_thresh):
+                face_p = None
+        if face_p is not None and self.face_weight > 0:
+            w = self.face_weight
+            p = np.exp((1 - w) * np.log(p + 1e-9) + w * np.log(face_p + 1e-9))
+            p = p / float(p.sum())
         j = int(p.argmax())
         top = float(min(1.0, p[j]))
         if self.conf_mode == "margin":  # how far the best card is ahead of the next one
@@ -862,6 +916,22 @@ class CardDetector:
         second: dict[int, list[int]] = {}
         for k, (m, _) in enumerate(extra):
             second.setdefault(id(m), []).append(len(marks) + k)
+        to_face = both
+        if self.face_reader is not None and self.face_mode == "unsure":
+            # only the whole cards whose corners alone are not sure are read whole
+            row = {id(m): i for i, m in enumerate(marks)}
+
+            def corners_unsure(m: _Mark) -> bool:
+                i = row[id(m)]
+                extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
+                _, conf, _ = self._read_card(
+                    probs, i, extra_i, float(kind[i, 0] + kind[i, 1]), False, self.read_thresh, self.strip_thresh
+                )
+                return conf < self.read_thresh
+
+            to_face = [m for m in both if corners_unsure(m)]
+        whole = self.read_faces(frame_bgr, to_face)
+        face_of = {id(m): whole[k] for k, m in enumerate(to_face)} if whole is not None else {}
         kept = list(sure_back)
         for i, m in enumerate(marks):
             if kind[i, 2] >= self.none_thresh:
@@ -874,7 +944,7 @@ class CardDetector:
                 extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
                 face = float(kind[i, 0] + kind[i, 1])
                 m.card, m.conf, likeliest = self._read_card(
-                    probs, i, extra_i, face, m.strip, self.read_thresh, self.strip_thresh
+                    probs, i, extra_i, face, m.strip, self.read_thresh, self.strip_thresh, face_of.get(id(m))
                 )
                 if model_probs is not None:
                     # a learnt deck: the shipped model's own sure read (with its own thresholds)
@@ -882,7 +952,14 @@ class CardDetector:
                     # likeliest; so learning a deck does not lose cards the model alone reads.
                     # Two sure reads that disagree give UU.
                     card0, conf0, _ = self._read_card(
-                        model_probs, i, extra_i, face, m.strip, self.model_read_thresh, self.model_strip_thresh
+                        model_probs,
+                        i,
+                        extra_i,
+                        face,
+                        m.strip,
+                        self.model_read_thresh,
+                        self.model_strip_thresh,
+                        face_of.get(id(m)),
                     )
                     if m.card is None and card0 is not None and card0 is likeliest:
                         m.card, m.conf = card0, conf0

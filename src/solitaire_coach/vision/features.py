@@ -49,6 +49,8 @@ class PatchGeom:
 
 
 DEFAULT_GEOM = PatchGeom()
+# the whole-face reader's cut: a whole card with a little of what lies around it, 48 x 68 px
+FACE_GEOM = PatchGeom(68, 48, (-0.03, 1.03), (-0.02, 1.02))
 
 
 def locator_input(frame_bgr: np.ndarray, width: int = LOC_W) -> tuple[np.ndarray, float]:
