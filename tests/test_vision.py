@@ -846,10 +846,10 @@ def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_
     assert c.locator is a.locator and c.reader is not a.reader and made[2:] == ["card_reader.onnx"]
     own = D.CardDetector(d, sessions=D.ModelSessions())
     assert own.locator is not a.locator and len(made) == 5
-    # the shipped folder's settings: the reader run is the 8-bit copy, and a second reader
+    # the shipped folder's settings: the reader run is the 8-bit copy, a second reader, the face reader
     shutil.copy(D.repo_root() / "models" / "vision.json", d / "vision.json")
     D.CardDetector(d)
-    assert made[5:] == ["card_reader_int8.onnx", "card_reader_2.onnx"]
+    assert made[5:] == ["card_reader_int8.onnx", "card_reader_2.onnx", "face_reader.onnx"]
     img = cv2.imread(str(SCENES[0]))
     assert own.detect(img).snapshot == a.detect(img).snapshot
 

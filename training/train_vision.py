@@ -41,10 +41,18 @@ SIZES = [(1280, 720)] * 4 + [(1920, 1080)] * 2 + [(960, 540)] * 4
 N_DRAWN_EXTRA = 30  # drawn-12 .. drawn-41: the more varied drawn designs (drawn-10, -11 are held out)
 
 
-def train_decks() -> list[str]:
+def train_decks(wild: int = 0) -> list[str]:
     """Training designs: our drawn decks and every rasterised deck not held out. The
-    rasterised decks are listed twice so that they are drawn about as often as ours."""
+    rasterised decks are listed twice so that they are drawn about as often as ours.
+    ``wild``: also that many of the widest drawn designs (drawn-60 on, see
+    ``DrawnDeck._params``), the rasterised decks then listed as often as needed to stay
+    about half of the designs drawn."""
     drawn = [f"drawn-{i}" for i in range(10)] + [f"drawn-{12 + i}" for i in range(N_DRAWN_EXTRA)]
+    drawn += [f"drawn-{60 + i}" for i in range(wild)]
+    if wild:
+        art = [d for d in available_decks() if d not in TRAIN_EXCLUDE]
+        times = max(2, round(len(drawn) / max(len(art), 1)))
+        return [d for d in drawn + art * times if d not in TRAIN_EXCLUDE]
     art = [d for d in available_decks() if d not in TRAIN_EXCLUDE]
     return [d for d in drawn + art + art if d not in TRAIN_EXCLUDE]
 
@@ -353,6 +361,12 @@ def main():
         help="folder for rendered scenes and checkpoints (default out/train-<out's name>); a run "
         "that finds them there goes on where the last one stopped",
     )
+    ap.add_argument(
+        "--wild",
+        type=int,
+        default=0,
+        help="also train on this many of the widest drawn designs (drawn-60 on; the shipped models: 0)",
+    )
     ap.add_argument("--device", default="auto", help="cuda, cpu or auto (cuda when there is one)")
     ap.add_argument(
         "--reader-width",
@@ -366,7 +380,7 @@ def main():
     t0 = time.time()
     work = args.work or os.path.join("out", "train-" + os.path.basename(os.path.normpath(args.out)))
     os.makedirs(work, exist_ok=True)
-    decks = train_decks()
+    decks = train_decks(args.wild)
     print("training decks:", len(set(decks)), " ".join(sorted(set(decks))), flush=True)
     locs, corners, crops, labels = render_all(args, decks, work)
     n, H, W, _ = locs.shape
