@@ -37,7 +37,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 from solitaire_coach.core.cards import Card  # noqa: E402
 from solitaire_coach.vision.decks import TRAIN_EXCLUDE, VAL_DECKS, available_decks, load_deck  # noqa: E402
-from solitaire_coach.vision.features import FACE_GEOM, corner_patch  # noqa: E402
+from solitaire_coach.vision.detector import model_card_probs  # noqa: E402
+from solitaire_coach.vision.features import FACE_GEOM, corner_patch, to_tensor  # noqa: E402
 
 cv2.setNumThreads(1)
 DRAWN = (
@@ -183,8 +184,27 @@ def build_model(torch):
 
 
 def to_input(torch, xs: np.ndarray, device):
-    x = xs[..., ::-1].astype(np.float32) / 255.0
-    return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).to(device)
+    """Cuts (N x H x W x 3 BGR) as the network's input, as the detector gives them."""
+    return torch.from_numpy(to_tensor(xs)).to(device)
+
+
+def export_onnx(torch, model, Export, out: str, device) -> None:
+    """Write ``out``/face_reader.onnx (input ``face``, outputs ``rank`` and ``suit``), atomically."""
+    model.eval()
+    dummy = torch.zeros(1, 3, FACE_GEOM.read_h, FACE_GEOM.read_w, device=device)
+    path = os.path.join(out, "face_reader.onnx")
+    torch.onnx.export(
+        Export(model),
+        dummy,
+        path + ".tmp",
+        input_names=["face"],
+        output_names=["rank", "suit"],
+        dynamic_axes={"face": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    os.replace(path + ".tmp", path)
+    print(f"wrote {path}", flush=True)
 
 
 def evaluate(torch, model, val, device) -> str:
@@ -194,7 +214,7 @@ def evaluate(torch, model, val, device) -> str:
         r, s = model(to_input(torch, xs, device))
         pr, ps = torch.softmax(r, 1).cpu().numpy(), torch.softmax(s, 1).cpu().numpy()
     model.train()
-    p = (ps[:, :, None] * pr[:, None, :]).reshape(len(xs), 52)
+    p = model_card_probs(pr, ps)
     best, conf = p.argmax(1), p.max(1)
     right = best == suits * 13 + ranks
     sure = conf >= 0.9
@@ -223,22 +243,27 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     os.makedirs(args.work, exist_ok=True)
+    FaceReader, Export = build_model(torch)
+    model = FaceReader().to(device)
+    ckpt = os.path.join(args.work, "face_reader.pt")
+    if args.export_now:
+        if not args.out or not os.path.exists(ckpt):
+            print(f"--export-now needs --out and a checkpoint ({ckpt})", file=sys.stderr)
+            return 2
+        model.load_state_dict(torch.load(ckpt, map_location=device, weights_only=False)["model"])
+        export_onnx(torch, model, Export, args.out, device)
+        return 0
     t0 = time.time()
-    if args.export_now:  # no faces needed
-        args.steps = 1 << 30
-    drawn, art = train_designs() if not args.export_now else ([], [])
-    faces_drawn = load_faces(drawn) if drawn else np.zeros((0, 52, 1, 1, 3), np.uint8)
+    drawn, art = train_designs()
+    faces_drawn = load_faces(drawn)
     faces_art = load_faces(art) if art else np.zeros((0, 52, 1, 1, 3), np.uint8)
     val_faces = load_faces(list(VAL_DECKS))
     print(f"{len(drawn)} drawn and {len(art)} rasterised designs loaded in {time.time() - t0:.0f} s", flush=True)
     vr = np.random.default_rng(7)
     val = make_batch(vr, val_faces, np.zeros((0,)), 1500)
 
-    FaceReader, Export = build_model(torch)
-    model = FaceReader().to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
-    ckpt = os.path.join(args.work, "face_reader.pt")
     step = 0
     if args.init and not os.path.exists(ckpt):
         model.load_state_dict(torch.load(args.init, map_location=device, weights_only=False)["model"])
@@ -254,7 +279,7 @@ def main(argv=None) -> int:
     ce = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     last_save, t_run, s_run = time.time(), time.time(), step
     loss_avg = None
-    while step < args.steps and not args.export_now:
+    while step < args.steps:
         xs, ranks, suits = make_batch(rng, faces_drawn, faces_art, args.batch)
         r, s = model(to_input(torch, xs, device))
         loss = ce(r, torch.from_numpy(ranks).to(device)) + ce(s, torch.from_numpy(suits).to(device))
@@ -282,21 +307,7 @@ def main(argv=None) -> int:
             os.replace(tmp, ckpt)
             last_save = time.time()
     if args.out:
-        model.eval()
-        dummy = torch.zeros(1, 3, FACE_GEOM.read_h, FACE_GEOM.read_w, device=device)
-        path = os.path.join(args.out, "face_reader.onnx")
-        torch.onnx.export(
-            Export(model),
-            dummy,
-            path + ".tmp",
-            input_names=["face"],
-            output_names=["rank", "suit"],
-            dynamic_axes={"face": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
-            opset_version=17,
-            dynamo=False,
-        )
-        os.replace(path + ".tmp", path)
-        print(f"wrote {path}", flush=True)
+        export_onnx(torch, model, Export, args.out, device)
     return 0
 
 

@@ -49,12 +49,9 @@ def train_decks(wild: int = 0) -> list[str]:
     about half of the designs drawn."""
     drawn = [f"drawn-{i}" for i in range(10)] + [f"drawn-{12 + i}" for i in range(N_DRAWN_EXTRA)]
     drawn += [f"drawn-{60 + i}" for i in range(wild)]
-    if wild:
-        art = [d for d in available_decks() if d not in TRAIN_EXCLUDE]
-        times = max(2, round(len(drawn) / max(len(art), 1)))
-        return [d for d in drawn + art * times if d not in TRAIN_EXCLUDE]
     art = [d for d in available_decks() if d not in TRAIN_EXCLUDE]
-    return [d for d in drawn + art + art if d not in TRAIN_EXCLUDE]
+    times = max(2, round(len(drawn) / max(len(art), 1))) if wild else 2
+    return [d for d in drawn + art * times if d not in TRAIN_EXCLUDE]
 
 
 def make_sample(seed: int, decks: list[str], variety: float = 0.0):

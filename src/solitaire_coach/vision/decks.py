@@ -228,7 +228,11 @@ class DrawnDeck:
         mx, my = int(W * p["margin"]), int(H * p["margin"] * 0.8)
         ss = int(W * p["suit_s"]) + 4
         cx = mx + max(tm.shape[1], ss) // 2
-        sm = _suit_look(suit_mask(card.suit, ss, self.style), p.get("suit_look", 0))
+
+        def suit(size: int) -> np.ndarray:  # this card's suit as the design draws it
+            return _suit_look(suit_mask(card.suit, size, self.style), p.get("suit_look", 0))
+
+        sm = suit(ss)
         layer = np.zeros((H, W), np.uint8)
         place = p.get("suit_place", 0)
         if place == 2:  # the small suit beside the rank
@@ -254,7 +258,7 @@ class DrawnDeck:
         middle = p.get("middle", 0)
         if card.rank <= 10 and middle in (1, 2, 4):
             if middle == 1:  # one big suit, as an ace
-                sb = _suit_look(suit_mask(card.suit, int(W * 0.5), self.style), p.get("suit_look", 0))
+                sb = suit(int(W * 0.5))
                 y, x = H // 2 - sb.shape[0] // 2, W // 2 - sb.shape[1] // 2
                 layer[y : y + sb.shape[0], x : x + sb.shape[1]] |= sb
             elif middle == 2:  # a big rank over a suit
@@ -262,7 +266,7 @@ class DrawnDeck:
                 fm = fm[:, : int(W * 0.6)]
                 y, x = int(H * 0.24), W // 2 - fm.shape[1] // 2
                 layer[y : y + fm.shape[0], x : x + fm.shape[1]] |= fm
-                sb = _suit_look(suit_mask(card.suit, big, self.style), p.get("suit_look", 0))
+                sb = suit(big)
                 y = int(H * 0.56)
                 layer[y : y + big, W // 2 - big // 2 : W // 2 - big // 2 + big] |= sb
         elif card.rank > 10 and p.get("court", 0) > 0:
@@ -292,7 +296,7 @@ class DrawnDeck:
             ps = big if n == 1 else int(W * p.get("pip_s", 0.13))
             if middle == 3 and n > 1:  # pips of the deck's own size, kept inside the card
                 ps = min(ps, int(H * 0.6 / len(rows)), int(W * 0.3))
-            sp = _suit_look(suit_mask(card.suit, ps, self.style), p.get("suit_look", 0))
+            sp = suit(ps)
             ys = np.linspace(H * 0.2, H * 0.8 - ps, len(rows)) if len(rows) > 1 else [H / 2 - ps / 2]
             for y, k in zip(ys, rows):
                 xs = [W / 2 - ps / 2] if k == 1 else [W * 0.3 - ps / 2, W * 0.7 - ps / 2]

@@ -582,13 +582,13 @@ class CardDetector:
         if not marks:
             return np.zeros((0, 52), np.float32)
         session, geom = self.face_reader
-        cuts = _cut_patches(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks], geom)
-        rank, suit = session.run(None, {"face": F.to_tensor(cuts)})
+        rank, suit = session.run(None, {"face": F.to_tensor(self.patches(frame_bgr, marks, geom))})
         return model_card_probs(rank, suit)
 
-    def patches(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray:
-        """The reader's corner patch of each of ``marks`` (N x read_h x read_w x 3 BGR)."""
-        return _cut_patches(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks], self.geom)
+    def patches(self, frame_bgr: np.ndarray, marks: list[_Mark], geom: F.PatchGeom | None = None) -> np.ndarray:
+        """The reader's corner patch (or ``geom``'s cut) of each of ``marks`` (N x read_h x
+        read_w x 3 BGR)."""
+        return _cut_patches(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks], geom or self.geom)
 
     def card_probs(self, rank: np.ndarray, suit: np.ndarray, emb: np.ndarray, head=None) -> np.ndarray:
         """N x 52 card probabilities (index = Card.index), using the learnt deck if any
