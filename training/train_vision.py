@@ -288,6 +288,48 @@ class Phase:
         self._saved = time.time()
 
 
+def load_reader_onnx(torch, rd, path: str) -> None:
+    """Copy an exported reader's weights into ``rd`` (built with the same width).
+
+    The export folded each batch norm into its convolution; here the convolution takes the
+    folded weight and its batch norm becomes the folded bias with unit statistics, so that
+    ``rd`` in eval mode gives the exported outputs. Train it with its batch norms in eval mode.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(path).graph
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    folded = [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    convs = [m for m in rd.f.modules() if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in rd.f.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    if not (len(folded) == len(convs) == len(norms)):
+        raise SystemExit(f"{path}: {len(folded)} convolutions, the reader built here has {len(convs)}")
+    with torch.no_grad():
+        for (w, b), conv, bn in zip(folded, convs, norms):
+            if tuple(conv.weight.shape) != w.shape:
+                raise SystemExit(
+                    f"{path}: a convolution of {w.shape}, here {tuple(conv.weight.shape)} (--reader-width?)"
+                )
+            conv.weight.copy_(torch.from_numpy(w))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        state = rd.state_dict()
+        for name in (
+            "fc.2.weight",
+            "fc.2.bias",
+            "kind.weight",
+            "kind.bias",
+            "rank.weight",
+            "rank.bias",
+            "suit.weight",
+            "suit.bias",
+        ):
+            state[name].copy_(torch.from_numpy(init["r." + name]))
+
+
 def render_all(args, decks, work: str):
     """Every scene's locator input, corners, reader patches and labels, rendered in chunks
     of 500 kept in ``work`` (a run that stops keeps the chunks it finished)."""
@@ -324,80 +366,24 @@ def render_all(args, decks, work: str):
     for start in range(0, args.scenes, chunk):
         path = os.path.join(work, f"scenes_{start:06d}_{min(args.scenes, start + chunk):06d}.npz")
         with np.load(path, allow_pickle=True) as z:
-            out.append((z["loc"], list(z["corners"]), z["crops"], z["labels"]))
-    locs = np.concatenate([o[0] for o in out])
+            # the reader alone needs no frames: 9,000 of them are 6 GB, twice over once copied
+            frames = None if args.only_reader else z["loc"]
+            out.append((frames, [] if args.only_reader else list(z["corners"]), z["crops"], z["labels"]))
+    locs = None if args.only_reader else np.concatenate([o[0] for o in out])
     corners = [c for o in out for c in o[1]]
     crops = np.concatenate([o[2] for o in out])
     labels = np.concatenate([o[3] for o in out])
     return locs, corners, crops, labels
 
 
-def main():
-    ap = argparse.ArgumentParser(description="Train the card locator and reader on rendered scenes (resumable).")
-    ap.add_argument("--out", required=True, help="model folder to write (the shipped ones: models/, models/v2)")
-    ap.add_argument("--scenes", type=int, default=8000)
-    ap.add_argument(
-        "--budget",
-        type=float,
-        default=540.0,
-        help="seconds of training in all (both networks, rendering not counted); a resumed run "
-        "goes on to the same total",
-    )
-    ap.add_argument("--workers", type=int, default=os.cpu_count())
-    ap.add_argument("--loc-share", type=float, default=0.55)
-    ap.add_argument("--only-reader", action="store_true", help="train the reader alone (keep a locator)")
-    ap.add_argument(
-        "--variety",
-        type=float,
-        default=0.5,
-        help="share of scenes with a person's own table: any back, dark mats, cards askew, fresh deals",
-    )
-    ap.add_argument(
-        "--work",
-        default=None,
-        help="folder for rendered scenes and checkpoints (default out/train-<out's name>); a run "
-        "that finds them there goes on where the last one stopped",
-    )
-    ap.add_argument(
-        "--wild",
-        type=int,
-        default=0,
-        help="also train on this many of the widest drawn designs (drawn-60 on; the shipped models: 0)",
-    )
-    ap.add_argument("--device", default="auto", help="cuda, cpu or auto (cuda when there is one)")
-    ap.add_argument(
-        "--reader-width",
-        type=float,
-        default=1.0,
-        help="the reader's channels times this (1: the shipped readers; 2: models/v4's, 4x the compute)",
-    )
-    args = ap.parse_args()
-    import torch
-
-    t0 = time.time()
-    work = args.work or os.path.join("out", "train-" + os.path.basename(os.path.normpath(args.out)))
-    os.makedirs(work, exist_ok=True)
-    decks = train_decks(args.wild)
-    print("training decks:", len(set(decks)), " ".join(sorted(set(decks))), flush=True)
-    locs, corners, crops, labels = render_all(args, decks, work)
+def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Locator) -> None:
+    """Train the locator for its share of the budget (resumable), check it, export it."""
     n, H, W, _ = locs.shape
     hh, ww = H // F.STRIDE, W // F.STRIDE
     tg = [targets(c, hh, ww) for c in corners]
     heat = np.stack([t[0] for t in tg])
     reg = np.stack([t[1] for t in tg])
     regm = np.stack([t[2] for t in tg])
-    print(
-        f"data: {n} scenes, {len(crops)} patches ({np.bincount(labels[:, 0], minlength=3)} face/back/none)"
-        f"  {time.time() - t0:.0f}s",
-        flush=True,
-    )
-    dev = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
-    if dev == "cpu":
-        torch.set_num_threads(max(1, args.workers))
-    print(f"training on {dev}" + (f" ({torch.cuda.get_device_name(0)})" if dev == "cuda" else ""), flush=True)
-    Locator, Reader, ReaderExport = build_models(torch, args.reader_width)
-    os.makedirs(args.out, exist_ok=True)
-
     # ------------------------------------------------------------------ locator
     nval = max(1, n // 40)
     loc = Locator()
@@ -406,7 +392,7 @@ def main():
         torch,
         os.path.join(work, "locator.pt"),
         "locator",
-        0 if args.only_reader else args.budget * args.loc_share,
+        args.budget * args.loc_share,
         loc,
         opt,
     )
@@ -468,22 +454,92 @@ def main():
                     used.add(best)
                     tp += 1
             fn += len(gt) - len(used)
-    if not args.only_reader:
-        print(f"locator val: recall {tp / max(1, tp + fn):.4f} precision {tp / max(1, tp + fp):.4f}", flush=True)
+    print(f"locator val: recall {tp / max(1, tp + fn):.4f} precision {tp / max(1, tp + fp):.4f}", flush=True)
     loc.cpu()
-    if not args.only_reader:
-        torch.onnx.export(
-            loc,
-            torch.zeros(1, 3, 360, 640),
-            os.path.join(args.out, "card_locator.onnx"),
-            input_names=["image"],
-            output_names=["maps"],
-            opset_version=17,
-            dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
-            dynamo=False,
-        )
+    torch.onnx.export(
+        loc,
+        torch.zeros(1, 3, 360, 640),
+        os.path.join(args.out, "card_locator.onnx"),
+        input_names=["image"],
+        output_names=["maps"],
+        opset_version=17,
+        dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "h4", 3: "w4"}},
+        dynamo=False,
+    )
     print("exported locator", round(time.time() - t0), "s", flush=True)
     del X, HT, RG, RM
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Train the card locator and reader on rendered scenes (resumable).")
+    ap.add_argument("--out", required=True, help="model folder to write (the shipped ones: models/, models/v2)")
+    ap.add_argument("--scenes", type=int, default=8000)
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=540.0,
+        help="seconds of training in all (both networks, rendering not counted); a resumed run "
+        "goes on to the same total",
+    )
+    ap.add_argument("--workers", type=int, default=os.cpu_count())
+    ap.add_argument("--loc-share", type=float, default=0.55)
+    ap.add_argument("--only-reader", action="store_true", help="train the reader alone (keep a locator)")
+    ap.add_argument(
+        "--variety",
+        type=float,
+        default=0.5,
+        help="share of scenes with a person's own table: any back, dark mats, cards askew, fresh deals",
+    )
+    ap.add_argument(
+        "--work",
+        default=None,
+        help="folder for rendered scenes and checkpoints (default out/train-<out's name>); a run "
+        "that finds them there goes on where the last one stopped",
+    )
+    ap.add_argument(
+        "--wild",
+        type=int,
+        default=0,
+        help="also train on this many of the widest drawn designs (drawn-60 on; the shipped models: 0)",
+    )
+    ap.add_argument(
+        "--init-reader",
+        default=None,
+        help="start the reader from this exported reader (its float ONNX, e.g. models/card_reader.onnx) "
+        "instead of from scratch: a fine-tune, affordable on the CPU; its batch norms are held",
+    )
+    ap.add_argument("--reader-batch", type=int, default=512, help="the reader's batch (128 suits the CPU)")
+    ap.add_argument("--reader-lr", type=float, default=2e-3, help="the reader's peak learning rate")
+    ap.add_argument("--device", default="auto", help="cuda, cpu or auto (cuda when there is one)")
+    ap.add_argument(
+        "--reader-width",
+        type=float,
+        default=1.0,
+        help="the reader's channels times this (1: the shipped readers; 2: models/v4's, 4x the compute)",
+    )
+    args = ap.parse_args()
+    import torch
+
+    t0 = time.time()
+    work = args.work or os.path.join("out", "train-" + os.path.basename(os.path.normpath(args.out)))
+    os.makedirs(work, exist_ok=True)
+    decks = train_decks(args.wild)
+    print("training decks:", len(set(decks)), " ".join(sorted(set(decks))), flush=True)
+    locs, corners, crops, labels = render_all(args, decks, work)
+    print(
+        f"data: {args.scenes} scenes, {len(crops)} patches "
+        f"({np.bincount(labels[:, 0], minlength=3)} face/back/none)  {time.time() - t0:.0f}s",
+        flush=True,
+    )
+    dev = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    if dev == "cpu":
+        torch.set_num_threads(max(1, args.workers))
+    print(f"training on {dev}" + (f" ({torch.cuda.get_device_name(0)})" if dev == "cuda" else ""), flush=True)
+    Locator, Reader, ReaderExport = build_models(torch, args.reader_width)
+    os.makedirs(args.out, exist_ok=True)
+    if not args.only_reader:
+        train_locator(torch, args, dev, work, t0, locs, corners, Locator)
+    del locs, corners
 
     # ------------------------------------------------------------------ reader
     m = len(crops)
@@ -491,7 +547,10 @@ def main():
     crops, labels = crops[perm], labels[perm]
     mval = max(1, m // 40)
     rd = Reader()
-    opt = torch.optim.AdamW(rd.parameters(), 2e-3, weight_decay=1e-4)
+    if args.init_reader:
+        load_reader_onnx(torch, rd, args.init_reader)
+        print(f"reader starts from {args.init_reader} (batch norms held)", flush=True)
+    opt = torch.optim.AdamW(rd.parameters(), args.reader_lr, weight_decay=1e-4)
     phase = Phase(
         torch,
         os.path.join(work, "reader.pt"),
@@ -508,15 +567,19 @@ def main():
     XC = torch.from_numpy(crops[..., ::-1].copy()).to(dev)
     YL = torch.from_numpy(labels).to(dev)
     ce = torch.nn.CrossEntropyLoss(reduction="none", label_smoothing=0.05)
-    bs = 512
+    bs = args.reader_batch
     rd.train()
+    if args.init_reader:  # the folded batch norms keep their statistics: the start is exact
+        for mod in rd.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.eval()
     while not phase.done:
         idx = torch.randint(mval, m, (bs,), device=dev)
         x = XC[idx].permute(0, 3, 1, 2).float() / 255.0
         x = photometric(torch, x)
         x = (x + torch.randn_like(x) * 0.02 * torch.rand(bs, 1, 1, 1, device=dev)).clamp(0, 1)
         for gparam in opt.param_groups:
-            gparam["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * phase.frac))
+            gparam["lr"] = args.reader_lr * 0.5 * (1 + math.cos(math.pi * phase.frac))
         y = YL[idx]
         k, r, s, _ = rd(x)
         face = (y[:, 0] == 0).float()
@@ -526,9 +589,9 @@ def main():
         opt.step()
         phase.tick(f"loss {loss.item():.3f}")
     rd.eval()
-    with torch.no_grad():
-        x = XC[:mval].permute(0, 3, 1, 2).float() / 255.0
-        k, r, s, _ = rd(x)
+    with torch.no_grad():  # in slices: the whole held-back set at once is gigabytes of activations
+        parts = [rd(XC[i : i + 1024].permute(0, 3, 1, 2).float() / 255.0)[:3] for i in range(0, mval, 1024)]
+        k, r, s = (torch.cat([p[j] for p in parts]) for j in range(3))
         y = YL[:mval]
         kacc = (k.argmax(1) == y[:, 0]).float().mean().item()
         face = y[:, 0] == 0
