@@ -158,6 +158,23 @@ def covers(quad: np.ndarray, pt: tuple[float, float], margin: float = 0.12, reac
     return bool(np.hypot(pt[0] - quad[0][0], pt[1] - quad[0][1]) <= reach)
 
 
+def card_turn(pts_px: list[tuple[float, float]]) -> float | None:
+    """How far a card lies turned on the table (degrees, 0..90, either way), from its four
+    labelled index corners (this deck prints one in each corner; the nearest two lie along
+    the card's short side). None for a card with fewer labelled: two of them may be a short
+    or a long side (a card fanned down or sideways), so they do not tell."""
+    if len(pts_px) != 4:
+        return None
+    p = np.asarray(pts_px, float)
+    near = 1 + int(np.argmin(np.hypot(*(p[1:] - p[0]).T)))
+    dx, dy = p[near] - p[0]
+    side = float(np.degrees(np.arctan2(dy, dx)))
+    return abs((side + 90.0) % 180.0 - 90.0)
+
+
+TURN_BANDS = ((0, 10), (10, 30), (30, 60), (60, 91))
+
+
 def score_frame(cards: dict, extra: set, dets, size: tuple[int, int], thresh=None):
     """Per labelled card its outcome (read / UU / wrong / back / missing), with the confidence
     and strip flag of the detection that decided it; and the phantom reads.
@@ -210,6 +227,7 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
         c = Counter()
         lat = []
         rows = []  # (outcome dets, size, cards, extra) for the curve
+        by_turn: dict = {}  # turn band (degrees) -> outcomes of the cards whose turn the labels give
         for i, (_stem, path, cards, extra) in enumerate(load_frames(root, group, names)):
             if limit and i >= limit:
                 break
@@ -233,16 +251,21 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
             outcomes, phantoms = score_frame(cards, extra, dets, size)
             for o, _, _ in outcomes:
                 c[o] += 1
+            for (o, _, _), pts in zip(outcomes, cards.values()):
+                turn = card_turn([(x * size[0], y * size[1]) for x, y in pts])
+                band = next((b for b in TURN_BANDS if turn is not None and b[0] <= turn < b[1]), None)
+                if band:
+                    by_turn.setdefault(band, Counter())[o] += 1
             c["phantom"] += len(phantoms)
             c["backs"] += sum(d[0] == "back" for d in dets)
             c["columns given face-down cards"] += sum(1 for d in res.down if d)
             c["frames"] += 1
             rows.append((dets, size, cards, extra))
-        report[group] = {"counts": c, "latency": lat, "rows": rows}
+        report[group] = {"counts": c, "latency": lat, "rows": rows, "by_turn": by_turn}
     return report
 
 
-def print_report(report: dict, curve: bool) -> None:
+def print_report(report: dict, curve: bool, turns: bool = False) -> None:
     for group, r in report.items():
         c, lat = r["counts"], r["latency"]
         n = sum(c[k] for k in ("read", "UU", "wrong", "back", "missing"))
@@ -258,6 +281,14 @@ def print_report(report: dict, curve: bool) -> None:
             f"{c['columns given face-down cards']}/{7 * c['frames']}; "
             f"latency median {np.median(lat):.0f} ms, p90 {np.percentile(lat, 90):.0f} ms"
         )
+        if turns:
+            for (lo, hi), t in sorted(r["by_turn"].items()):
+                k = sum(t.values())
+                print(
+                    f"   turned {lo}-{min(hi, 90)} degrees: {k} cards, read {100 * t['read'] / k:.1f}%, "
+                    f"UU {100 * t['UU'] / k:.1f}%, wrong {t['wrong']}, back {100 * t['back'] / k:.1f}%, "
+                    f"not found {100 * t['missing'] / k:.1f}%"
+                )
         if curve:
             print_curve(r["rows"])
 
@@ -288,6 +319,11 @@ def main(argv=None) -> int:
     ap.add_argument("--groups", default="suit_3,suit_3_layouts,simple,simple_rotated,stacked,suit_1,suit_2,phone")
     ap.add_argument("--limit", type=int, default=None, help="at most this many frames a group")
     ap.add_argument("--curve", action="store_true", help="read with no threshold and print a threshold curve")
+    ap.add_argument(
+        "--turns",
+        action="store_true",
+        help="also split each group's cards by how far they lie turned (whole cards: four index corners labelled)",
+    )
     ap.add_argument("--json", default=None, help="write the counts and latencies here")
     args = ap.parse_args(argv)
     root = Path(args.path)
@@ -305,7 +341,7 @@ def main(argv=None) -> int:
         f"model {args.model or 'shipped'}, rotate {args.rotate}, width {args.width or 'as shot'}, "
         f"{time.time() - t0:.0f} s"
     )
-    print_report(report, args.curve)
+    print_report(report, args.curve, args.turns)
     if args.json:
         Path(args.json).write_text(
             json.dumps(
