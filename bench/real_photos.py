@@ -265,6 +265,72 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
     return report
 
 
+CLOSE_ZOOMS = (1.5, 2, 3, 4, 5, 6)
+
+
+def _in_window(quad: np.ndarray, box: tuple[int, int, int, int], whole: bool) -> bool:
+    """Whether a card's quad lies wholly (or, with ``whole`` False, at least partly) in ``box``."""
+    (lx, ly), (hx, hy) = quad.min(0), quad.max(0)
+    if whole:
+        return lx >= box[0] and hx <= box[2] and ly >= box[1] and hy <= box[3]
+    return hx >= box[0] and lx <= box[2] and hy >= box[1] and ly <= box[3]
+
+
+def close_up(root: Path, model, crops: int = 8, seed: int = 0) -> list[dict]:
+    """A close camera: 16:9 windows of the phone photo (``Gruppe17/saved.jpg``, 52 cards
+    apart) a zoom's share of its width, scaled to 1920x1080, read by a fresh detector each
+    (as a camera's first frame). The truth is the full photo's own read, checked first
+    against the hand-read labels (every card, none wrong); a card counts where its whole
+    quad lies in the window, a read is wrong when it names no card even partly in it."""
+    photo = cv2.imread(str(root / "Gruppe17/saved.jpg"))
+    if photo is None:
+        return []
+    labels = json.loads((root / "Gruppe17/labels_handread.json").read_text())
+    want = {card_code(c) for row in labels["saved.jpg"] for c in row if c != "JOKER"}
+    full = D.CardDetector(model).detect(photo)
+    truth = [(cd.card.code, cd.quad) for cd in full.cards if cd.face_up and cd.card is not None]
+    if {c for c, _ in truth} != want or len(truth) != len(want):
+        print("close: the full phone photo does not read exactly; no truth to measure against", file=sys.stderr)
+        return []
+    H, W = photo.shape[:2]
+    card_w = float(np.median([np.ptp(q[:, 0]) for _, q in truth]))
+    rng = np.random.default_rng(seed)
+    rows = []
+    for zoom in CLOSE_ZOOMS:
+        cw = int(W / zoom)
+        ch = min(H, int(cw * 9 / 16))
+        c = Counter()
+        lat = []
+        for _ in range(crops):
+            x0 = int(rng.integers(0, W - cw + 1))
+            y0 = int(rng.integers(0, H - ch + 1))
+            window = cv2.resize(photo[y0 : y0 + ch, x0 : x0 + cw], (1920, 1080), interpolation=cv2.INTER_AREA)
+
+            det = D.CardDetector(model)
+            t0 = time.perf_counter()
+            res = det.detect(window)
+            lat.append((time.perf_counter() - t0) * 1000)
+            got = {cd.card.code for cd in res.cards if cd.face_up and cd.card is not None}
+            box = (x0, y0, x0 + cw, y0 + ch)
+            whole = {code for code, q in truth if _in_window(q, box, whole=True)}
+            partly = {code for code, q in truth if _in_window(q, box, whole=False)}
+            c["cards"] += len(whole)
+            c["read"] += len(whole & got)
+            c["wrong"] += len(got - partly)
+        rows.append({"zoom": zoom, "card_share": card_w / cw, "counts": c, "latency": lat})
+    return rows
+
+
+def print_close(rows: list[dict]) -> None:
+    for r in rows:
+        c = r["counts"]
+        print(
+            f"close x{r['zoom']:g}: cards {100 * r['card_share']:.0f}% of the frame wide, {c['cards']} whole cards: "
+            f"read {100 * c['read'] / max(1, c['cards']):.1f}%, wrong {c['wrong']}; "
+            f"latency median {np.median(r['latency']):.0f} ms"
+        )
+
+
 def print_report(report: dict, curve: bool, turns: bool = False) -> None:
     for group, r in report.items():
         c, lat = r["counts"], r["latency"]
@@ -324,6 +390,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="also split each group's cards by how far they lie turned (whole cards: four index corners labelled)",
     )
+    ap.add_argument(
+        "--close",
+        action="store_true",
+        help="also a close camera: windows of the phone photo where cards are 10-45%% of the frame wide",
+    )
     ap.add_argument("--json", default=None, help="write the counts and latencies here")
     args = ap.parse_args(argv)
     root = Path(args.path)
@@ -342,6 +413,8 @@ def main(argv=None) -> int:
         f"{time.time() - t0:.0f} s"
     )
     print_report(report, args.curve, args.turns)
+    if args.close:
+        print_close(close_up(root, args.model))
     if args.json:
         Path(args.json).write_text(
             json.dumps(
