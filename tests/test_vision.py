@@ -1037,3 +1037,34 @@ def test_in_unsure_mode_a_sure_corner_read_stands():
     sure = [k for k, c in before.items() if c.face_up and c.card is not None and c.confidence >= det.read_thresh]
     assert sure and all(k in after and after[k].card is before[k].card for k in sure)
     assert all(abs(after[k].confidence - before[k].confidence) < 1e-6 for k in sure)
+
+
+@pytest.mark.parametrize("share", [0.2, 0.25])
+def test_a_close_camera_reads_cards_a_fifth_or_a_quarter_of_the_frame_wide(share):
+    """The locator's sizes saturate near the largest it was trained on: cards this large look
+    merely large at 640 px, and were left unread. The coarser widths are now looked at too
+    (``CardDetector._look_coarser``), and the width that reads more is kept."""
+    grid, _ = render_grid(3, "kde-standard", 1920, 1080)
+    full = [c for c in D.CardDetector().detect(grid).cards if c.card is not None]
+    assert len(full) >= 48
+    for chosen in (full[5], full[20]):
+        cw = int(np.ptp(chosen.quad[:, 0]) / share)
+        ch = cw * 3 // 4
+        x, y = chosen.quad.min(0).astype(int)
+        x0 = max(0, min(grid.shape[1] - cw, x - cw // 3))
+        y0 = max(0, min(grid.shape[0] - ch, y - ch // 6))
+        window = cv2.resize(grid[y0 : y0 + ch, x0 : x0 + cw], (1440, 1080), interpolation=cv2.INTER_CUBIC)
+        det = D.CardDetector()
+        read = {c.card.code for c in det.detect(window).cards if c.card is not None}
+        assert chosen.card.code in read
+        assert det.locator_width < 640
+        # nothing read that does not lie, at least in part, in the window
+        near = {
+            c.card.code
+            for c in full
+            if c.quad[:, 0].max() > x0 - 20
+            and c.quad[:, 0].min() < x0 + cw + 20
+            and c.quad[:, 1].max() > y0 - 20
+            and c.quad[:, 1].min() < y0 + ch + 20
+        }
+        assert read <= near

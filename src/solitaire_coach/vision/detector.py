@@ -537,6 +537,7 @@ class CardDetector:
                 width = LOCATOR_WIDTHS[step - 1]
             elif size < lo and step + 1 < len(LOCATOR_WIDTHS) and frame_bgr.shape[1] > width:
                 width = LOCATOR_WIDTHS[step + 1]
+        width = self._look_coarser(frame_bgr, tried, width)
         if _card_width(tried[width], frame_bgr.shape[1], width) is None:
             # nothing sure at the widths tried: look at every width once, keep the surest
             for w in LOCATOR_WIDTHS:
@@ -547,6 +548,45 @@ class CardDetector:
                 return tried[width]  # no card anywhere: keep the width as it was
         self.locator_width = width
         return tried[width]
+
+    def _look_coarser(self, frame_bgr: np.ndarray, tried: dict[int, list[_Mark]], width: int) -> int:
+        """The width to keep once sizes led to ``width``: a coarser one where the cards are
+        truly large. The locator's card sizes saturate near the largest it was trained on:
+        a card a quarter or half of the frame wide looks merely large at 640 (60-78 px there),
+        or is found in pieces, few of them sure. Where the cards look that large
+        (``LOCATOR_BIG_W``) or fewer than four are sure, the coarser widths are looked at
+        too, and the width whose marks read surely the most cards is kept. A coarser width
+        that reads more wins where the cards look very large (``LOCATOR_BIG_W[1]``) or few
+        (under 8) were sure; against many sure cards of a size the locator still measures,
+        it must read decisively more (two more and half as many again): cards of an
+        unfamiliar design read poorly at any width. Cards of the usual size cost no extra look."""
+        step = LOCATOR_WIDTHS.index(width)
+        marks = tried[width]
+        size = _card_width(marks, frame_bgr.shape[1], width)
+        sure = sum(m.score >= 0.5 for m in marks)
+        if step == 0 or (size is not None and size < LOCATOR_BIG_W[0] and sure >= 4):
+            return width
+        loose = (size is not None and size >= LOCATOR_BIG_W[1]) or sure < 8
+        best, best_reads = width, self._sure_reads(frame_bgr, marks)
+        for coarse in reversed(LOCATOR_WIDTHS[:step]):
+            if coarse not in tried:
+                tried[coarse] = self.locate(frame_bgr, coarse)
+            if sum(m.score >= 0.5 for m in tried[coarse]) < 2:
+                continue
+            reads = self._sure_reads(frame_bgr, tried[coarse])
+            if reads > best_reads and (loose or reads >= max(best_reads + 2, 1.5 * best_reads)):
+                best, best_reads = coarse, reads
+        return best
+
+    def _sure_reads(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> int:
+        """How many of ``marks`` (after suppression) the corner reader reads surely: a face
+        with its card at ``read_thresh`` or a back (one corner read each, no other rule)."""
+        marks = _suppress(list(marks))
+        if not marks:
+            return 0
+        kind, rank, suit, _ = self.read_cuts(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks])
+        best = model_card_probs(rank, suit).max(1)
+        return int(np.sum((kind[:, 0] > 0.5) & (best >= self.read_thresh)) + np.sum(kind[:, 1] > 0.5))
 
     def read_patches(self, patches: np.ndarray):
         """kind, rank, suit probabilities and embeddings of N patches (N x read_h x read_w x 3 BGR)."""
@@ -1055,6 +1095,9 @@ def _sure_share(marks: list[_Mark], whole_thresh: float, strip_thresh: float) ->
 # the size of the cards of its training scenes (about 640 / 12)
 LOCATOR_WIDTHS = (160, 320, 640, 1280)
 LOCATOR_CARD_W = (26.0, 88.0)
+# cards the locator finds this wide (locator px) or wider may be larger still, and over the
+# second surely are: its sizes saturate near the top of LOCATOR_CARD_W (CardDetector._look_coarser)
+LOCATOR_BIG_W = (60.0, 70.0)
 # wider frames are reduced to this by area averaging before reading
 MAX_READ_WIDTH = 1920
 _ROTATE_CODES = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
