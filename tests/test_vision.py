@@ -912,7 +912,7 @@ def test_large_cards_are_looked_at_smaller():
     frame = np.full((720, 1280, 3), 120, np.uint8)
     card_frac = 0.25  # cards a quarter of the frame wide
 
-    def fake_locate(frame_bgr, width=None):
+    def fake_locate(frame_bgr, width=None, room=False):
         w = card_frac * frame_bgr.shape[1]
         return [D._Mark(100.0 + 400 * i, 100.0, w, 1.4 * w, 0.9, 0) for i in range(3)]
 

@@ -502,17 +502,32 @@ class CardDetector:
             ) from None
 
     # ------------------------------------------------------------------ networks
-    def locate(self, frame_bgr: np.ndarray, width: int | None = None) -> list[_Mark]:
+    def locate(self, frame_bgr: np.ndarray, width: int | None = None, room: bool = False) -> list[_Mark]:
         """Every card the locator network finds in the frame (face or back), in frame pixels;
         :class:`FrameError` when ``frame_bgr`` is no BGR picture (see :func:`check_frame`).
 
         ``width``: the width the frame is scaled to for the locator (default: the one that
-        suits the cards of this camera, see :meth:`locate_any_scale`; 640 before any frame)."""
+        suits the cards of this camera, see :meth:`locate_any_scale`; 640 before any frame).
+
+        ``room``: set the frame first in a table of its own median colour, with its longer
+        side's length of room on every side (:meth:`locate_any_scale` does at its coarsest
+        widths, ``LOCATOR_PADDED_MAX`` and under, where cards are a quarter to half of the
+        frame wide): the locator, trained on cards lying on a table with room around them,
+        finds such cards surely only with that room."""
         check_frame(frame_bgr)
-        img, s = F.locator_input(frame_bgr, width or self.locator_width)
+        width = width or self.locator_width
+        ox = oy = 0
+        if room:
+            fh, fw = frame_bgr.shape[:2]
+            pad = max(fh, fw)
+            colour = np.median(frame_bgr[::8, ::8].reshape(-1, 3), axis=0).tolist()
+            frame_bgr = cv2.copyMakeBorder(frame_bgr, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
+            ox = oy = pad
+            width = int(round(width * (fw + 2 * pad) / fw))
+        img, s = F.locator_input(frame_bgr, width)
         out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
         marks = [
-            _Mark(x / s, y / s, w / s, h / s, sc, kd, angle=a)
+            _Mark(x / s - ox, y / s - oy, w / s, h / s, sc, kd, angle=a)
             for x, y, w, h, sc, kd, a in F.decode_peaks(out, self.peak_thresh)
         ]
         return marks
@@ -527,7 +542,7 @@ class CardDetector:
         width = F.LOC_W
         tried: dict[int, list[_Mark]] = {}
         while width not in tried:
-            marks = tried[width] = self.locate(frame_bgr, width)
+            marks = tried[width] = self.locate(frame_bgr, width, room=width <= LOCATOR_PADDED_MAX)
             size = _card_width(marks, frame_bgr.shape[1], width)
             if size is None:
                 break
@@ -542,7 +557,7 @@ class CardDetector:
             # nothing sure at the widths tried: look at every width once, keep the surest
             for w in LOCATOR_WIDTHS:
                 if w not in tried and (w <= 640 or frame_bgr.shape[1] > w):
-                    tried[w] = self.locate(frame_bgr, w)
+                    tried[w] = self.locate(frame_bgr, w, room=w <= LOCATOR_PADDED_MAX)
             width = max(tried, key=lambda w: (sum(m.score for m in tried[w] if m.score >= 0.5), w == 640))
             if not any(m.score >= 0.5 for m in tried[width]):
                 return tried[width]  # no card anywhere: keep the width as it was
@@ -570,7 +585,7 @@ class CardDetector:
         best, best_reads = width, self._sure_reads(frame_bgr, marks)
         for coarse in reversed(LOCATOR_WIDTHS[:step]):
             if coarse not in tried:
-                tried[coarse] = self.locate(frame_bgr, coarse)
+                tried[coarse] = self.locate(frame_bgr, coarse, room=coarse <= LOCATOR_PADDED_MAX)
             if sum(m.score >= 0.5 for m in tried[coarse]) < 2:
                 continue
             reads = self._sure_reads(frame_bgr, tried[coarse])
@@ -1094,6 +1109,8 @@ def _sure_share(marks: list[_Mark], whole_thresh: float, strip_thresh: float) ->
 # CardDetector.locate_any_scale) and the card widths, in locator pixels, it reads best:
 # the size of the cards of its training scenes (about 640 / 12)
 LOCATOR_WIDTHS = (160, 320, 640, 1280)
+# at these widths and under, locate_any_scale sets the frame in a table of its own colour first
+LOCATOR_PADDED_MAX = 160
 LOCATOR_CARD_W = (26.0, 88.0)
 # cards the locator finds this wide (locator px) or wider may be larger still, and over the
 # second surely are: its sizes saturate near the top of LOCATOR_CARD_W (CardDetector._look_coarser)
