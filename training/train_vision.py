@@ -299,7 +299,7 @@ def load_reader_onnx(torch, rd, path: str) -> None:
     from onnx import numpy_helper
 
     graph = onnx.load(path).graph
-    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    init = {i.name: np.array(numpy_helper.to_array(i)) for i in graph.initializer}  # writable copies
     folded = [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
     convs = [m for m in rd.f.modules() if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in rd.f.modules() if isinstance(m, torch.nn.BatchNorm2d)]
