@@ -590,7 +590,7 @@ def main():
         phase.tick(f"loss {loss.item():.3f}")
     rd.eval()
     with torch.no_grad():  # in slices: the whole held-back set at once is gigabytes of activations
-        parts = [rd(XC[i : i + 1024].permute(0, 3, 1, 2).float() / 255.0)[:3] for i in range(0, mval, 1024)]
+        parts = [rd(XC[i : min(i + 1024, mval)].permute(0, 3, 1, 2).float() / 255.0)[:3] for i in range(0, mval, 1024)]
         k, r, s = (torch.cat([p[j] for p in parts]) for j in range(3))
         y = YL[:mval]
         kacc = (k.argmax(1) == y[:, 0]).float().mean().item()
