@@ -54,9 +54,30 @@ def render(svg: Path, elem: str, dst: Path):
     png.unlink()
     if img is None or img.ndim != 3 or img.shape[2] != 4:
         raise RuntimeError(f"bad render {svg} {elem}")
+    # an element's bounding box can hold clear room beside the card (kde-standard's ace of
+    # spades renders twice as tall, the card in its lower half): keep what is drawn
+    ys, xs = np.nonzero(img[:, :, 3] > 8)
+    if len(ys):
+        img = img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     a = img[:, :, 3:4].astype(np.float32) / 255.0
     rgb = img[:, :, :3].astype(np.float32) * a + 255.0 * (1 - a)
     cv2.imwrite(str(dst), rgb.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 93])
+
+
+def odd_shapes(d: Path, tolerance: float = 0.04) -> list[str]:
+    """The faces of a deck folder whose height-to-width ratio is off the deck's own by more
+    than ``tolerance`` (a face cut wrongly: the renderer would squash it into a card)."""
+    ratios = {}
+    for f in sorted(d.glob("*.jpg")):
+        if f.stem == "back":
+            continue
+        img = cv2.imread(str(f))
+        if img is not None:
+            ratios[f.stem] = img.shape[0] / img.shape[1]
+    if not ratios:
+        return []
+    typical = float(np.median(list(ratios.values())))
+    return [code for code, r in ratios.items() if abs(r / typical - 1) > tolerance]
 
 
 def render_grid(svg: Path, d: Path):
@@ -131,6 +152,13 @@ def main():
             done += 1
             if done % 200 == 0:
                 print(done, "/", len(jobs), flush=True)
+    # a deck with faces cut wrongly (kde-tigullio-international's courts render as their
+    # pictures alone) would teach and measure squashed cards: it is left out
+    for d in sorted({j[2].parent for j in jobs}):
+        odd = odd_shapes(d)
+        if odd:
+            print(f"skip {d.name}: faces of another shape ({', '.join(odd)})", flush=True)
+            shutil.rmtree(d)
 
 
 if __name__ == "__main__":
