@@ -1044,7 +1044,7 @@ def test_a_close_camera_reads_cards_a_fifth_or_a_quarter_of_the_frame_wide(share
     """The locator's sizes saturate near the largest it was trained on: cards this large look
     merely large at 640 px, and were left unread. The coarser widths are now looked at too
     (``CardDetector._look_coarser``), and the width that reads more is kept."""
-    grid, _ = render_grid(3, "kde-standard", 1920, 1080)
+    grid, _ = render_grid(3, "drawn-5", 1920, 1080)
     full = [c for c in D.CardDetector().detect(grid).cards if c.card is not None]
     assert len(full) >= 48
     for chosen in (full[5], full[20]):

@@ -532,7 +532,7 @@ class CardDetector:
         ]
         return marks
 
-    def locate_any_scale(self, frame_bgr: np.ndarray) -> list[_Mark]:
+    def locate_any_scale(self, frame_bgr: np.ndarray, coarser: bool = True) -> list[_Mark]:
         """The locator's marks at the scale where this frame's cards have the size it was
         trained on (``LOCATOR_CARD_W`` locator pixels wide): a close camera or a phone photo
         (cards a quarter or half of the frame wide) is looked at smaller, cards 50 px wide in
@@ -552,7 +552,8 @@ class CardDetector:
                 width = LOCATOR_WIDTHS[step - 1]
             elif size < lo and step + 1 < len(LOCATOR_WIDTHS) and frame_bgr.shape[1] > width:
                 width = LOCATOR_WIDTHS[step + 1]
-        width = self._look_coarser(frame_bgr, tried, width)
+        if coarser:
+            width = self._look_coarser(frame_bgr, tried, width)
         if _card_width(tried[width], frame_bgr.shape[1], width) is None:
             # nothing sure at the widths tried: look at every width once, keep the surest
             for w in LOCATOR_WIDTHS:
@@ -595,12 +596,13 @@ class CardDetector:
 
     def _sure_reads(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> int:
         """How many of ``marks`` (after suppression) the corner reader reads surely: a face
-        with its card at ``read_thresh`` or a back (one corner read each, no other rule)."""
+        with its card at ``read_thresh`` or a back (one corner read each, with a learnt
+        deck's own read where there is one, no other rule)."""
         marks = _suppress(list(marks))
         if not marks:
             return 0
-        kind, rank, suit, _ = self.read_cuts(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks])
-        best = model_card_probs(rank, suit).max(1)
+        kind, rank, suit, emb = self.read_cuts(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks])
+        best = self._with_deck(model_card_probs(rank, suit), emb, self.head).max(1)
         return int(np.sum((kind[:, 0] > 0.5) & (best >= self.read_thresh)) + np.sum(kind[:, 1] > 0.5))
 
     def read_patches(self, patches: np.ndarray):
@@ -886,7 +888,9 @@ class CardDetector:
             tries = {turn: (snap, kept)}
             for other in (0, 90, 180, 270):
                 if other not in tries:
-                    tries[other] = self._detect_turned(frame_bgr, other)
+                    # the other turns are read without the close-camera look: a sideways frame
+                    # read coarser could outscore the right turn, and the turn is kept
+                    tries[other] = self._detect_turned(frame_bgr, other, coarser=False)
             best = max(tries, key=lambda k: (_read_score(tries[k][1]), k == turn))
             here, there = _read_score(kept), _read_score(tries[best][1])
             # another turn must read decisively more: a fresh deal (no fanned cards) or a grid
@@ -921,21 +925,23 @@ class CardDetector:
             float(getattr(self, "sure_strip_thresh", self.strip_thresh)),
         )
 
-    def _detect_turned(self, frame_bgr: np.ndarray, turn: int) -> tuple[Snapshot, list[_Mark]]:
+    def _detect_turned(self, frame_bgr: np.ndarray, turn: int, coarser: bool = True) -> tuple[Snapshot, list[_Mark]]:
         """The snapshot and the slotted marks of the frame turned ``turn`` degrees clockwise,
         the marks' positions mapped back into the frame as given."""
         if not turn:
-            return self._detect_upright(frame_bgr, self.calibration)
+            return self._detect_upright(frame_bgr, self.calibration, coarser)
         h, w = frame_bgr.shape[:2]
         turned = cv2.rotate(frame_bgr, _ROTATE_CODES[turn])
-        snap, kept = self._detect_upright(turned, _turn_calibration(self.calibration, turn, w, h))
+        snap, kept = self._detect_upright(turned, _turn_calibration(self.calibration, turn, w, h), coarser)
         for m in kept:
             m.quad = _unturn(_quad(m), turn, w, h)
         return snap, kept
 
-    def _detect_upright(self, frame_bgr: np.ndarray, calibration: dict | None) -> tuple[Snapshot, list[_Mark]]:
+    def _detect_upright(
+        self, frame_bgr: np.ndarray, calibration: dict | None, coarser: bool = True
+    ) -> tuple[Snapshot, list[_Mark]]:
         """Find and read every card of an upright frame; the snapshot and the slotted marks."""
-        marks = _suppress(self.locate_any_scale(frame_bgr))
+        marks = _suppress(self.locate_any_scale(frame_bgr, coarser))
         # a back the locator is sure of needs no reading; everything else is read
         sure_back = [m for m in marks if m.kind == 1 and m.score >= self.back_sure]
         for m in sure_back:

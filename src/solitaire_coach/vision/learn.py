@@ -282,7 +282,9 @@ def scene_samples(det: CardDetector, img: np.ndarray, truth, rng: np.random.Gene
     from .deckreader import cut_features
     from .detector import _suppress
 
-    marks = [m for m in _suppress(det.locate_any_scale(img)) if m.kind == 0]
+    # practice scenes are our own renders at a camera's usual scale: no close-camera look
+    # (it would take some of their large cards for larger ones and change what is learnt)
+    marks = [m for m in _suppress(det.locate_any_scale(img, coarser=False)) if m.kind == 0]
     cuts, labels, parts = [], [], []
     for t, m in match_marks(truth, marks):
         if m is None:
