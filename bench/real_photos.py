@@ -296,11 +296,11 @@ def close_up(root: Path, model, crops: int = 16, seed: int = 0) -> list[dict]:
     frame). The truth is the full photo's own read, checked first against the hand-read
     labels (every card, none wrong); a card counts where it lies whole in the window, a
     read is wrong when it names no card even partly in it."""
-    photo = cv2.imread(str(root / "Gruppe17/saved.jpg"))
+    _, path, cards, _ = next(load_frames(root, "phone", []))
+    photo = cv2.imread(str(path))
     if photo is None:
         return []
-    labels = json.loads((root / "Gruppe17/labels_handread.json").read_text())
-    want = {card_code(c) for row in labels["saved.jpg"] for c in row if c != "JOKER"}
+    want = set(cards)
     full = D.CardDetector(model).detect(photo)
     truth = [(cd.card.code, cd.quad) for cd in full.cards if cd.face_up and cd.card is not None]
     if {c for c, _ in truth} != want or len(truth) != len(want):

@@ -376,6 +376,14 @@ def render_all(args, decks, work: str):
     return locs, corners, crops, labels
 
 
+def optimiser_to(torch, opt, dev: str) -> None:
+    """Move a resumed optimiser's moments to ``dev``, where its model is."""
+    for st in opt.state.values():
+        for k, v in st.items():
+            if torch.is_tensor(v):
+                st[k] = v.to(dev)
+
+
 def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Locator) -> None:
     """Train the locator for its share of the budget (resumable), check it, export it."""
     n, H, W, _ = locs.shape
@@ -397,10 +405,7 @@ def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Lo
         opt,
     )
     loc.to(dev)
-    for st in opt.state.values():  # a resumed optimiser's moments go where the model is
-        for k, v in st.items():
-            if torch.is_tensor(v):
-                st[k] = v.to(dev)
+    optimiser_to(torch, opt, dev)
     X = torch.from_numpy(locs[..., ::-1].copy()).to(dev)  # uint8 N H W 3 RGB
     HT = torch.from_numpy(heat).to(dev)
     RG = torch.from_numpy(reg).to(dev)
@@ -467,7 +472,6 @@ def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Lo
         dynamo=False,
     )
     print("exported locator", round(time.time() - t0), "s", flush=True)
-    del X, HT, RG, RM
 
 
 def main():
@@ -560,10 +564,7 @@ def main():
         opt,
     )
     rd.to(dev)
-    for st in opt.state.values():
-        for k, v in st.items():
-            if torch.is_tensor(v):
-                st[k] = v.to(dev)
+    optimiser_to(torch, opt, dev)
     XC = torch.from_numpy(crops[..., ::-1].copy()).to(dev)
     YL = torch.from_numpy(labels).to(dev)
     ce = torch.nn.CrossEntropyLoss(reduction="none", label_smoothing=0.05)

@@ -542,7 +542,7 @@ class CardDetector:
         width = F.LOC_W
         tried: dict[int, list[_Mark]] = {}
         while width not in tried:
-            marks = tried[width] = self.locate(frame_bgr, width, room=width <= LOCATOR_PADDED_MAX)
+            marks = tried[width] = self._locate_whole(frame_bgr, width)
             size = _card_width(marks, frame_bgr.shape[1], width)
             if size is None:
                 break
@@ -558,12 +558,17 @@ class CardDetector:
             # nothing sure at the widths tried: look at every width once, keep the surest
             for w in LOCATOR_WIDTHS:
                 if w not in tried and (w <= 640 or frame_bgr.shape[1] > w):
-                    tried[w] = self.locate(frame_bgr, w, room=w <= LOCATOR_PADDED_MAX)
+                    tried[w] = self._locate_whole(frame_bgr, w)
             width = max(tried, key=lambda w: (sum(m.score for m in tried[w] if m.score >= 0.5), w == 640))
             if not any(m.score >= 0.5 for m in tried[width]):
                 return tried[width]  # no card anywhere: keep the width as it was
         self.locator_width = width
         return tried[width]
+
+    def _locate_whole(self, frame_bgr: np.ndarray, width: int) -> list[_Mark]:
+        """:meth:`locate` of a whole frame at ``width``, with room around it at the coarsest
+        widths (``LOCATOR_PADDED_MAX`` and under)."""
+        return self.locate(frame_bgr, width, room=width <= LOCATOR_PADDED_MAX)
 
     def _look_coarser(self, frame_bgr: np.ndarray, tried: dict[int, list[_Mark]], width: int) -> int:
         """The width to keep once sizes led to ``width``: a coarser one where the cards are
@@ -586,7 +591,7 @@ class CardDetector:
         best, best_reads = width, self._sure_reads(frame_bgr, marks)
         for coarse in reversed(LOCATOR_WIDTHS[:step]):
             if coarse not in tried:
-                tried[coarse] = self.locate(frame_bgr, coarse, room=coarse <= LOCATOR_PADDED_MAX)
+                tried[coarse] = self._locate_whole(frame_bgr, coarse)
             if sum(m.score >= 0.5 for m in tried[coarse]) < 2:
                 continue
             reads = self._sure_reads(frame_bgr, tried[coarse])
@@ -598,7 +603,7 @@ class CardDetector:
         """How many of ``marks`` (after suppression) the corner reader reads surely: a face
         with its card at ``read_thresh`` or a back (one corner read each, with a learnt
         deck's own read where there is one, no other rule)."""
-        marks = _suppress(list(marks))
+        marks = _suppress(marks)
         if not marks:
             return 0
         kind, rank, suit, emb = self.read_cuts(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks])
