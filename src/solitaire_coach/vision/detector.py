@@ -893,9 +893,7 @@ class CardDetector:
             tries = {turn: (snap, kept)}
             for other in (0, 90, 180, 270):
                 if other not in tries:
-                    # the other turns are read without the close-camera look: a sideways frame
-                    # read coarser could outscore the right turn, and the turn is kept
-                    tries[other] = self._detect_turned(frame_bgr, other, coarser=False)
+                    tries[other] = self._detect_turned(frame_bgr, other)
             best = max(tries, key=lambda k: (_read_score(tries[k][1]), k == turn))
             here, there = _read_score(kept), _read_score(tries[best][1])
             # another turn must read decisively more: a fresh deal (no fanned cards) or a grid
@@ -930,23 +928,21 @@ class CardDetector:
             float(getattr(self, "sure_strip_thresh", self.strip_thresh)),
         )
 
-    def _detect_turned(self, frame_bgr: np.ndarray, turn: int, coarser: bool = True) -> tuple[Snapshot, list[_Mark]]:
+    def _detect_turned(self, frame_bgr: np.ndarray, turn: int) -> tuple[Snapshot, list[_Mark]]:
         """The snapshot and the slotted marks of the frame turned ``turn`` degrees clockwise,
         the marks' positions mapped back into the frame as given."""
         if not turn:
-            return self._detect_upright(frame_bgr, self.calibration, coarser)
+            return self._detect_upright(frame_bgr, self.calibration)
         h, w = frame_bgr.shape[:2]
         turned = cv2.rotate(frame_bgr, _ROTATE_CODES[turn])
-        snap, kept = self._detect_upright(turned, _turn_calibration(self.calibration, turn, w, h), coarser)
+        snap, kept = self._detect_upright(turned, _turn_calibration(self.calibration, turn, w, h))
         for m in kept:
             m.quad = _unturn(_quad(m), turn, w, h)
         return snap, kept
 
-    def _detect_upright(
-        self, frame_bgr: np.ndarray, calibration: dict | None, coarser: bool = True
-    ) -> tuple[Snapshot, list[_Mark]]:
+    def _detect_upright(self, frame_bgr: np.ndarray, calibration: dict | None) -> tuple[Snapshot, list[_Mark]]:
         """Find and read every card of an upright frame; the snapshot and the slotted marks."""
-        marks = _suppress(self.locate_any_scale(frame_bgr, coarser))
+        marks = _suppress(self.locate_any_scale(frame_bgr))
         # a back the locator is sure of needs no reading; everything else is read
         sure_back = [m for m in marks if m.kind == 1 and m.score >= self.back_sure]
         for m in sure_back:
