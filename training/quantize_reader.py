@@ -78,6 +78,10 @@ def main() -> None:
         activation_type=QuantType.QUInt8,
         weight_type=QuantType.QInt8,
         calibrate_method=CalibrationMethod.Percentile,
+        # 7-bit weights: on a CPU without VNNI (AVX2 alone, e.g. many AMD EPYC and older Intel)
+        # onnxruntime's 8-bit x 8-bit products saturate, and the full-range reader read the
+        # held-out renders 64.3% instead of 68.0% there (cards missed 0.95% -> 3.95%)
+        reduce_range=True,
         extra_options={"CalibPercentile": 99.99},
     )
     os.remove(pre)
