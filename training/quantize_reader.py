@@ -9,6 +9,9 @@ photos), as ``train_vision.py`` cuts them.
 
 writes ``card_reader_int8.onnx`` beside ``card_reader.onnx``; ``vision.json``'s
 ``reader_file`` names which file the detector runs (see ``CardDetector``).
+``--reader card_reader_2.onnx`` quantises the second reader instead (its patch, from
+``vision.json``'s ``second_reader``, is cut from the same calibration patches: the rows of
+its height range, scaled to its size), writing ``card_reader_2_int8.onnx``.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ def main() -> None:
     ap.add_argument("model", help="model folder holding card_reader.onnx")
     ap.add_argument("--scenes", type=int, default=60, help="rendered scenes to calibrate on (default 60)")
     ap.add_argument("--seed", type=int, default=900000, help="first scene's seed (default 900000)")
+    ap.add_argument("--reader", default="card_reader.onnx", help="the reader file to quantise (default card_reader.onnx)")
     args = ap.parse_args()
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -65,9 +69,12 @@ def main() -> None:
         np.save(cache, cal)
     rng = np.random.default_rng(0)
     cal = cal[rng.permutation(len(cal))[: min(3008, len(cal) // 64 * 64)]]  # whole batches of 64
-    src = os.path.join(args.model, "card_reader.onnx")
-    pre = os.path.join(args.model, "card_reader_pre.onnx")
-    dst = os.path.join(args.model, "card_reader_int8.onnx")
+    if args.reader != "card_reader.onnx":
+        cal = _recut(cal, _geom_of(args.model, args.reader))
+    stem = args.reader.removesuffix(".onnx")
+    src = os.path.join(args.model, args.reader)
+    pre = os.path.join(args.model, stem + "_pre.onnx")
+    dst = os.path.join(args.model, stem + "_int8.onnx")
     quant_pre_process(src, pre)
     quantize_static(
         pre,
@@ -86,6 +93,31 @@ def main() -> None:
     )
     os.remove(pre)
     print(f"wrote {dst} ({os.path.getsize(dst) / 1e6:.1f} MB) from {len(cal)} patches in {time.time() - t0:.0f} s")
+
+
+def _geom_of(model: str, reader: str) -> F.PatchGeom:
+    """The patch geometry ``model``'s vision.json gives ``reader`` (the main or second reader)."""
+    import json
+
+    with open(os.path.join(model, "vision.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    second = cfg.get("second_reader") or {}
+    if second.get("file") == reader:
+        return F.PatchGeom.from_config(second["patch"])
+    return F.PatchGeom.from_config(cfg.get("patch"))
+
+
+def _recut(cal: np.ndarray, geom: F.PatchGeom) -> np.ndarray:
+    """Calibration patches cut at the default geometry, recut to ``geom`` (same x range,
+    a height range within the default one): the rows it covers, scaled to its size."""
+    import cv2
+
+    d = F.DEFAULT_GEOM
+    if tuple(geom.x) != tuple(d.x) or not (d.y[0] <= geom.y[0] < geom.y[1] <= d.y[1]):
+        raise SystemExit(f"a reader patch of x {geom.x}, y {geom.y} cannot be cut from the calibration patches")
+    rows = d.read_h / (d.y[1] - d.y[0])
+    r0, r1 = round((geom.y[0] - d.y[0]) * rows), round((geom.y[1] - d.y[0]) * rows)
+    return np.stack([cv2.resize(p[r0:r1], (geom.read_w, geom.read_h), interpolation=cv2.INTER_AREA) for p in cal])
 
 
 if __name__ == "__main__":
