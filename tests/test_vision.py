@@ -1100,3 +1100,13 @@ def test_the_8_bit_readers_read_as_the_float_ones_on_this_cpu(name):
     sure = pf.max(1) >= 0.85
     assert sure.sum() > 50 and (pf.argmax(1)[sure] == pq.argmax(1)[sure]).all()
     assert np.percentile(np.abs(pf.max(1) - pq.max(1))[sure], 95) < 0.05
+
+
+def test_nearest_takes_the_same_pixels_as_a_stable_sort():
+    """``_nearest`` (the table's pixels nearest a column, for face-down counts) picks the
+    same set as a stable argsort would, ties in index order, without sorting them all."""
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        d = rng.integers(0, 40, int(rng.integers(1, 3000))).astype(np.float64)
+        n = int(rng.integers(1, 2500))
+        assert sorted(D._nearest(d, n).tolist()) == sorted(np.argsort(d, kind="stable")[:n].tolist())

@@ -1384,7 +1384,7 @@ def _bare_share(
     if space_at.sum() < 40 or len(xs) < 200:
         return face_share if face_share >= _BARE_SHARE else None
     lab = cv2.cvtColor(frame_bgr[y0:y1], cv2.COLOR_BGR2LAB).astype(np.float32)
-    near = np.argsort(np.abs(xs - (first.x + 0.5 * first.w)), kind="stable")[:_BARE_TABLE_PX]
+    near = _nearest(np.abs(xs - (first.x + 0.5 * first.w)), _BARE_TABLE_PX)
     table = lab[ys[near], xs[near]]
     centre = np.median(table, 0)
     if centre[0] < _BARE_DARK:  # a dark mat: a plain dark back would pass for it
@@ -1393,6 +1393,16 @@ def _bare_share(
     reach = min(max(_BARE_REACH, spread), _BARE_REACH_MAX)  # a table of many colours tells nothing
     table_share = float(np.mean(np.linalg.norm(lab[space_at] - centre, axis=1) <= reach))
     return face_share + (1.0 - face_share) * table_share
+
+
+def _nearest(d: np.ndarray, n: int) -> np.ndarray:
+    """The indices of the ``n`` smallest of ``d``, ties taken in index order: the same set
+    as ``np.argsort(d, kind="stable")[:n]`` without sorting all of ``d``."""
+    if len(d) <= n:
+        return np.arange(len(d))
+    cut = np.partition(d, n - 1)[n - 1]
+    below = np.flatnonzero(d < cut)
+    return np.concatenate([below, np.flatnonzero(d == cut)[: n - len(below)]])
 
 
 def _row_line(firsts: list[list[tuple[float, float]]], tol: float):
