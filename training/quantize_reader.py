@@ -47,7 +47,9 @@ def main() -> None:
     ap.add_argument("model", help="model folder holding card_reader.onnx")
     ap.add_argument("--scenes", type=int, default=60, help="rendered scenes to calibrate on (default 60)")
     ap.add_argument("--seed", type=int, default=900000, help="first scene's seed (default 900000)")
-    ap.add_argument("--reader", default="card_reader.onnx", help="the reader file to quantise (default card_reader.onnx)")
+    ap.add_argument(
+        "--reader", default="card_reader.onnx", help="the reader file to quantise (default card_reader.onnx)"
+    )
     args = ap.parse_args()
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
