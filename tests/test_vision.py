@@ -998,6 +998,56 @@ def test_face_reader_settings_are_checked(tmp_path):
         D.CardDetector(d)
 
 
+def test_band_reader_settings_are_checked(tmp_path):
+    """``band_reader`` in vision.json: a weight outside 0..1 or a missing file is named with
+    the folder's vision.json or the file's path."""
+    d = _linked_model_folder(tmp_path)
+    (d / "band_reader.onnx").symlink_to(D.repo_root() / "models" / "face_reader.onnx")
+    (d / "vision.json").write_text('{"band_reader": {"file": "band_reader.onnx", "weight": -1}}')
+    with pytest.raises(D.ModelError, match=r"vision.json: band_reader must hold .*weight -1.0 is not within 0..1"):
+        D.CardDetector(d)
+    (d / "vision.json").write_text('{"band_reader": {"file": "bands.onnx"}}')
+    with pytest.raises(D.ModelError, match=r"bands.onnx: missing"):
+        D.CardDetector(d)
+
+
+def test_the_band_reader_is_asked_only_where_the_corners_are_unsure(tmp_path):
+    """A band reader (``band_reader`` in vision.json; here the face reader stands in for one,
+    cut at its own geometry) weighs in on the face-up cards, strips included, whose corners
+    alone are not sure: at weight 0 and 1 a sure corner read keeps its card and confidence,
+    and some unsure card's confidence changes (frames of drawn-47, whose small suit lies
+    beside the rank, a design the corner reader knows poorly)."""
+    models = D.repo_root() / "models"
+    d = tmp_path / "m"
+    d.mkdir()
+    for f in models.glob("*.onnx"):
+        (d / f.name).symlink_to(f)
+    cfg = json.loads((models / "vision.json").read_text())
+    cfg["band_reader"] = {"file": "face_reader.onnx", "patch": F.FACE_GEOM.to_config(), "weight": 0.5}
+    (d / "vision.json").write_text(json.dumps(cfg))
+    det = D.CardDetector(d)
+    assert det.band_reader is not None and det.band_weight == 0.5
+    det.askew_turn, det.turn_tries, det.familiar = 0.0, (), None
+    reads: dict = {}
+    for seed in (3, 4):
+        img, _ = render_random(seed, 1280, 720, decks=["drawn-47"], hand_p=0.0)
+        for w in (0.0, 1.0):
+            det.band_weight = w
+            res = det.detect(img)
+            reads.setdefault(w, {}).update(
+                {(seed, round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in res.cards if c.face_up}
+            )
+    same = reads[0.0].keys() & reads[1.0].keys()
+    sure = [k for k in same if reads[0.0][k].card is not None and reads[0.0][k].confidence >= det.read_thresh]
+    unsure = [k for k in same if k not in sure and reads[0.0][k].strip]
+    assert sure and unsure
+    # a sure read keeps its card (or becomes UU where another mark now reads the same card:
+    # the stand-in reader misreads strips) and its confidence
+    assert all(reads[1.0][k].card in (reads[0.0][k].card, None) for k in sure)
+    assert all(abs(reads[0.0][k].confidence - reads[1.0][k].confidence) < 1e-6 for k in sure)
+    assert any(abs(reads[0.0][k].confidence - reads[1.0][k].confidence) > 1e-3 for k in unsure)
+
+
 def test_the_face_reader_is_weighed_in_for_whole_cards_only(tmp_path):
     """The face reader reads each uncovered face-up card whole: between its weight at 0 and
     at 1 the whole cards' confidences change, the strips' (covered cards) do not."""

@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 from solitaire_coach.core.cards import Card  # noqa: E402
 from solitaire_coach.vision.decks import TRAIN_EXCLUDE, VAL_DECKS, available_decks, load_deck  # noqa: E402
 from solitaire_coach.vision.detector import model_card_probs  # noqa: E402
-from solitaire_coach.vision.features import FACE_GEOM, corner_patch, to_tensor  # noqa: E402
+from solitaire_coach.vision.features import BAND_GEOM, FACE_GEOM, PatchGeom, corner_patch, to_tensor  # noqa: E402
 
 cv2.setNumThreads(1)
 DRAWN = (
@@ -81,11 +81,45 @@ def _field(rng, w: int, h: int, spread: float) -> np.ndarray:
     return cv2.resize(f, (w, h), interpolation=cv2.INTER_CUBIC)[..., None]
 
 
-def make_sample(rng: np.random.Generator, face: np.ndarray) -> np.ndarray:
-    """One training cut of ``face`` as the detector would see it on a camera frame."""
+def cover(rng: np.random.Generator, face: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``face`` as a fanned pile shows it: in 3 of 10 whole, in 5 covered from below by
+    ``other`` (a tableau column: 12-42% of its height shows), in 2 from the right (a fanned
+    waste: 15-50% of its width shows); the covering card's edge casts a little shadow."""
+    fh, fw = face.shape[:2]
+    out = face.astype(np.float32)
+    if rng.random() < 0.5:
+        other = other[::-1, ::-1]
+    other = other.astype(np.float32)
+    r = rng.random()
+    if r < 0.3:
+        return face
+    if r < 0.8:
+        dy = int(rng.uniform(0.12, 0.42) * fh)
+        dx = int(rng.normal(0, 0.03) * fw)
+        x0, x1 = max(0, dx), fw + min(0, dx)
+        out[dy:, x0:x1] = other[: fh - dy, x0 - dx : x1 - dx]
+        s = max(1, fh // 60)
+        out[max(0, dy - s) : dy, x0:x1] *= np.float32(rng.uniform(0.6, 0.95))
+    else:
+        dx = int(rng.uniform(0.15, 0.5) * fw)
+        dy = int(rng.normal(0, 0.02) * fh)
+        y0, y1 = max(0, dy), fh + min(0, dy)
+        out[y0:y1, dx:] = other[y0 - dy : y1 - dy, : fw - dx]
+        s = max(1, fw // 60)
+        out[y0:y1, max(0, dx - s) : dx] *= np.float32(rng.uniform(0.6, 0.95))
+    return out.astype(np.uint8)
+
+
+def make_sample(
+    rng: np.random.Generator, face: np.ndarray, geom: PatchGeom = FACE_GEOM, other: np.ndarray | None = None
+) -> np.ndarray:
+    """One training cut of ``face`` as the detector would see it on a camera frame, cut at
+    ``geom``; with ``other``, the card may lie covered by it as on a fanned pile (:func:`cover`)."""
     fh, fw = face.shape[:2]
     if rng.random() < 0.5:
         face = face[::-1, ::-1]  # a card lying the other way up
+    if other is not None:
+        face = cover(rng, face, other)
     w = float(np.exp(rng.uniform(np.log(36), np.log(130))))
     h = w * fh / fw * rng.uniform(0.96, 1.04)
     cw, ch = int(w * 1.5), int(h * 1.32)
@@ -126,16 +160,25 @@ def make_sample(rng: np.random.Generator, face: np.ndarray) -> np.ndarray:
     a = ang + rng.normal(0, 0.03)
     jw, jh = w * rng.normal(1, 0.05), h * rng.normal(1, 0.05)
     p = corner + rng.normal(0, 0.025, 2) * (w, h)
-    return corner_patch(img, p, (jw * np.cos(a), jw * np.sin(a)), (-jh * np.sin(a), jh * np.cos(a)), FACE_GEOM)
+    return corner_patch(img, p, (jw * np.cos(a), jw * np.sin(a)), (-jh * np.sin(a), jh * np.cos(a)), geom)
 
 
-def make_batch(rng, faces_drawn, faces_art, n: int):
+def make_batch(rng, faces_drawn, faces_art, n: int, band: bool = False):
+    """``n`` cuts of random cards of random designs, with their ranks and suits; ``band``:
+    the band reader's cuts of cards that may lie covered (by a card of the same design in 3
+    of 4, else of another)."""
     xs, ranks, suits = [], [], []
     for _ in range(n):
         pool = faces_art if (len(faces_art) and rng.random() < 0.5) else faces_drawn
         d = int(rng.integers(0, len(pool)))
         c = int(rng.integers(0, 52))
-        xs.append(make_sample(rng, pool[d, c]))
+        if band:
+            po = pool if rng.random() < 0.75 else faces_drawn
+            do = d if po is pool else int(rng.integers(0, len(po)))
+            other = po[do, int(rng.integers(0, 52))]
+            xs.append(make_sample(rng, pool[d, c], BAND_GEOM, other))
+        else:
+            xs.append(make_sample(rng, pool[d, c]))
         ranks.append(c % 13)
         suits.append(c // 13)
     return np.stack(xs), np.array(ranks), np.array(suits)
@@ -188,11 +231,13 @@ def to_input(torch, xs: np.ndarray, device):
     return torch.from_numpy(to_tensor(xs)).to(device)
 
 
-def export_onnx(torch, model, Export, out: str, device) -> None:
-    """Write ``out``/face_reader.onnx (input ``face``, outputs ``rank`` and ``suit``), atomically."""
+def export_onnx(torch, model, Export, out: str, device, band: bool = False) -> None:
+    """Write ``out``/face_reader.onnx (``band``: band_reader.onnx; input ``face``, outputs
+    ``rank`` and ``suit``), atomically."""
     model.eval()
-    dummy = torch.zeros(1, 3, FACE_GEOM.read_h, FACE_GEOM.read_w, device=device)
-    path = os.path.join(out, "face_reader.onnx")
+    geom = BAND_GEOM if band else FACE_GEOM
+    dummy = torch.zeros(1, 3, geom.read_h, geom.read_w, device=device)
+    path = os.path.join(out, "band_reader.onnx" if band else "face_reader.onnx")
     torch.onnx.export(
         Export(model),
         dummy,
@@ -229,7 +274,14 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=6000, help="training steps in all (resumed runs count on)")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=2e-3)
-    ap.add_argument("--work", default="out/train-face", help="checkpoints go here (resumed from)")
+    ap.add_argument(
+        "--work", default=None, help="checkpoints go here (resumed from); default out/train-face or out/train-band"
+    )
+    ap.add_argument(
+        "--band",
+        action="store_true",
+        help="train the band reader instead: the top band of a card that may lie covered on a fanned pile",
+    )
     ap.add_argument("--out", default=None, help="model folder to write face_reader.onnx into when done")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", default=None, help="start from this checkpoint's weights (a new schedule)")
@@ -237,6 +289,7 @@ def main(argv=None) -> int:
         "--export-now", action="store_true", help="write --out's face_reader.onnx from the last checkpoint and stop"
     )
     args = ap.parse_args(argv)
+    args.work = args.work or ("out/train-band" if args.band else "out/train-face")
 
     import torch
 
@@ -245,13 +298,13 @@ def main(argv=None) -> int:
     os.makedirs(args.work, exist_ok=True)
     FaceReader, Export = build_model(torch)
     model = FaceReader().to(device)
-    ckpt = os.path.join(args.work, "face_reader.pt")
+    ckpt = os.path.join(args.work, "band_reader.pt" if args.band else "face_reader.pt")
     if args.export_now:
         if not args.out or not os.path.exists(ckpt):
             print(f"--export-now needs --out and a checkpoint ({ckpt})", file=sys.stderr)
             return 2
         model.load_state_dict(torch.load(ckpt, map_location=device, weights_only=False)["model"])
-        export_onnx(torch, model, Export, args.out, device)
+        export_onnx(torch, model, Export, args.out, device, args.band)
         return 0
     t0 = time.time()
     drawn, art = train_designs()
@@ -260,7 +313,7 @@ def main(argv=None) -> int:
     val_faces = load_faces(list(VAL_DECKS))
     print(f"{len(drawn)} drawn and {len(art)} rasterised designs loaded in {time.time() - t0:.0f} s", flush=True)
     vr = np.random.default_rng(7)
-    val = make_batch(vr, val_faces, np.zeros((0,)), 1500)
+    val = make_batch(vr, val_faces, np.zeros((0,)), 1500, args.band)
 
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
@@ -280,7 +333,7 @@ def main(argv=None) -> int:
     last_save, t_run, s_run = time.time(), time.time(), step
     loss_avg = None
     while step < args.steps:
-        xs, ranks, suits = make_batch(rng, faces_drawn, faces_art, args.batch)
+        xs, ranks, suits = make_batch(rng, faces_drawn, faces_art, args.batch, args.band)
         r, s = model(to_input(torch, xs, device))
         loss = ce(r, torch.from_numpy(ranks).to(device)) + ce(s, torch.from_numpy(suits).to(device))
         opt.zero_grad()
@@ -307,7 +360,7 @@ def main(argv=None) -> int:
             os.replace(tmp, ckpt)
             last_save = time.time()
     if args.out:
-        export_onnx(torch, model, Export, args.out, device)
+        export_onnx(torch, model, Export, args.out, device, args.band)
     return 0
 
 

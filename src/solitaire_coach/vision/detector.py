@@ -493,6 +493,27 @@ class CardDetector:
             raise ModelError(
                 f"{d / 'vision.json'}: face_reader must hold a file, optionally a patch and a weight from 0 to 1 ({exc})"
             ) from None
+        # the band reader (training/train_face_reader.py --band): the top band of a face-up card
+        # (its whole width, down to 45% of its height), which is all a covered card of a fanned
+        # pile shows; asked, like the face reader in "unsure" mode, only about cards the corners
+        # alone are not sure of. A strip's read becomes corners ** (1 - weight) * band ** weight;
+        # a whole card's second opinion is face ** (1 - weight) * band ** weight.
+        self.band_reader = None
+        self.band_weight = 0.0
+        try:
+            band = cfg.get("band_reader")
+            if band:
+                self.band_reader = (
+                    _load_model(d / band["file"], threads, sessions, "band reader", "face"),
+                    F.PatchGeom.from_config(band.get("patch", F.BAND_GEOM.to_config())),
+                )
+                self.band_weight = float(band.get("weight", 0.5))
+                if not 0.0 <= self.band_weight <= 1.0:
+                    raise ValueError(f"weight {self.band_weight} is not within 0..1")
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(
+                f"{d / 'vision.json'}: band_reader must hold a file, optionally a patch and a weight from 0 to 1 ({exc})"
+            ) from None
         try:
             return cfg, F.PatchGeom.from_config(cfg.get("patch"))
         except (KeyError, TypeError, ValueError) as exc:
@@ -639,13 +660,12 @@ class CardDetector:
     def read_faces(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray | None:
         """N x 52 card probabilities of ``marks`` read whole by the face reader (each mark's
         whole card cut along its axes); None when the model folder has no face reader."""
-        if self.face_reader is None:
-            return None
-        if not marks:
-            return np.zeros((0, 52), np.float32)
-        session, geom = self.face_reader
-        rank, suit = session.run(None, {"face": F.to_tensor(self.patches(frame_bgr, marks, geom))})
-        return model_card_probs(rank, suit)
+        return _read_with(self.face_reader, self.patches, frame_bgr, marks)
+
+    def read_bands(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray | None:
+        """N x 52 card probabilities of ``marks`` read from their top band by the band reader
+        (covered or not); None when the model folder has no band reader."""
+        return _read_with(self.band_reader, self.patches, frame_bgr, marks)
 
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark], geom: F.PatchGeom | None = None) -> np.ndarray:
         """The reader's corner patch (or ``geom``'s cut) of each of ``marks`` (N x read_h x
@@ -686,7 +706,8 @@ class CardDetector:
     ):
         """(card or None, confidence, likeliest card) of mark ``i`` from its reads (its
         corner, and for a whole card the ``extra`` reads of its other corner, and ``face_p``
-        the face reader's read of the whole card, weighed in with ``face_weight``)."""
+        a second opinion: for a whole card the face (and band) reader's read, weighed in with
+        ``face_weight``, for a strip the band reader's, with ``band_weight``)."""
         reads = [probs[i]] + [probs[k] for k in extra]
         p = reads[0]
         if len(reads) > 1 and self.combine == "min":
@@ -699,13 +720,13 @@ class CardDetector:
             p = np.exp(logp - logp.max())
             p = p / float(p.sum())
             p = np.sqrt(p * np.min(reads, axis=0))
-        if face_p is not None and self.face_weight > 0 and self.face_mode == "unsure":
-            # the face reader as a second opinion only: a sure corner read stands as it is
+        w = self.band_weight if strip else self.face_weight
+        if face_p is not None and w > 0 and (strip or self.face_mode == "unsure"):
+            # the face or band reader as a second opinion only: a sure corner read stands as it is
             conf0 = float(min(1.0, p.max())) * face
             if conf0 >= (strip_thresh if strip else whole_thresh):
                 face_p = None
-        if face_p is not None and self.face_weight > 0:
-            w = self.face_weight
+        if face_p is not None and w > 0:
             p = np.exp((1 - w) * np.log(p + 1e-9) + w * np.log(face_p + 1e-9))
             p = p / float(p.sum())
         j = int(p.argmax())
@@ -715,6 +736,34 @@ class CardDetector:
         conf = float(max(0.0, top) * face)
         best = Card.from_index(j)
         return (best if conf >= (strip_thresh if strip else whole_thresh) else None), conf, best
+
+    def _with_bands(self, frame_bgr, marks, kind, probs, second, uncovered, face_of):
+        """``face_of`` (second opinions by mark id) with the band reader's reads of the
+        face-up marks whose corners alone are not sure: a strip's band read alone, a whole
+        card's band read combined with its face read where it has one (face ** (1 - w) x
+        band ** w, ``w`` the band weight)."""
+        asked = []
+        for i, m in enumerate(marks):
+            if kind[i, 2] >= self.none_thresh or kind[i, 1] > kind[i, 0]:
+                continue
+            strip = id(m) not in uncovered
+            extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
+            _, conf, _ = self._read_card(
+                probs, i, extra_i, float(kind[i, 0] + kind[i, 1]), strip, self.read_thresh, self.strip_thresh
+            )
+            if conf < (self.strip_thresh if strip else self.read_thresh):
+                asked.append(m)
+        bands = self.read_bands(frame_bgr, asked)
+        out = dict(face_of)
+        for k, m in enumerate(asked):
+            b = bands[k]
+            f = out.get(id(m))
+            if f is not None:
+                w = self.band_weight
+                b = np.exp((1 - w) * np.log(f + 1e-9) + w * np.log(b + 1e-9))
+                b = b / float(b.sum())
+            out[id(m)] = b
+        return out
 
     def _read_turned(self, frame_bgr: np.ndarray, unread: list[_Mark]) -> int:
         """Read again the face-up ``unread`` marks (not read sure: ``UU``, or in the live
@@ -994,6 +1043,8 @@ class CardDetector:
             to_face = [m for m in both if corners_unsure(m)]
         whole = self.read_faces(frame_bgr, to_face)
         face_of = {id(m): whole[k] for k, m in enumerate(to_face)} if whole is not None else {}
+        if self.band_reader is not None:
+            face_of = self._with_bands(frame_bgr, marks, kind, probs, second, uncovered, face_of)
         kept = list(sure_back)
         for i, m in enumerate(marks):
             if kind[i, 2] >= self.none_thresh:
@@ -1042,6 +1093,18 @@ class CardDetector:
         assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
         _cover(kept)
         return build_snapshot(kept), kept
+
+
+def _read_with(reader, patches, frame_bgr: np.ndarray, marks: list) -> np.ndarray | None:
+    """N x 52 card probabilities of ``marks`` read by ``reader`` (an ONNX session and its
+    cut, input ``face``); None without a reader."""
+    if reader is None:
+        return None
+    if not marks:
+        return np.zeros((0, 52), np.float32)
+    session, geom = reader
+    rank, suit = session.run(None, {"face": F.to_tensor(patches(frame_bgr, marks, geom))})
+    return model_card_probs(rank, suit)
 
 
 # ---------------------------------------------------------------------- familiar decks

@@ -51,6 +51,11 @@ class PatchGeom:
 DEFAULT_GEOM = PatchGeom()
 # the whole-face reader's cut: a whole card with a little of what lies around it, 48 x 68 px
 FACE_GEOM = PatchGeom(68, 48, (-0.03, 1.03), (-0.02, 1.02))
+# the band reader's cut: the top of a card, its whole width down to 45% of its height, 48 x 32
+# px: the index, a suit beside or below it, the top pips or the court's head. It is what a
+# covered card of a fanned pile shows (the rest is the covering card, which the reader learnt
+# to look past)
+BAND_GEOM = PatchGeom(32, 48, (-0.03, 1.03), (-0.02, 0.45))
 
 
 def locator_input(frame_bgr: np.ndarray, width: int = LOC_W) -> tuple[np.ndarray, float]:
