@@ -985,29 +985,20 @@ def test_a_second_reader_without_kind_leaves_face_and_back_to_the_first(tmp_path
     assert not np.allclose(kind, kind3)
 
 
-def test_face_reader_settings_are_checked(tmp_path):
-    """``face_reader`` in vision.json: a weight outside 0..1 or a missing file is named with
-    the folder's vision.json or the file's path."""
+@pytest.mark.parametrize("what", ["face", "band"])
+def test_face_and_band_reader_settings_are_checked(tmp_path, what):
+    """``face_reader`` / ``band_reader`` in vision.json: a weight outside 0..1, a missing file
+    or an unknown face-reader mode is named with the folder's vision.json or the file's path."""
     d = _linked_model_folder(tmp_path)
-    (d / "face_reader.onnx").symlink_to(D.repo_root() / "models" / "face_reader.onnx")
-    (d / "vision.json").write_text('{"face_reader": {"file": "face_reader.onnx", "weight": 2}}')
-    with pytest.raises(D.ModelError, match=r"vision.json: face_reader must hold .*weight 2.0 is not within 0..1"):
+    (d / f"{what}_reader.onnx").symlink_to(D.repo_root() / "models" / "face_reader.onnx")
+    (d / "vision.json").write_text(json.dumps({f"{what}_reader": {"file": f"{what}_reader.onnx", "weight": 2}}))
+    with pytest.raises(D.ModelError, match=rf"vision.json: {what}_reader must hold .*weight 2.0 is not within 0..1"):
         D.CardDetector(d)
-    (d / "vision.json").write_text('{"face_reader": {"file": "faces.onnx"}}')
-    with pytest.raises(D.ModelError, match=r"faces.onnx: missing"):
+    (d / "vision.json").write_text(json.dumps({f"{what}_reader": {"file": f"{what}s.onnx"}}))
+    with pytest.raises(D.ModelError, match=rf"{what}s.onnx: missing"):
         D.CardDetector(d)
-
-
-def test_band_reader_settings_are_checked(tmp_path):
-    """``band_reader`` in vision.json: a weight outside 0..1 or a missing file is named with
-    the folder's vision.json or the file's path."""
-    d = _linked_model_folder(tmp_path)
-    (d / "band_reader.onnx").symlink_to(D.repo_root() / "models" / "face_reader.onnx")
-    (d / "vision.json").write_text('{"band_reader": {"file": "band_reader.onnx", "weight": -1}}')
-    with pytest.raises(D.ModelError, match=r"vision.json: band_reader must hold .*weight -1.0 is not within 0..1"):
-        D.CardDetector(d)
-    (d / "vision.json").write_text('{"band_reader": {"file": "bands.onnx"}}')
-    with pytest.raises(D.ModelError, match=r"bands.onnx: missing"):
+    (d / "vision.json").write_text(json.dumps({"face_reader": {"file": f"{what}_reader.onnx", "mode": "often"}}))
+    with pytest.raises(D.ModelError, match=r"vision.json: face_reader's mode 'often' is neither"):
         D.CardDetector(d)
 
 

@@ -470,50 +470,26 @@ class CardDetector:
             ) from None
         # the whole-face reader (training/train_face_reader.py): a card whose whole face shows
         # is also read whole, cut along its axes (its own ``patch``); its read is weighed in
-        # with ``weight`` (geometric: corners ** (1 - weight) * face ** weight)
-        self.face_reader = None
-        self.face_weight = 0.0
+        # with ``weight`` (geometric: corners ** (1 - weight) * face ** weight).
+        # "mode" "always": weighed into every whole card's read; "unsure": only into reads the
+        # corners alone are not sure of (a sure corner read stands)
+        face = cfg.get("face_reader")
+        self.face_reader, self.face_weight = _extra_reader(d, face, "face", F.FACE_GEOM, threads, sessions)
         self.face_mode = "always"
-        try:
-            face = cfg.get("face_reader")
-            if face:
-                self.face_reader = (
-                    _load_model(d / face["file"], threads, sessions, "face reader", "face"),
-                    F.PatchGeom.from_config(face.get("patch", F.FACE_GEOM.to_config())),
+        if face:
+            self.face_mode = str(face.get("mode", "always"))
+            if self.face_mode not in ("always", "unsure"):
+                raise ModelError(
+                    f"{d / 'vision.json'}: face_reader's mode {self.face_mode!r} is neither 'always' nor 'unsure'"
                 )
-                self.face_weight = float(face.get("weight", 0.5))
-                # "always": weighed into every whole card's read; "unsure": only into reads the
-                # corners alone are not sure of (a sure corner read stands)
-                self.face_mode = str(face.get("mode", "always"))
-                if self.face_mode not in ("always", "unsure"):
-                    raise ValueError(f"mode {self.face_mode!r} is neither 'always' nor 'unsure'")
-                if not 0.0 <= self.face_weight <= 1.0:
-                    raise ValueError(f"weight {self.face_weight} is not within 0..1")
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelError(
-                f"{d / 'vision.json'}: face_reader must hold a file, optionally a patch and a weight from 0 to 1 ({exc})"
-            ) from None
         # the band reader (training/train_face_reader.py --band): the top band of a face-up card
         # (its whole width, down to 45% of its height), which is all a covered card of a fanned
         # pile shows; asked, like the face reader in "unsure" mode, only about cards the corners
         # alone are not sure of. A strip's read becomes corners ** (1 - weight) * band ** weight;
         # a whole card's second opinion is face ** (1 - weight) * band ** weight.
-        self.band_reader = None
-        self.band_weight = 0.0
-        try:
-            band = cfg.get("band_reader")
-            if band:
-                self.band_reader = (
-                    _load_model(d / band["file"], threads, sessions, "band reader", "face"),
-                    F.PatchGeom.from_config(band.get("patch", F.BAND_GEOM.to_config())),
-                )
-                self.band_weight = float(band.get("weight", 0.5))
-                if not 0.0 <= self.band_weight <= 1.0:
-                    raise ValueError(f"weight {self.band_weight} is not within 0..1")
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelError(
-                f"{d / 'vision.json'}: band_reader must hold a file, optionally a patch and a weight from 0 to 1 ({exc})"
-            ) from None
+        self.band_reader, self.band_weight = _extra_reader(
+            d, cfg.get("band_reader"), "band", F.BAND_GEOM, threads, sessions
+        )
         try:
             return cfg, F.PatchGeom.from_config(cfg.get("patch"))
         except (KeyError, TypeError, ValueError) as exc:
@@ -1093,6 +1069,27 @@ class CardDetector:
         assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
         _cover(kept)
         return build_snapshot(kept), kept
+
+
+def _extra_reader(d: Path, entry, what: str, geom: F.PatchGeom, threads: int, sessions: ModelSessions):
+    """((session, cut) or None, weight) of the ``what`` reader (face or band) that
+    ``vision.json`` names in ``entry`` (``file``, optionally ``patch``, default ``geom``, and
+    ``weight`` from 0 to 1, default 0.5); None and 0 where it names none."""
+    if not entry:
+        return None, 0.0
+    try:
+        reader = (
+            _load_model(d / entry["file"], threads, sessions, f"{what} reader", "face"),
+            F.PatchGeom.from_config(entry.get("patch", geom.to_config())),
+        )
+        weight = float(entry.get("weight", 0.5))
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"weight {weight} is not within 0..1")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(
+            f"{d / 'vision.json'}: {what}_reader must hold a file, optionally a patch and a weight from 0 to 1 ({exc})"
+        ) from None
+    return reader, weight
 
 
 def _read_with(reader, patches, frame_bgr: np.ndarray, marks: list) -> np.ndarray | None:
