@@ -104,7 +104,7 @@ def _geom_of(model: str, reader: str) -> F.PatchGeom:
     with open(os.path.join(model, "vision.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     second = cfg.get("second_reader") or {}
-    if second.get("file") == reader:
+    if reader in (second.get("file"), str(second.get("file", "")).replace("_int8.onnx", ".onnx")):
         return F.PatchGeom.from_config(second["patch"])
     return F.PatchGeom.from_config(cfg.get("patch"))
 
