@@ -637,6 +637,17 @@ def _linked_model_folder(tmp_path):
     return d
 
 
+def _all_models_linked(tmp_path):
+    """A model folder of links to every shipped network, and the shipped settings (a dict,
+    for the test to change and write as the folder's vision.json)."""
+    models = D.repo_root() / "models"
+    d = tmp_path / "m"
+    d.mkdir()
+    for f in models.glob("*.onnx"):
+        (d / f.name).symlink_to(f)
+    return d, json.loads((models / "vision.json").read_text())
+
+
 @pytest.mark.parametrize(
     "setting, why",
     [
@@ -1008,12 +1019,7 @@ def test_the_band_reader_is_asked_only_where_the_corners_are_unsure(tmp_path):
     alone are not sure: at weight 0 and 1 a sure corner read keeps its card and confidence,
     and some unsure card's confidence changes (frames of drawn-47, whose small suit lies
     beside the rank, a design the corner reader knows poorly)."""
-    models = D.repo_root() / "models"
-    d = tmp_path / "m"
-    d.mkdir()
-    for f in models.glob("*.onnx"):
-        (d / f.name).symlink_to(f)
-    cfg = json.loads((models / "vision.json").read_text())
+    d, cfg = _all_models_linked(tmp_path)
     cfg["band_reader"] = {"file": "face_reader.onnx", "patch": F.FACE_GEOM.to_config(), "weight": 0.5}
     (d / "vision.json").write_text(json.dumps(cfg))
     det = D.CardDetector(d)
@@ -1042,12 +1048,7 @@ def test_the_band_reader_is_asked_only_where_the_corners_are_unsure(tmp_path):
 def test_the_face_reader_is_weighed_in_for_whole_cards_only(tmp_path):
     """The face reader reads each uncovered face-up card whole: between its weight at 0 and
     at 1 the whole cards' confidences change, the strips' (covered cards) do not."""
-    models = D.repo_root() / "models"
-    d = tmp_path / "m"
-    d.mkdir()
-    for f in models.glob("*.onnx"):
-        (d / f.name).symlink_to(f)
-    cfg = json.loads((models / "vision.json").read_text())
+    d, cfg = _all_models_linked(tmp_path)
     frame = cv2.imread(str(FIX / "scene_gnome-paris_13.jpg"))
     reads = {}
     for w in (0.0, 1.0):
