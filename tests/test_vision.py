@@ -996,10 +996,25 @@ def test_a_second_reader_without_kind_leaves_face_and_back_to_the_first(tmp_path
     assert not np.allclose(kind, kind3)
 
 
-@pytest.mark.parametrize("what", ["face", "band"])
+def test_the_index_reader_cuts_the_main_readers_patch_and_excludes_a_band_reader(tmp_path):
+    """``index_reader`` in vision.json: by default it reads the corner reader's own patch; a
+    folder naming both an index and a band reader is refused, naming its vision.json."""
+    d, cfg = _all_models_linked(tmp_path)
+    cfg["index_reader"] = {"file": "face_reader.onnx"}
+    (d / "vision.json").write_text(json.dumps(cfg))
+    det = D.CardDetector(d)
+    assert det.band_reader is not None and det.band_reader[1] == det.geom and det.band_weight == 0.5
+    cfg["band_reader"] = {"file": "face_reader.onnx"}
+    (d / "vision.json").write_text(json.dumps(cfg))
+    with pytest.raises(D.ModelError, match=r"vision.json: name index_reader or band_reader, not both"):
+        D.CardDetector(d)
+
+
+@pytest.mark.parametrize("what", ["face", "band", "index"])
 def test_face_and_band_reader_settings_are_checked(tmp_path, what):
-    """``face_reader`` / ``band_reader`` in vision.json: a weight outside 0..1, a missing file
-    or an unknown face-reader mode is named with the folder's vision.json or the file's path."""
+    """``face_reader`` / ``band_reader`` / ``index_reader`` in vision.json: a weight outside
+    0..1, a missing file or an unknown face-reader mode is named with the folder's
+    vision.json or the file's path."""
     d = _linked_model_folder(tmp_path)
     (d / f"{what}_reader.onnx").symlink_to(D.repo_root() / "models" / "face_reader.onnx")
     (d / "vision.json").write_text(json.dumps({f"{what}_reader": {"file": f"{what}_reader.onnx", "weight": 2}}))

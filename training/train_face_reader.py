@@ -38,7 +38,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 from solitaire_coach.core.cards import Card  # noqa: E402
 from solitaire_coach.vision.decks import TRAIN_EXCLUDE, VAL_DECKS, available_decks, load_deck  # noqa: E402
 from solitaire_coach.vision.detector import model_card_probs  # noqa: E402
-from solitaire_coach.vision.features import BAND_GEOM, FACE_GEOM, PatchGeom, corner_patch, to_tensor  # noqa: E402
+from solitaire_coach.vision.features import (  # noqa: E402
+    BAND_GEOM,
+    DEFAULT_GEOM,
+    FACE_GEOM,
+    PatchGeom,
+    corner_patch,
+    to_tensor,
+)
 
 cv2.setNumThreads(1)
 DRAWN = (
@@ -46,10 +53,13 @@ DRAWN = (
 )
 
 
-def train_designs() -> tuple[list[str], list[str]]:
-    """(drawn designs, rasterised designs) used for training; none of them held out."""
+def train_designs() -> tuple[list[str], list[str], list[str]]:
+    """(drawn designs, rasterised Debian designs, font designs) used for training; none of
+    them held out. The font designs are the ``font-N`` folders of training/make_font_decks.py."""
     art = [d for d in available_decks() if d not in TRAIN_EXCLUDE]
-    return [d for d in DRAWN if d not in TRAIN_EXCLUDE], art
+    fonts = [d for d in art if d.startswith("font-")]
+    art = [d for d in art if not d.startswith("font-")]
+    return [d for d in DRAWN if d not in TRAIN_EXCLUDE], art, fonts
 
 
 def load_faces(names: list[str]) -> np.ndarray:
@@ -163,20 +173,23 @@ def make_sample(
     return corner_patch(img, p, (jw * np.cos(a), jw * np.sin(a)), (-jh * np.sin(a), jh * np.cos(a)), geom)
 
 
-def make_batch(rng, faces_drawn, faces_art, n: int, band: bool = False):
+def make_batch(rng, faces_drawn, faces_art, n: int, band: bool = False, geom: PatchGeom | None = None, faces_font=None):
     """``n`` cuts of random cards of random designs, with their ranks and suits; ``band``:
-    the band reader's cuts of cards that may lie covered (by a card of the same design in 3
-    of 4, else of another)."""
+    cuts (at ``geom``, default the band reader's) of cards that may lie covered (by a card
+    of the same design in 3 of 4, else of another). Designs: half Debian's, half drawn; with
+    ``faces_font`` a third each."""
     xs, ranks, suits = [], [], []
+    pools = [p for p in (faces_art, faces_font) if p is not None and len(p)]
+    share = len(pools) / (len(pools) + 1)
     for _ in range(n):
-        pool = faces_art if (len(faces_art) and rng.random() < 0.5) else faces_drawn
+        pool = pools[int(rng.integers(0, len(pools)))] if (pools and rng.random() < share) else faces_drawn
         d = int(rng.integers(0, len(pool)))
         c = int(rng.integers(0, 52))
         if band:
             po = pool if rng.random() < 0.75 else faces_drawn
             do = d if po is pool else int(rng.integers(0, len(po)))
             other = po[do, int(rng.integers(0, 52))]
-            xs.append(make_sample(rng, pool[d, c], BAND_GEOM, other))
+            xs.append(make_sample(rng, pool[d, c], geom or BAND_GEOM, other))
         else:
             xs.append(make_sample(rng, pool[d, c]))
         ranks.append(c % 13)
@@ -231,13 +244,65 @@ def to_input(torch, xs: np.ndarray, device):
     return torch.from_numpy(to_tensor(xs)).to(device)
 
 
-def export_onnx(torch, model, Export, out: str, device, band: bool = False) -> None:
-    """Write ``out``/face_reader.onnx (``band``: band_reader.onnx; input ``face``, outputs
-    ``rank`` and ``suit``), atomically."""
+def _fixed_pool(torch, model, dummy):
+    """A copy of ``model`` whose adaptive average pool is the plain average pool it amounts
+    to at ``dummy``'s size (ONNX export takes no adaptive pool whose output size does not
+    divide its input's, as 4 x 3 from the index reader's 8 x 4); checked to give the same
+    outputs."""
+    import copy
+
+    nn = torch.nn
+    fixed = copy.deepcopy(model)
+    x = torch.rand_like(dummy)
+    with torch.no_grad():
+        want = model(x)
+    for i, layer in enumerate(fixed.body):
+        if not isinstance(layer, nn.AdaptiveAvgPool2d):
+            continue
+        seen = []
+        hook = layer.register_forward_hook(lambda mod, inp, out, seen=seen: seen.append(inp[0].shape[-2:]))
+        with torch.no_grad():
+            fixed(dummy)
+        hook.remove()
+        (h, w), (oh, ow) = seen[0], layer.output_size
+
+        def window(n: int, o: int) -> tuple[int, int]:
+            starts = [(k * n) // o for k in range(o)]
+            ends = [-(-((k + 1) * n) // o) for k in range(o)]
+            sizes = {e - s for s, e in zip(starts, ends)}
+            steps = {b - a for a, b in zip(starts, starts[1:])} or {1}
+            if len(sizes) != 1 or len(steps) != 1:
+                raise ValueError(f"an adaptive pool from {n} to {o} is no plain pool")
+            return sizes.pop(), steps.pop()
+
+        (kh, sh), (kw, sw) = window(int(h), oh), window(int(w), ow)
+        fixed.body[i] = nn.AvgPool2d((kh, kw), (sh, sw))
+    with torch.no_grad():
+        got = fixed(x)
+    for a, b in zip(want, got):
+        assert torch.allclose(a, b, atol=1e-5), "the plain pool changed the outputs"
+    return fixed
+
+
+# which reader: its cut, whether its cards may lie covered, its checkpoint and ONNX file names
+READERS = {
+    "face": (FACE_GEOM, False, "face_reader"),
+    "band": (BAND_GEOM, True, "band_reader"),
+    # the index reader: the corner reader's own patch (a top-left corner, down to 45%), read
+    # by a network that saw the font designs; asked about the corners the corner reader is
+    # not sure of (vision.json's band_reader entry with this patch)
+    "index": (DEFAULT_GEOM, True, "index_reader"),
+}
+
+
+def export_onnx(torch, model, Export, out: str, device, what: str = "face") -> None:
+    """Write ``out``/face_reader.onnx (or band_reader.onnx, index_reader.onnx: ``what``;
+    input ``face``, outputs ``rank`` and ``suit``), atomically."""
     model.eval()
-    geom = BAND_GEOM if band else FACE_GEOM
+    geom, _, name = READERS[what]
     dummy = torch.zeros(1, 3, geom.read_h, geom.read_w, device=device)
-    path = os.path.join(out, "band_reader.onnx" if band else "face_reader.onnx")
+    model = _fixed_pool(torch, model, dummy)
+    path = os.path.join(out, f"{name}.onnx")
     torch.onnx.export(
         Export(model),
         dummy,
@@ -282,6 +347,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="train the band reader instead: the top band of a card that may lie covered on a fanned pile",
     )
+    ap.add_argument(
+        "--index",
+        action="store_true",
+        help="train the index reader instead: the corner reader's patch of a card that may lie covered",
+    )
     ap.add_argument("--out", default=None, help="model folder to write face_reader.onnx into when done")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", default=None, help="start from this checkpoint's weights (a new schedule)")
@@ -289,7 +359,9 @@ def main(argv=None) -> int:
         "--export-now", action="store_true", help="write --out's face_reader.onnx from the last checkpoint and stop"
     )
     args = ap.parse_args(argv)
-    args.work = args.work or ("out/train-band" if args.band else "out/train-face")
+    what = "index" if args.index else "band" if args.band else "face"
+    geom, covered, name = READERS[what]
+    args.work = args.work or f"out/train-{what}"
 
     import torch
 
@@ -298,22 +370,28 @@ def main(argv=None) -> int:
     os.makedirs(args.work, exist_ok=True)
     FaceReader, Export = build_model(torch)
     model = FaceReader().to(device)
-    ckpt = os.path.join(args.work, "band_reader.pt" if args.band else "face_reader.pt")
+    ckpt = os.path.join(args.work, f"{name}.pt")
     if args.export_now:
         if not args.out or not os.path.exists(ckpt):
             print(f"--export-now needs --out and a checkpoint ({ckpt})", file=sys.stderr)
             return 2
         model.load_state_dict(torch.load(ckpt, map_location=device, weights_only=False)["model"])
-        export_onnx(torch, model, Export, args.out, device, args.band)
+        export_onnx(torch, model, Export, args.out, device, what)
         return 0
     t0 = time.time()
-    drawn, art = train_designs()
+    drawn, art, fonts = train_designs()
     faces_drawn = load_faces(drawn)
     faces_art = load_faces(art) if art else np.zeros((0, 52, 1, 1, 3), np.uint8)
+    # the font designs only for the index reader (the face and band readers shipped without them)
+    faces_font = load_faces(fonts) if fonts and what == "index" else None
     val_faces = load_faces(list(VAL_DECKS))
-    print(f"{len(drawn)} drawn and {len(art)} rasterised designs loaded in {time.time() - t0:.0f} s", flush=True)
+    print(
+        f"{len(drawn)} drawn, {len(art)} rasterised and {0 if faces_font is None else len(fonts)} font designs "
+        f"loaded in {time.time() - t0:.0f} s",
+        flush=True,
+    )
     vr = np.random.default_rng(7)
-    val = make_batch(vr, val_faces, np.zeros((0,)), 1500, args.band)
+    val = make_batch(vr, val_faces, np.zeros((0,)), 1500, covered, geom)
 
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
@@ -333,7 +411,7 @@ def main(argv=None) -> int:
     last_save, t_run, s_run = time.time(), time.time(), step
     loss_avg = None
     while step < args.steps:
-        xs, ranks, suits = make_batch(rng, faces_drawn, faces_art, args.batch, args.band)
+        xs, ranks, suits = make_batch(rng, faces_drawn, faces_art, args.batch, covered, geom, faces_font)
         r, s = model(to_input(torch, xs, device))
         loss = ce(r, torch.from_numpy(ranks).to(device)) + ce(s, torch.from_numpy(suits).to(device))
         opt.zero_grad()
@@ -360,7 +438,7 @@ def main(argv=None) -> int:
             os.replace(tmp, ckpt)
             last_save = time.time()
     if args.out:
-        export_onnx(torch, model, Export, args.out, device, args.band)
+        export_onnx(torch, model, Export, args.out, device, what)
     return 0
 
 

@@ -8,6 +8,7 @@ fixtures can be made on any machine.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ _FONTS_WILD = (cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SCRIPT_COMPLEX)
 # (ace, jack, queen, king) as other decks write them: Danish and German (B, D, K), French (V, D, R)
 _COURT_LETTERS = (("A", "B", "D", "K"), ("1", "J", "Q", "K"), ("A", "V", "D", "R"), ("E", "B", "D", "K"))
 WILD_FROM = 60  # drawn-60 and on: the widest drawn designs (see DrawnDeck._params)
+FONTS_FROM = 300  # drawn-300 and on: the font designs (see DrawnDeck._params)
 
 
 def deck_dirs() -> list[Path]:
@@ -137,12 +139,21 @@ class DrawnDeck:
     """A deck drawn by our own code; ``style`` picks fonts, colours, index size and backs."""
 
     style: int
+    # how the design writes its rank text: (text, height px, stroke) -> a uint8 mask cut to the
+    # ink; None: OpenCV's Hershey fonts. training/make_font_decks.py passes the fonts of
+    # Debian's font packages, which this package does not need at run time.
+    glyphs: Callable[[str, int, int], np.ndarray] | None = field(default=None, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
         """The deck's name: ``drawn-STYLE``."""
         return f"drawn-{self.style}"
+
+    def _text(self, text: str, font: int, height: int, thick: int) -> np.ndarray:
+        if self.glyphs is not None:
+            return self.glyphs(text, height, thick)
+        return _text_mask(text, font, height, thick)
 
     def _params(self):
         rng = np.random.default_rng(1000 + self.style)
@@ -206,6 +217,18 @@ class DrawnDeck:
                 # the court letters and the ace's mark of other languages
                 letters=_COURT_LETTERS[int(w.integers(0, len(_COURT_LETTERS)))] if w.random() < 0.35 else None,
             )
+        if self.style >= FONTS_FROM:
+            # the font designs (drawn-300 on, a stream of their own; training/make_font_decks.py
+            # gives them real fonts): the small suit also at the top right, on its own, as
+            # many modern decks print it, and the index's size and place varied further
+            f = np.random.default_rng(90_000 + self.style)
+            p.update(
+                index_h=float(f.uniform(0.08, 0.19)),
+                suit_place=int(f.choice([0, 0, 1, 2, 4, 4])),
+                suit_s=float(f.uniform(0.07, 0.17)),
+                margin=float(f.uniform(0.03, 0.1)),
+                thick=int(f.integers(1, 4)),
+            )
         return p
 
     def face(self, card: Card) -> np.ndarray:
@@ -222,7 +245,7 @@ class DrawnDeck:
             colour = (p["four_colours"][0], p["four_colours"][1], p["red"], p["black"])[card.suit]
         th = int(H * p["index_h"])
         text = _rank_text(card.rank, p.get("letters"))
-        tm = _text_mask(text, p["font"], th, p["thick"])
+        tm = self._text(text, p["font"], th, p["thick"])
         if tm.shape[1] > W * 0.22:
             tm = cv2.resize(tm, (int(W * 0.22), tm.shape[0]))
         mx, my = int(W * p["margin"]), int(H * p["margin"] * 0.8)
@@ -235,11 +258,14 @@ class DrawnDeck:
         sm = suit(ss)
         layer = np.zeros((H, W), np.uint8)
         place = p.get("suit_place", 0)
-        if place == 2:  # the small suit beside the rank
+        if place in (2, 4):  # the small suit beside the rank, or at the top right
             cx = mx + tm.shape[1] // 2
         layer[my : my + tm.shape[0], cx - tm.shape[1] // 2 : cx - tm.shape[1] // 2 + tm.shape[1]] = tm
         if place == 3:
             pass
+        elif place == 4:  # the small suit alone at the top right, level with the rank
+            y2 = my + max(0, (tm.shape[0] - ss) // 2) if ss <= tm.shape[0] else my
+            cs = W - mx - ss // 2
         elif place == 2:
             x2 = mx + tm.shape[1] + max(2, int(W * p["suit_gap"] * 0.5))
             y2 = my + max(0, (tm.shape[0] - ss) // 2)
@@ -262,7 +288,7 @@ class DrawnDeck:
                 y, x = H // 2 - sb.shape[0] // 2, W // 2 - sb.shape[1] // 2
                 layer[y : y + sb.shape[0], x : x + sb.shape[1]] |= sb
             elif middle == 2:  # a big rank over a suit
-                fm = _text_mask(text, p["font"], int(H * 0.24), p["thick"] + 1)
+                fm = self._text(text, p["font"], int(H * 0.24), p["thick"] + 1)
                 fm = fm[:, : int(W * 0.6)]
                 y, x = int(H * 0.24), W // 2 - fm.shape[1] // 2
                 layer[y : y + fm.shape[0], x : x + fm.shape[1]] |= fm
@@ -273,7 +299,7 @@ class DrawnDeck:
             self._figure(img, layer, card, p, colour)
         elif card.rank > 10:
             cv2.rectangle(layer, (int(W * 0.22), int(H * 0.2)), (int(W * 0.78), int(H * 0.8)), 255, 2)
-            fm = _text_mask(text, p["font"], int(H * 0.22), p["thick"] + 1)[:, : int(W * 0.5)]
+            fm = self._text(text, p["font"], int(H * 0.22), p["thick"] + 1)[:, : int(W * 0.5)]
             y, x = int(H * 0.28), W // 2 - fm.shape[1] // 2
             layer[y : y + fm.shape[0], x : x + fm.shape[1]] |= fm
             sb = suit_mask(card.suit, big, self.style)

@@ -482,21 +482,30 @@ class CardDetector:
                 raise ModelError(
                     f"{d / 'vision.json'}: face_reader's mode {self.face_mode!r} is neither 'always' nor 'unsure'"
                 )
-        # the band reader (training/train_face_reader.py --band): the top band of a face-up card
-        # (its whole width, down to 45% of its height), which is all a covered card of a fanned
-        # pile shows; asked, like the face reader in "unsure" mode, only about cards the corners
-        # alone are not sure of. A strip's read becomes corners ** (1 - weight) * band ** weight;
-        # a whole card's second opinion is face ** (1 - weight) * band ** weight.
-        self.band_reader, self.band_weight = _extra_reader(
-            d, cfg.get("band_reader"), "band", F.BAND_GEOM, threads, sessions
-        )
         try:
-            return cfg, F.PatchGeom.from_config(cfg.get("patch"))
+            geom = F.PatchGeom.from_config(cfg.get("patch"))
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(
                 f"{d / 'vision.json'}: patch and second_reader's patch must hold read_h, read_w, x "
                 f"and y, and second_reader a file ({exc!r})"
             ) from None
+        # a reader asked, like the face reader in "unsure" mode, only about the face-up cards
+        # the corners alone are not sure of, strips included: a strip's read becomes
+        # corners ** (1 - weight) * it ** weight; a whole card's second opinion is
+        # face ** (1 - weight) * it ** weight. Either the index reader (training/
+        # train_face_reader.py --index: the corner patch, default the main reader's, read by a
+        # network that saw the font designs) or the band reader (--band: the top band of a
+        # card, its whole width down to 45% of its height, all a covered card shows).
+        if cfg.get("index_reader") and cfg.get("band_reader"):
+            raise ModelError(f"{d / 'vision.json'}: name index_reader or band_reader, not both")
+        if cfg.get("index_reader"):
+            self.band_reader, self.band_weight = _extra_reader(d, cfg["index_reader"], "index", geom, threads, sessions)
+        else:
+            self.band_reader, self.band_weight = _extra_reader(
+                d, cfg.get("band_reader"), "band", F.BAND_GEOM, threads, sessions
+            )
+        self.top_right = TopRightRule.from_config(cfg.get("top_right"), d / "vision.json")
+        return cfg, geom
 
     # ------------------------------------------------------------------ networks
     def locate(self, frame_bgr: np.ndarray, width: int | None = None, room: bool = False) -> list[_Mark]:
@@ -639,8 +648,9 @@ class CardDetector:
         return _read_with(self.face_reader, self.patches, frame_bgr, marks)
 
     def read_bands(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> np.ndarray | None:
-        """N x 52 card probabilities of ``marks`` read from their top band by the band reader
-        (covered or not); None when the model folder has no band reader."""
+        """N x 52 card probabilities of ``marks`` (covered or not) read by the index reader
+        (their corner) or the band reader (their top band); None when the model folder has
+        neither."""
         return _read_with(self.band_reader, self.patches, frame_bgr, marks)
 
     def patches(self, frame_bgr: np.ndarray, marks: list[_Mark], geom: F.PatchGeom | None = None) -> np.ndarray:
@@ -740,6 +750,46 @@ class CardDetector:
                 b = b / float(b.sum())
             out[id(m)] = b
         return out
+
+    def _read_top_right(
+        self, frame_bgr: np.ndarray, unsure, probs: np.ndarray, kind: np.ndarray, marks, face_of: dict
+    ) -> int:
+        """Read the suit of the ``unsure`` face-up marks ((mark, row in ``probs``) each: left
+        UU by their corners) from their top-right corner, for designs that print the small
+        suit there and not under the rank (issue 40: tango_nuevo). The corner is cut mirrored
+        (the suits are left-right symmetric), so the corner reader reads it as a top-left
+        corner that shows a suit and no rank. A mark takes the card of its corners' rank
+        (weighed with its second opinion ``face_of``, as :meth:`_read_card` weighs them) and
+        that suit where (see :class:`TopRightRule`) the mirrored corner shows a sure suit and
+        no rank, and the card comes out sure at the rule's own threshold; marks whose top
+        right another card covers (a fanned waste) are not asked. Returns how many were read."""
+        rule = self.top_right
+        asked = [(m, i) for m, i in unsure if not _covered_right(m, marks)]
+        if not asked:
+            return 0
+        cuts = []
+        for m, _ in asked:
+            (ux, uy), v = m.axes()
+            cuts.append(((m.x + ux, m.y + uy), (-ux, -uy), v))
+        _, rank2, suit2, _ = self.read_cuts(frame_bgr, cuts)
+        n = 0
+        for k, (m, i) in enumerate(asked):
+            if suit2[k].max() < rule.suit_sure or rank2[k].max() >= rule.rank_none:
+                continue
+            rank_p = probs[i].reshape(4, 13).sum(0)  # the corners' rank, whatever the suit
+            second = face_of.get(id(m))
+            w = self.band_weight if m.strip else self.face_weight
+            if second is not None and w > 0:
+                rank_p = np.exp((1 - w) * np.log(rank_p + 1e-9) + w * np.log(second.reshape(4, 13).sum(0) + 1e-9))
+                rank_p = rank_p / float(rank_p.sum())
+            p = (suit2[k][:, None] * rank_p[None, :]).ravel()
+            j = int(p.argmax())
+            conf = float(p[j]) * float(kind[i, 0] + kind[i, 1])
+            m.likely = Card.from_index(j)
+            if conf >= rule.thresh:
+                m.card, m.conf = m.likely, conf
+                n += 1
+        return n
 
     def _read_turned(self, frame_bgr: np.ndarray, unread: list[_Mark]) -> int:
         """Read again the face-up ``unread`` marks (not read sure: ``UU``, or in the live
@@ -1022,6 +1072,7 @@ class CardDetector:
         if self.band_reader is not None:
             face_of = self._with_bands(frame_bgr, marks, kind, probs, second, uncovered, face_of)
         kept = list(sure_back)
+        unsure: list[tuple[_Mark, int]] = []  # face-up marks left UU, and their row in probs
         for i, m in enumerate(marks):
             if kind[i, 2] >= self.none_thresh:
                 continue
@@ -1056,7 +1107,10 @@ class CardDetector:
                         m.card, m.conf = None, min(m.conf, conf0)
                 elif m.card is None:
                     m.likely = likeliest
+                    unsure.append((m, i))
             kept.append(m)
+        if self.top_right is not None and unsure:
+            self._read_top_right(frame_bgr, unsure, probs, kind, marks + sure_back, face_of)
         if self.turn_tries and model_probs is None and self.deck_reader is None:
             sure_w, sure_s = self._sure_thresholds()
             self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.conf < (sure_s if m.strip else sure_w)])
@@ -1072,7 +1126,7 @@ class CardDetector:
 
 
 def _extra_reader(d: Path, entry, what: str, geom: F.PatchGeom, threads: int, sessions: ModelSessions):
-    """((session, cut) or None, weight) of the ``what`` reader (face or band) that
+    """((session, cut) or None, weight) of the ``what`` reader (face, band or index) that
     ``vision.json`` names in ``entry`` (``file``, optionally ``patch``, default ``geom``, and
     ``weight`` from 0 to 1, default 0.5); None and 0 where it names none."""
     if not entry:
@@ -1162,6 +1216,46 @@ class FamiliarRule:
 
 # a frame with fewer face-up cards than this says nothing of how well its deck reads
 UNFAMILIAR_MIN_CARDS = 4
+
+
+@dataclass(frozen=True)
+class TopRightRule:
+    """When a face-up card whose corners read unsure takes its suit from its top-right corner
+    (``top_right`` in vision.json, see :meth:`CardDetector._read_top_right`): the mirrored
+    corner's suit at least ``suit_sure`` and its rank below ``rank_none`` (a suit alone, no
+    index there), and the card so made at least ``thresh`` (stricter than ``read_thresh``: a
+    card put together from two places of a design the reader does not know)."""
+
+    suit_sure: float
+    rank_none: float
+    thresh: float
+
+    @classmethod
+    def from_config(cls, cfg, where: Path) -> TopRightRule | None:
+        """The rule of vision.json's ``top_right`` entry (None when absent or empty);
+        ModelError naming ``where`` when it is malformed."""
+        if not cfg:
+            return None
+        try:
+            vals = {k: cfg[k] for k in ("suit_sure", "rank_none", "thresh")}
+        except (KeyError, TypeError):
+            raise ModelError(f"{where}: top_right must hold suit_sure, rank_none and thresh") from None
+        for k, v in vals.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+                raise ModelError(f"{where}: top_right's {k} must be a number from 0 to 1, not {json.dumps(v)}")
+        return cls(**{k: float(v) for k, v in vals.items()})
+
+
+def _covered_right(m: _Mark, marks: list[_Mark]) -> bool:
+    """Whether another mark lies over ``m``'s top-right corner (the next card of a waste
+    fanned to the right, or any card beside it that overlaps it)."""
+    for o in marks:
+        if o is m:
+            continue
+        dx, dy = o.x - m.x, o.y - m.y
+        if 0.05 * m.w < dx < 1.0 * m.w and -0.9 * m.h < dy < 0.45 * m.h:
+            return True
+    return False
 
 
 def _sure_share(marks: list[_Mark], whole_thresh: float, strip_thresh: float) -> tuple[int, float]:
