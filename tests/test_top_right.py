@@ -11,6 +11,7 @@ import pytest
 from solitaire_coach.core.cards import Card
 from solitaire_coach.vision import detector as D
 from solitaire_coach.vision.decks import FONTS_FROM, DrawnDeck
+from solitaire_coach.vision.render import render_random
 
 # a drawn design of the font styles' layout with the small suit at the top right; never
 # trained on (training/make_font_decks.py draws drawn-300..449)
@@ -43,6 +44,13 @@ def test_top_right_settings_are_checked(tmp_path, entry, why):
         D.CardDetector(_linked(tmp_path, entry))
 
 
+def test_the_shipped_model_reads_the_top_right_suit_and_asks_the_index_reader():
+    det = D.CardDetector()
+    rule = det.top_right
+    assert rule is not None and rule.thresh >= det.read_thresh and rule.suit_sure >= 0.8
+    assert det.band_reader is not None and det.band_reader[1] == det.geom
+
+
 def test_a_card_covered_at_its_top_right_is_not_asked():
     m = D._Mark(100, 100, 60, 84, 1.0, kind=0)
     waste_next = D._Mark(120, 100, 60, 84, 1.0, kind=0)  # fanned to the right, over its top right
@@ -50,6 +58,40 @@ def test_a_card_covered_at_its_top_right_is_not_asked():
     beside = D._Mark(175, 100, 60, 84, 1.0, kind=0)  # the next column
     assert D._covered_right(m, [m, waste_next])
     assert not D._covered_right(m, [m, column_next, beside])
+
+
+def _truth_card(truth, c):
+    """The true card under detection ``c`` (its top-left corner near the card's), or None."""
+    for t in truth.cards:
+        q = t.full_quad
+        w, h = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
+        if abs(c.quad[0][0] - q[0][0]) < 0.12 * w and abs(c.quad[0][1] - q[0][1]) < 0.05 * h:
+            return t.card
+    return None
+
+
+def test_a_suit_printed_at_the_top_right_is_read_there():
+    """On frames of a design whose small suit lies at the top right (the corner patch sees
+    the rank and no suit; never trained on), the shipped rule reads cards the corners alone
+    leave UU, each one right, and a card read without the rule keeps its read."""
+    det = D.CardDetector()
+    rule = det.top_right
+    det.askew_turn, det.turn_tries, det.familiar = 0.0, (), None
+    gained = 0
+    for seed in range(3):
+        img, truth = render_random(seed, 1280, 720, decks=[TOP_RIGHT_DECK], hand_p=0.0)
+        det.top_right = None
+        before = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(img).cards}
+        det.top_right = rule
+        after = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(img).cards}
+        for k, c in after.items():
+            b = before.get(k)
+            if b is not None and b.card is not None:
+                assert c.card is b.card
+            elif c.card is not None and b is not None:
+                assert c.card is _truth_card(truth, c), (seed, k, c.code)
+                gained += 1
+    assert gained >= 3
 
 
 def test_font_designs_write_the_rank_with_the_glyphs_given_and_may_print_the_suit_top_right():

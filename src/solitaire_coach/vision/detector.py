@@ -724,10 +724,10 @@ class CardDetector:
         return (best if conf >= (strip_thresh if strip else whole_thresh) else None), conf, best
 
     def _with_bands(self, frame_bgr, marks, kind, probs, second, uncovered, face_of):
-        """``face_of`` (second opinions by mark id) with the band reader's reads of the
-        face-up marks whose corners alone are not sure: a strip's band read alone, a whole
+        """``face_of`` (second opinions by mark id) with the band (or index) reader's reads of
+        the face-up marks whose corners alone are not sure: a strip's band read alone, a whole
         card's band read combined with its face read where it has one (face ** (1 - w) x
-        band ** w, ``w`` the band weight)."""
+        band ** w, ``w`` the band weight); and those band reads alone, by mark id."""
         asked = []
         for i, m in enumerate(marks):
             if kind[i, 2] >= self.none_thresh or kind[i, 1] > kind[i, 0]:
@@ -741,26 +741,27 @@ class CardDetector:
                 asked.append(m)
         bands = self.read_bands(frame_bgr, asked)
         out = dict(face_of)
+        alone = {}
         for k, m in enumerate(asked):
-            b = bands[k]
+            b = alone[id(m)] = bands[k]
             f = out.get(id(m))
             if f is not None:
                 w = self.band_weight
                 b = np.exp((1 - w) * np.log(f + 1e-9) + w * np.log(b + 1e-9))
                 b = b / float(b.sum())
             out[id(m)] = b
-        return out
+        return out, alone
 
     def _read_top_right(
-        self, frame_bgr: np.ndarray, unsure, probs: np.ndarray, kind: np.ndarray, marks, face_of: dict
+        self, frame_bgr: np.ndarray, unsure, probs: np.ndarray, kind: np.ndarray, marks, band_of: dict
     ) -> int:
         """Read the suit of the ``unsure`` face-up marks ((mark, row in ``probs``) each: left
         UU by their corners) from their top-right corner, for designs that print the small
         suit there and not under the rank (issue 40: tango_nuevo). The corner is cut mirrored
         (the suits are left-right symmetric), so the corner reader reads it as a top-left
         corner that shows a suit and no rank. A mark takes the card of its corners' rank
-        (weighed with its second opinion ``face_of``, as :meth:`_read_card` weighs them) and
-        that suit where (see :class:`TopRightRule`) the mirrored corner shows a sure suit and
+        (weighed with the index or band reader's, ``band_of``, at the band weight; not with
+        the face reader's, which reads ranks of unknown designs worse) and that suit where (see :class:`TopRightRule`) the mirrored corner shows a sure suit and
         no rank, and the card comes out sure at the rule's own threshold; marks whose top
         right another card covers (a fanned waste) are not asked. Returns how many were read."""
         rule = self.top_right
@@ -777,8 +778,8 @@ class CardDetector:
             if suit2[k].max() < rule.suit_sure or rank2[k].max() >= rule.rank_none:
                 continue
             rank_p = probs[i].reshape(4, 13).sum(0)  # the corners' rank, whatever the suit
-            second = face_of.get(id(m))
-            w = self.band_weight if m.strip else self.face_weight
+            second = band_of.get(id(m))
+            w = self.band_weight
             if second is not None and w > 0:
                 rank_p = np.exp((1 - w) * np.log(rank_p + 1e-9) + w * np.log(second.reshape(4, 13).sum(0) + 1e-9))
                 rank_p = rank_p / float(rank_p.sum())
@@ -1069,8 +1070,9 @@ class CardDetector:
             to_face = [m for m in both if corners_unsure(m)]
         whole = self.read_faces(frame_bgr, to_face)
         face_of = {id(m): whole[k] for k, m in enumerate(to_face)} if whole is not None else {}
+        band_of: dict[int, np.ndarray] = {}
         if self.band_reader is not None:
-            face_of = self._with_bands(frame_bgr, marks, kind, probs, second, uncovered, face_of)
+            face_of, band_of = self._with_bands(frame_bgr, marks, kind, probs, second, uncovered, face_of)
         kept = list(sure_back)
         unsure: list[tuple[_Mark, int]] = []  # face-up marks left UU, and their row in probs
         for i, m in enumerate(marks):
@@ -1110,7 +1112,7 @@ class CardDetector:
                     unsure.append((m, i))
             kept.append(m)
         if self.top_right is not None and unsure:
-            self._read_top_right(frame_bgr, unsure, probs, kind, marks + sure_back, face_of)
+            self._read_top_right(frame_bgr, unsure, probs, kind, marks + sure_back, band_of)
         if self.turn_tries and model_probs is None and self.deck_reader is None:
             sure_w, sure_s = self._sure_thresholds()
             self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.conf < (sure_s if m.strip else sure_w)])
