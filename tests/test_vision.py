@@ -1035,6 +1035,7 @@ def test_the_band_reader_is_asked_only_where_the_corners_are_unsure(tmp_path):
     and some unsure card's confidence changes (frames of drawn-47, whose small suit lies
     beside the rank, a design the corner reader knows poorly)."""
     d, cfg = _all_models_linked(tmp_path)
+    cfg.pop("index_reader", None)  # one reader of this kind at a time
     cfg["band_reader"] = {"file": "face_reader.onnx", "patch": F.FACE_GEOM.to_config(), "weight": 0.5}
     (d / "vision.json").write_text(json.dumps(cfg))
     det = D.CardDetector(d)
