@@ -112,3 +112,30 @@ def test_font_designs_write_the_rank_with_the_glyphs_given_and_may_print_the_sui
     top_right = plain[: h // 5, int(w * 0.7) :].astype(int)
     paper = np.median(plain[h // 2 - 5 : h // 2 + 5, 2:6].reshape(-1, 3), axis=0)
     assert np.abs(top_right - paper).sum(2).max() > 120
+
+
+def test_a_learnt_deck_reads_the_top_right_suit_too(tmp_path, monkeypatch):
+    """A deck learnt with learn-deck whose small suit lies at the top right: its learnt reads
+    leave cards UU that the top-right rule then reads, each one right."""
+    from solitaire_coach.vision import learn as L
+    from solitaire_coach.vision.render import render_grid
+
+    monkeypatch.setenv("SOLITAIRE_DECK_REFS", str(tmp_path))
+    monkeypatch.setattr(L, "MODEL_KNOWS_DECK", 53)  # learnt even where the shipped model reads it
+    grid_img, _ = render_grid(4712, TOP_RIGHT_DECK)
+    L.learn_deck(grid_img, "corner-suit", D.CardDetector(), scenes=6, check_scenes=4)
+    det = D.CardDetector(deck="corner-suit")
+    assert det.refs is not None or det.head is not None
+    rule = det.top_right
+    gained = 0
+    for seed in range(2):
+        img, truth = render_random(seed, 1280, 720, decks=[TOP_RIGHT_DECK], hand_p=0.0)
+        det.top_right = None
+        before = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(img).cards}
+        det.top_right = rule
+        for c in det.detect(img).cards:
+            b = before.get((round(float(c.quad[0][0])), round(float(c.quad[0][1]))))
+            if b is not None and b.card is None and c.card is not None:
+                assert c.card is _truth_card(truth, c), (seed, c.code)
+                gained += 1
+    assert gained >= 1

@@ -761,8 +761,9 @@ class CardDetector:
         the face reader's, which reads ranks of unknown designs worse) and that suit where
         (see :class:`TopRightRule`) the mirrored corner shows a sure suit and no rank, and
         the card comes out sure at the rule's own threshold; marks whose top right another
-        card covers (a fanned waste) are not asked. Only for the shipped model's own reads (a
-        learnt deck reads its cards its own way). Returns how many were read."""
+        card covers (a fanned waste) are not asked. With a learnt deck, ``probs`` are its reads
+        and only cards neither it nor the shipped model reads surely are asked. Returns how
+        many were read."""
         rule = self.top_right
         asked = [(m, i) for m, i in unsure if not _covered_right(m, marks)]
         if not asked:
@@ -1104,6 +1105,8 @@ class CardDetector:
                         m.card, m.conf = card0, conf0
                     elif m.card is not None and card0 is not None and card0 is not m.card:
                         m.card, m.conf = None, min(m.conf, conf0)
+                    elif m.card is None and card0 is None:
+                        unsure.append((m, i))
                 elif m.card is None:
                     m.likely = likeliest
                     unsure.append((m, i))
