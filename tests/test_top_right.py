@@ -18,18 +18,6 @@ from solitaire_coach.vision.render import render_random
 TOP_RIGHT_DECK = "drawn-503"
 
 
-def _linked(tmp_path, top_right):
-    d = tmp_path / "m"
-    d.mkdir()
-    models = D.repo_root() / "models"
-    for f in models.glob("*.onnx"):
-        (d / f.name).symlink_to(f)
-    cfg = json.loads((models / "vision.json").read_text())
-    cfg["top_right"] = top_right
-    (d / "vision.json").write_text(json.dumps(cfg))
-    return d
-
-
 @pytest.mark.parametrize(
     "entry, why",
     [
@@ -39,9 +27,12 @@ def _linked(tmp_path, top_right):
         ([0.9], "top_right must hold"),
     ],
 )
-def test_top_right_settings_are_checked(tmp_path, entry, why):
+def test_top_right_settings_are_checked(linked_models, entry, why):
+    d, cfg = linked_models
+    cfg["top_right"] = entry
+    (d / "vision.json").write_text(json.dumps(cfg))
     with pytest.raises(D.ModelError, match=r"vision.json: " + why.replace("(", r"\(")):
-        D.CardDetector(_linked(tmp_path, entry))
+        D.CardDetector(d)
 
 
 def test_the_shipped_model_reads_the_top_right_suit_and_asks_the_index_reader():
@@ -70,27 +61,36 @@ def _truth_card(truth, c):
     return None
 
 
+def _reads_without_and_with_the_rule(det, seeds):
+    """(seed, read without the top-right rule, read with it, the true card) of every card
+    ``det`` finds both times in frames of TOP_RIGHT_DECK rendered from ``seeds``."""
+    rule = det.top_right
+    out = []
+    for seed in seeds:
+        img, truth = render_random(seed, 1280, 720, decks=[TOP_RIGHT_DECK], hand_p=0.0)
+        det.top_right = None
+        before = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(img).cards}
+        det.top_right = rule
+        for c in det.detect(img).cards:
+            b = before.get((round(float(c.quad[0][0])), round(float(c.quad[0][1]))))
+            if b is not None:
+                out.append((seed, b, c, _truth_card(truth, c)))
+    return out
+
+
 def test_a_suit_printed_at_the_top_right_is_read_there():
     """On frames of a design whose small suit lies at the top right (the corner patch sees
     the rank and no suit; never trained on), the shipped rule reads cards the corners alone
     leave UU, each one right, and a card read without the rule keeps its read."""
     det = D.CardDetector()
-    rule = det.top_right
     det.askew_turn, det.turn_tries, det.familiar = 0.0, (), None
     gained = 0
-    for seed in range(3):
-        img, truth = render_random(seed, 1280, 720, decks=[TOP_RIGHT_DECK], hand_p=0.0)
-        det.top_right = None
-        before = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(img).cards}
-        det.top_right = rule
-        after = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(img).cards}
-        for k, c in after.items():
-            b = before.get(k)
-            if b is not None and b.card is not None:
-                assert c.card is b.card
-            elif c.card is not None and b is not None:
-                assert c.card is _truth_card(truth, c), (seed, k, c.code)
-                gained += 1
+    for seed, b, c, true in _reads_without_and_with_the_rule(det, range(3)):
+        if b.card is not None:
+            assert c.card is b.card
+        elif c.card is not None:
+            assert c.card is true, (seed, c.code)
+            gained += 1
     assert gained >= 3
 
 
@@ -126,16 +126,9 @@ def test_a_learnt_deck_reads_the_top_right_suit_too(tmp_path, monkeypatch):
     L.learn_deck(grid_img, "corner-suit", D.CardDetector(), scenes=6, check_scenes=4)
     det = D.CardDetector(deck="corner-suit")
     assert det.refs is not None or det.head is not None
-    rule = det.top_right
     gained = 0
-    for seed in range(2):
-        img, truth = render_random(seed, 1280, 720, decks=[TOP_RIGHT_DECK], hand_p=0.0)
-        det.top_right = None
-        before = {(round(float(c.quad[0][0])), round(float(c.quad[0][1]))): c for c in det.detect(img).cards}
-        det.top_right = rule
-        for c in det.detect(img).cards:
-            b = before.get((round(float(c.quad[0][0])), round(float(c.quad[0][1]))))
-            if b is not None and b.card is None and c.card is not None:
-                assert c.card is _truth_card(truth, c), (seed, c.code)
-                gained += 1
+    for seed, b, c, true in _reads_without_and_with_the_rule(det, range(2)):
+        if b.card is None and c.card is not None:
+            assert c.card is true, (seed, c.code)
+            gained += 1
     assert gained >= 1

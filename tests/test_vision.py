@@ -637,17 +637,6 @@ def _linked_model_folder(tmp_path):
     return d
 
 
-def _all_models_linked(tmp_path):
-    """A model folder of links to every shipped network, and the shipped settings (a dict,
-    for the test to change and write as the folder's vision.json)."""
-    models = D.repo_root() / "models"
-    d = tmp_path / "m"
-    d.mkdir()
-    for f in models.glob("*.onnx"):
-        (d / f.name).symlink_to(f)
-    return d, json.loads((models / "vision.json").read_text())
-
-
 @pytest.mark.parametrize(
     "setting, why",
     [
@@ -996,10 +985,10 @@ def test_a_second_reader_without_kind_leaves_face_and_back_to_the_first(tmp_path
     assert not np.allclose(kind, kind3)
 
 
-def test_the_index_reader_cuts_the_main_readers_patch_and_excludes_a_band_reader(tmp_path):
+def test_the_index_reader_cuts_the_main_readers_patch_and_excludes_a_band_reader(linked_models):
     """``index_reader`` in vision.json: by default it reads the corner reader's own patch; a
     folder naming both an index and a band reader is refused, naming its vision.json."""
-    d, cfg = _all_models_linked(tmp_path)
+    d, cfg = linked_models
     cfg["index_reader"] = {"file": "face_reader.onnx"}
     (d / "vision.json").write_text(json.dumps(cfg))
     det = D.CardDetector(d)
@@ -1028,13 +1017,13 @@ def test_face_and_band_reader_settings_are_checked(tmp_path, what):
         D.CardDetector(d)
 
 
-def test_the_band_reader_is_asked_only_where_the_corners_are_unsure(tmp_path):
+def test_the_band_reader_is_asked_only_where_the_corners_are_unsure(linked_models):
     """A band reader (``band_reader`` in vision.json; here the face reader stands in for one,
     cut at its own geometry) weighs in on the face-up cards, strips included, whose corners
     alone are not sure: at weight 0 and 1 a sure corner read keeps its card and confidence,
     and some unsure card's confidence changes (frames of drawn-47, whose small suit lies
     beside the rank, a design the corner reader knows poorly)."""
-    d, cfg = _all_models_linked(tmp_path)
+    d, cfg = linked_models
     cfg.pop("index_reader", None)  # one reader of this kind at a time
     cfg["band_reader"] = {"file": "face_reader.onnx", "patch": F.FACE_GEOM.to_config(), "weight": 0.5}
     (d / "vision.json").write_text(json.dumps(cfg))
@@ -1061,10 +1050,10 @@ def test_the_band_reader_is_asked_only_where_the_corners_are_unsure(tmp_path):
     assert any(abs(reads[0.0][k].confidence - reads[1.0][k].confidence) > 1e-3 for k in unsure)
 
 
-def test_the_face_reader_is_weighed_in_for_whole_cards_only(tmp_path):
+def test_the_face_reader_is_weighed_in_for_whole_cards_only(linked_models):
     """The face reader reads each uncovered face-up card whole: between its weight at 0 and
     at 1 the whole cards' confidences change, the strips' (covered cards) do not."""
-    d, cfg = _all_models_linked(tmp_path)
+    d, cfg = linked_models
     frame = cv2.imread(str(FIX / "scene_gnome-paris_13.jpg"))
     reads = {}
     for w in (0.0, 1.0):

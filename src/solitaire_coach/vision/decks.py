@@ -263,13 +263,12 @@ class DrawnDeck:
         layer[my : my + tm.shape[0], cx - tm.shape[1] // 2 : cx - tm.shape[1] // 2 + tm.shape[1]] = tm
         if place == 3:
             pass
-        elif place == 4:  # the small suit alone at the top right, level with the rank
-            y2 = my + max(0, (tm.shape[0] - ss) // 2) if ss <= tm.shape[0] else my
-            cs = W - mx - ss // 2
-        elif place == 2:
-            x2 = mx + tm.shape[1] + max(2, int(W * p["suit_gap"] * 0.5))
+        elif place in (2, 4):  # level with the rank: beside it, or alone at the top right
             y2 = my + max(0, (tm.shape[0] - ss) // 2)
-            cs = x2 + ss // 2
+            if place == 4:
+                cs = W - mx - ss // 2
+            else:
+                cs = mx + tm.shape[1] + max(2, int(W * p["suit_gap"] * 0.5)) + ss // 2
         else:
             y2 = my + tm.shape[0] + max(2, th // 6) + (int(H * p["suit_gap"]) if place == 1 else 0)
             cs = cx
