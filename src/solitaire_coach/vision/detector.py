@@ -33,6 +33,7 @@ from ..core.notation import EMPTY, UNKNOWN, Snapshot
 from ..repo import repo_root
 from ..userdata import user_decks_dir
 from . import features as F
+from . import pips as P
 from .deckreader import DeckReader, load_reader
 
 SLOT_ORDER = ("waste", "foundation 1", "foundation 2", "foundation 3", "foundation 4") + tuple(
@@ -505,6 +506,10 @@ class CardDetector:
                 d, cfg.get("band_reader"), "band", F.BAND_GEOM, threads, sessions
             )
         self.top_right = TopRightRule.from_config(cfg.get("top_right"), d / "vision.json")
+        self.pips = PipRule.from_config(cfg.get("pips"), d / "vision.json")
+        self.pip_reader = (
+            None if self.pips is None else _load_model(d / self.pips.file, threads, sessions, "pip reader", "crop")
+        )
         return cfg, geom
 
     # ------------------------------------------------------------------ networks
@@ -787,6 +792,66 @@ class CardDetector:
             m.likely = Card.from_index(j)
             if conf >= rule.thresh:
                 m.card, m.conf = m.likely, conf
+                n += 1
+        return n
+
+    def _read_pips(self, frame_bgr: np.ndarray, unsure, probs: np.ndarray, kind: np.ndarray, marks, seconds) -> int:
+        """Read the ``unsure`` face-up marks ((mark, row in ``probs``) each, left UU by their
+        corners and the top-right corner) from the pips that show (see :mod:`.pips`): the
+        part of the card that no card below covers, warped upright, its pip-sized ink blobs
+        named by the pip reader. Where the blobs tell one suit surely (see :class:`PipRule`)
+        and the corners find an ace or number card likeliest (a court's picture is no pip,
+        whatever shapes it holds), that suit is weighed into the card's suit (which knows
+        the colour); on a whole card, where
+        the pips outside the index corners number as many as the rank the corners find
+        likeliest (2 to 10), that rank is taken as sure. The card is then that rank times
+        that suit, read where it comes out at the rule's threshold. ``seconds``: the second
+        opinions by mark id (face and index reader), weighed in as the detector does.
+        Marks covered at their right (a fanned waste: the pips lie under the next card) are
+        not asked. Returns how many were read."""
+        rule = self.pips
+        asked, crops, boxes, owner = [], [], [], []
+        for m, i in unsure:
+            if _covered_right(m, marks):
+                continue
+            u, v = m.axes()
+            shown = _shown(m, marks)
+            pc = P.pip_crops(P.card_view(frame_bgr, (m.x, m.y), u, v, shown))
+            if len(pc.crops):
+                crops.append(pc.crops)
+                boxes.append(pc.boxes)
+                owner += [len(asked)] * len(pc.crops)
+                asked.append((m, i, shown))
+        if not asked:
+            return 0
+        (read,) = self.pip_reader.run(None, {"crop": F.to_tensor(np.concatenate(crops))})
+        owner_a = np.array(owner)
+        n = 0
+        for k, (m, i, shown) in enumerate(asked):
+            mine = read[owner_a == k]
+            suit_p, _ = P.suit_of_pips(mine, rule.none_max)
+            p = probs[i]
+            second = seconds.get(id(m))
+            if second is not None:
+                p = _weighed(p, second, self.band_weight if m.strip else self.face_weight)
+            rank_p, card_suit = p.reshape(4, 13).sum(0), p.reshape(4, 13).sum(1)
+            told = False
+            r = int(rank_p.argmax()) + 1
+            if suit_p is not None and suit_p.max() >= rule.suit_sure and r <= 10:
+                card_suit = _weighed(card_suit, suit_p, rule.weight)
+                told = True
+            if shown >= 1.0 and 2 <= r <= 10 and P.pip_count(mine, boxes[k], rule.none_max) == r:
+                rank_p = np.full(13, 0.01 / 12)
+                rank_p[r - 1] = 0.99
+                told = True
+            if not told:
+                continue
+            p = (card_suit[:, None] * rank_p[None, :]).ravel()
+            j = int(p.argmax())
+            conf = float(p[j]) * float(kind[i, 0] + kind[i, 1])
+            if conf >= rule.thresh:  # a card left UU keeps its corners' likeliest (the familiar rule's)
+                m.card = m.likely = Card.from_index(j)
+                m.conf = conf
                 n += 1
         return n
 
@@ -1113,6 +1178,10 @@ class CardDetector:
             kept.append(m)
         if self.top_right is not None and unsure:
             self._read_top_right(frame_bgr, unsure, probs, kind, marks + sure_back, band_of)
+        if self.pip_reader is not None and unsure:
+            self._read_pips(
+                frame_bgr, [(m, i) for m, i in unsure if m.card is None], probs, kind, marks + sure_back, face_of
+            )
         if self.turn_tries and model_probs is None and self.deck_reader is None:
             sure_w, sure_s = self._sure_thresholds()
             self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.conf < (sure_s if m.strip else sure_w)])
@@ -1247,6 +1316,56 @@ class TopRightRule:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
                 raise ModelError(f"{where}: top_right's {k} must be a number from 0 to 1, not {json.dumps(v)}")
         return cls(**{k: float(v) for k, v in vals.items()})
+
+
+@dataclass(frozen=True)
+class PipRule:
+    """When a face-up card left unsure takes its suit from its pips (``pips`` in vision.json,
+    see :meth:`CardDetector._read_pips`): the pip reader's ONNX ``file``; a blob counts as a
+    pip where the reader's "no pip" is under ``none_max``; the pips' suit must be at least
+    ``suit_sure``; it is weighed into the corners' suit at ``weight``; the card so made is
+    read at ``thresh`` or more."""
+
+    file: str
+    none_max: float
+    suit_sure: float
+    weight: float
+    thresh: float
+
+    @classmethod
+    def from_config(cls, cfg, where: Path) -> PipRule | None:
+        """The rule of vision.json's ``pips`` entry (None when absent or empty); ModelError
+        naming ``where`` when it is malformed."""
+        if not cfg:
+            return None
+        names = ("none_max", "suit_sure", "weight", "thresh")
+        try:
+            file = cfg["file"]
+            vals = {k: cfg[k] for k in names}
+        except (KeyError, TypeError):
+            raise ModelError(f"{where}: pips must hold file, {', '.join(names)}") from None
+        if not isinstance(file, str) or not file:
+            raise ModelError(f"{where}: pips' file must name the pip reader's ONNX file, not {json.dumps(file)}")
+        for k, v in vals.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+                raise ModelError(f"{where}: pips' {k} must be a number from 0 to 1, not {json.dumps(v)}")
+        return cls(file, **{k: float(v) for k, v in vals.items()})
+
+
+def _shown(m: _Mark, marks: list[_Mark]) -> float:
+    """The share of ``m``'s height that shows above the nearest mark lying over its lower
+    part (the next card of a fanned column); 1 where none does."""
+    (ux, uy), (vx, vy) = m.axes()
+    shown = 1.0
+    for o in marks:
+        if o is m:
+            continue
+        dx, dy = o.x - m.x, o.y - m.y
+        a = (dx * ux + dy * uy) / (m.w * m.w)  # along the card's width, in card widths
+        b = (dx * vx + dy * vy) / (m.h * m.h)  # along its height, in card heights
+        if -0.5 < a < 0.95 and 0.02 < b < shown:
+            shown = b
+    return shown
 
 
 def _covered_right(m: _Mark, marks: list[_Mark]) -> bool:

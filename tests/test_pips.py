@@ -1,0 +1,130 @@
+"""Pips: a card's suit symbols found as ink blobs and named by the pip reader (issue 40:
+designs whose small suit a fanned column hides, whose index font the corner reader does
+not know)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from solitaire_coach.core.cards import Card
+from solitaire_coach.vision import detector as D
+from solitaire_coach.vision import pips as P
+from solitaire_coach.vision.decks import DrawnDeck
+from solitaire_coach.vision.render import render_random
+
+# a drawn design with no small suit at all: a strip shows its rank and, on a number card, its top pips
+# (a validation design: never trained on)
+LOW_SUIT_DECK = "drawn-57"
+
+
+def _on_table(face: np.ndarray, width: int = 70):
+    """``face`` scaled to ``width`` px on a green table: the frame and the card's corner,
+    width and height vectors."""
+    h = int(round(width * face.shape[0] / face.shape[1]))
+    frame = np.full((h + 60, width + 60, 3), (40, 110, 40), np.uint8)
+    frame[30 : 30 + h, 30 : 30 + width] = cv2.resize(face, (width, h), interpolation=cv2.INTER_AREA)
+    return frame, (30, 30), (width, 0), (0, h)
+
+
+def test_a_number_cards_pips_are_cut_and_named():
+    det = D.CardDetector()
+    deck = DrawnDeck(11)
+    for code in ("9S", "7H", "4D", "10C"):
+        card = Card.parse(code)
+        frame, corner, u, v = _on_table(deck.face(card))
+        pc = P.pip_crops(P.card_view(frame, corner, u, v))
+        (read,) = det.pip_reader.run(None, {"crop": D.F.to_tensor(pc.crops)})
+        assert P.pip_count(read, pc.boxes) == card.rank, code
+        suit, looks = P.suit_of_pips(read)
+        assert looks >= card.rank and int(suit.argmax()) == card.suit and suit.max() > 0.99, code
+
+
+def test_a_strip_shows_its_top_pips_and_a_court_none():
+    det = D.CardDetector()
+    deck = DrawnDeck(11)
+    frame, corner, u, v = _on_table(deck.face(Card.parse("8C")))
+    pc = P.pip_crops(P.card_view(frame, corner, u, v, shown=0.33))
+    (read,) = det.pip_reader.run(None, {"crop": D.F.to_tensor(pc.crops)})
+    suit, looks = P.suit_of_pips(read)
+    assert looks >= 1 and int(suit.argmax()) == Card.parse("8C").suit
+
+
+def test_suit_of_pips_multiplies_the_pips_and_skips_what_is_no_pip():
+    reads = np.array([[0.6, 0.1, 0.1, 0.1, 0.1], [0.7, 0.1, 0.1, 0.05, 0.05], [0.0, 0.0, 0.0, 0.1, 0.9]])
+    suit, looks = P.suit_of_pips(reads)
+    assert looks == 2 and suit.argmax() == 0 and suit[0] > 0.9
+    assert P.suit_of_pips(reads[2:]) == (None, 0)
+
+
+def test_blobs_in_the_index_corners_are_not_counted():
+    assert P.in_index_corner((2, 3, 8, 12)) and P.in_index_corner((56, 80, 6, 8))
+    assert not P.in_index_corner((30, 40, 8, 10))
+
+
+def test_shown_is_the_part_above_the_next_card():
+    m = D._Mark(100, 100, 60, 84, 1.0, kind=0)
+    below = D._Mark(101, 125.2, 60, 84, 1.0, kind=0)
+    beside = D._Mark(170, 110, 60, 84, 1.0, kind=0)
+    assert D._shown(m, [m, below, beside]) == pytest.approx(25.2 / 84)
+    assert D._shown(m, [m, beside]) == 1.0
+
+
+@pytest.mark.parametrize(
+    "entry, why",
+    [
+        ({"file": "pip_reader.onnx", "none_max": 0.3}, "pips must hold file, none_max, suit_sure, weight, thresh"),
+        (
+            {"file": "pip_reader.onnx", "none_max": 0.3, "suit_sure": 0.9, "weight": 0.7, "thresh": 1.5},
+            "pips' thresh must be a number from 0 to 1, not 1.5",
+        ),
+        ({"file": 3, "none_max": 0.3, "suit_sure": 0.9, "weight": 0.7, "thresh": 0.8}, "pips' file must name"),
+        (
+            {"file": "nothing.onnx", "none_max": 0.3, "suit_sure": 0.9, "weight": 0.7, "thresh": 0.8},
+            "nothing.onnx: missing",
+        ),
+    ],
+)
+def test_pip_settings_are_checked(linked_models, entry, why):
+    d, cfg = linked_models
+    cfg["pips"] = entry
+    (d / "vision.json").write_text(json.dumps(cfg))
+    with pytest.raises(D.ModelError, match=why.replace("(", r"\(")):
+        D.CardDetector(d)
+
+
+def _reads(det, seeds):
+    """{(seed, corner): (card read or None, true card)} of the face-up cards ``det`` reads in
+    frames of LOW_SUIT_DECK rendered from ``seeds``."""
+    out = {}
+    for seed in seeds:
+        img, truth = render_random(seed, 1280, 720, decks=[LOW_SUIT_DECK], hand_p=0.0)
+        for c in det.detect(img).cards:
+            for t in truth.cards:
+                q = t.full_quad
+                w, h = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
+                if abs(c.quad[0][0] - q[0][0]) < 0.12 * w and abs(c.quad[0][1] - q[0][1]) < 0.05 * h and t.card:
+                    key = (seed, round(float(c.quad[0][0])), round(float(c.quad[0][1])))
+                    out[key] = (c.card, t.card)
+    return out
+
+
+def test_pips_read_strips_whose_small_suit_is_hidden_and_read_no_card_wrong():
+    det = D.CardDetector()
+    rule = det.pips
+    assert rule is not None
+    seeds = range(700, 706)
+    det.pips, reader = None, det.pip_reader
+    det.pip_reader = None
+    before = _reads(det, seeds)
+    det.pips, det.pip_reader = rule, reader
+    after = _reads(det, seeds)
+    right_before = sum(1 for c, t in before.values() if c == t)
+    right_after = sum(1 for c, t in after.values() if c == t)
+    assert right_after >= right_before + 20
+    assert sum(1 for c, t in after.values() if c is not None and c != t) <= sum(
+        1 for c, t in before.values() if c is not None and c != t
+    )
