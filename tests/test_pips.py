@@ -128,3 +128,37 @@ def test_pips_read_strips_whose_small_suit_is_hidden_and_read_no_card_wrong():
     assert sum(1 for c, t in after.values() if c is not None and c != t) <= sum(
         1 for c, t in before.values() if c is not None and c != t
     )
+
+
+def _one_hot_card(rank: int, suit: int, p: float = 0.4) -> np.ndarray:
+    """52 card probabilities: ``p`` on one card, the rest spread evenly (an unsure read)."""
+    out = np.full(52, (1 - p) / 51)
+    out[suit * 13 + rank - 1] = p
+    return out
+
+
+def test_a_rank_three_readers_find_likeliest_alike_is_agreed_on_whole_straight_cards_only():
+    det = D.CardDetector()
+    assert det.agreed_rank == pytest.approx(0.99)
+    whole = D._Mark(100, 100, 60, 84, 1.0, kind=0)
+    strip = D._Mark(200, 100, 60, 84, 1.0, kind=0, strip=True)
+    turned = D._Mark(300, 100, 60, 84, 1.0, kind=0, angle=np.radians(15))
+    split = D._Mark(400, 100, 60, 84, 1.0, kind=0)
+    marks = [whole, strip, turned, split]
+    probs = np.stack([_one_hot_card(9, 2)] * 4)  # the corners: a 9, unsure
+    faces = {id(m): _one_hot_card(9, 3) for m in marks}  # the face reader: a 9 too (another suit)
+    index = {id(m): _one_hot_card(9, 2) for m in marks}
+    index[id(split)] = _one_hot_card(6, 2)  # the index reader finds a 6 likeliest
+    unsure = [(m, k) for k, m in enumerate(marks)]
+    assert det._agreed_ranks(unsure, probs, faces, index) == {id(whole): 9}
+    assert det._agreed_ranks(unsure, probs, {}, index) == {}  # no face read: no agreement
+    det.agreed_rank = 0.0
+    assert det._agreed_ranks(unsure, probs, faces, index) == {}
+
+
+def test_agreed_rank_is_a_probability(linked_models):
+    d, cfg = linked_models
+    cfg["agreed_rank"] = 1.5
+    (d / "vision.json").write_text(json.dumps(cfg))
+    with pytest.raises(D.ModelError, match="agreed_rank is a probability: it must be from 0 to 1, not 1.5"):
+        D.CardDetector(d)

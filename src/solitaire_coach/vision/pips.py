@@ -98,6 +98,13 @@ def pip_count(probs: np.ndarray, boxes: np.ndarray, none_max: float = 0.3) -> in
     return int(sum(1 for p, b in zip(probs, boxes) if p[NO_PIP] < none_max and not in_index_corner(b)))
 
 
+def pips_agree(probs: np.ndarray, none_max: float = 0.3) -> bool:
+    """Whether every blob of ``probs`` (N x 5 pip reads) that counts as a pip names the same
+    suit likeliest."""
+    keep = probs[probs[:, NO_PIP] < none_max]
+    return len(keep) > 0 and len(set(keep[:, :NO_PIP].argmax(1).tolist())) == 1
+
+
 def suit_of_pips(probs: np.ndarray, none_max: float = 0.3) -> tuple[np.ndarray | None, int]:
     """The suit (4 probabilities, C D H S) that the pip reader's reads ``probs`` (N x 5, the
     fifth "no pip") of one card's blobs tell together, and how many blobs told it: every
