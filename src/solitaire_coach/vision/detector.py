@@ -820,7 +820,7 @@ class CardDetector:
                 # a sure rank leaves the suit alone to decide: the corners' suit (which knows
                 # the colour) weighs in, as it does for the pips' suit
                 rank_p = _sure_rank(agreed[id(m)], self.agreed_rank)
-                suit_p = _weighed(probs[i].reshape(4, 13).sum(1), suit_p, 0.75)
+                suit_p = _weighed(probs[i].reshape(4, 13).sum(1), suit_p, _AGREED_SUIT_WEIGHT)
             p = (suit_p[:, None] * rank_p[None, :]).ravel()
             j = int(p.argmax())
             conf = float(p[j]) * float(kind[i, 0] + kind[i, 1])
@@ -839,15 +839,14 @@ class CardDetector:
         named by the pip reader. Where the blobs tell one suit surely (see :class:`PipRule`)
         and the corners find an ace or number card likeliest (a court's picture is no pip,
         whatever shapes it holds), that suit is weighed into the card's suit (which knows
-        the colour); on a whole card, where
-        the pips outside the index corners number as many as the rank the corners find
-        likeliest (2 to 10), that rank is taken as sure. The card is then that rank times
-        that suit, read where it comes out at the rule's threshold; so is a whole card whose
-        rank the readers agree on (``agreed``, see :meth:`_agreed_ranks`), with its own
-        suit (the corners' with the face reader's) where no pip tells one. ``seconds``: the second
-        opinions by mark id (face and index reader), weighed in as the detector does.
-        Marks covered at their right (a fanned waste: the pips lie under the next card) are
-        not asked. Returns how many were read."""
+        the colour); on a whole card, where the pips outside the index corners number as
+        many as the rank the corners find likeliest (2 to 10), that rank is taken as sure.
+        The card is then that rank times that suit, read where it comes out at the rule's
+        threshold; so is a whole card whose rank the readers agree on (``agreed``, see
+        :meth:`_agreed_ranks`), with its own suit (the corners' with the face reader's)
+        where no pip tells one. ``seconds``: the second opinions by mark id (face and index
+        reader), weighed in as the detector does. Marks covered at their right (a fanned
+        waste: the pips lie under the next card) are not asked. Returns how many were read."""
         rule = self.pips
         asked, crops, boxes, owner = [], [], [], []
         for m, i in unsure:
@@ -2174,6 +2173,9 @@ def _cut_patches(frame_bgr: np.ndarray, cuts: list[tuple], geom: F.PatchGeom) ->
 # a card turned this far (degrees) or more on the table is not read by the readers' agreed
 # rank (see CardDetector._agreed_ranks)
 _AGREE_MAX_TURN = 10.0
+# with a rank the readers agree on, the top-right suit weighed into the corners' suit (which
+# knows the colour) at this weight, as the shipped pip rule weighs the pips' suit
+_AGREED_SUIT_WEIGHT = 0.75
 
 
 def _sure_rank(rank: int, p: float) -> np.ndarray:
