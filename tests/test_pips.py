@@ -162,3 +162,9 @@ def test_agreed_rank_is_a_probability(linked_models):
     (d / "vision.json").write_text(json.dumps(cfg))
     with pytest.raises(D.ModelError, match="agreed_rank is a probability: it must be from 0 to 1, not 1.5"):
         D.CardDetector(d)
+
+
+def test_the_pips_suit_must_have_the_colour_the_card_itself_gives():
+    black = np.array([0.45, 0.05, 0.05, 0.45])  # the corners: a black card, club or spade
+    assert D._same_colour(black, np.array([0.0, 0.0, 0.01, 0.99]))  # spade pips
+    assert not D._same_colour(black, np.array([0.0, 0.01, 0.99, 0.0]))  # heart pips: refused

@@ -838,8 +838,8 @@ class CardDetector:
         part of the card that no card below covers, warped upright, its pip-sized ink blobs
         named by the pip reader. Where the blobs tell one suit surely (see :class:`PipRule`)
         and the corners find an ace or number card likeliest (a court's picture is no pip,
-        whatever shapes it holds), that suit is weighed into the card's suit (which knows
-        the colour); on a whole card, where the pips outside the index corners number as
+        whatever shapes it holds) and the card's own suit gives its colour even odds or
+        better, that suit is weighed into the card's suit; on a whole card, where the pips outside the index corners number as
         many as the rank the corners find likeliest (2 to 10), that rank is taken as sure.
         The card is then that rank times that suit, read where it comes out at the rule's
         threshold; so is a whole card whose rank the readers agree on (``agreed``, see
@@ -878,7 +878,7 @@ class CardDetector:
             rank_p, card_suit = p.reshape(4, 13).sum(0), p.reshape(4, 13).sum(1)
             told = False
             r = int(rank_p.argmax()) + 1
-            if suit_p is not None and suit_p.max() >= rule.suit_sure and r <= 10:
+            if suit_p is not None and suit_p.max() >= rule.suit_sure and r <= 10 and _same_colour(card_suit, suit_p):
                 card_suit = _weighed(card_suit, suit_p, rule.weight)
                 told = True
             if shown >= 1.0 and 2 <= r <= 10 and P.pip_count(mine, boxes[k], rule.none_max) == r:
@@ -2176,6 +2176,14 @@ _AGREE_MAX_TURN = 10.0
 # with a rank the readers agree on, the top-right suit weighed into the corners' suit (which
 # knows the colour) at this weight, as the shipped pip rule weighs the pips' suit
 _AGREED_SUIT_WEIGHT = 0.75
+
+
+def _same_colour(card_suit: np.ndarray, suit_p: np.ndarray) -> bool:
+    """Whether the card's own suit probabilities (C D H S) give the colour of ``suit_p``'s
+    likeliest suit at least even odds: the corners tell red from black far more surely than
+    a small pip's shape does (a 2 of spades 50 px wide, its pips named hearts)."""
+    red = float(card_suit[1] + card_suit[2]) / float(card_suit.sum())
+    return (red if int(suit_p.argmax()) in (1, 2) else 1.0 - red) >= 0.5
 
 
 def _sure_rank(rank: int, p: float) -> np.ndarray:
