@@ -1,9 +1,10 @@
 """Every test runs with its own per-user data folder (``SOLITAIRE_COACH_HOME``), so no test
 reads or writes the real one of whoever runs the suite. ``linked_models``: a model folder to
-change the settings of."""
+change the settings of; ``truth_card``: the true card under a detection of a rendered frame."""
 
 import json
 
+import numpy as np
 import pytest
 
 
@@ -24,3 +25,20 @@ def linked_models(tmp_path):
     for f in models.glob("*.onnx"):
         (d / f.name).symlink_to(f)
     return d, json.loads((models / "vision.json").read_text())
+
+
+def _truth_card(truth, c):
+    """The true card under detection ``c`` of a rendered frame whose ``truth`` the renderer
+    gave (its top-left corner near the card's), or None (none there, or a back)."""
+    for t in truth.cards:
+        q = t.full_quad
+        w, h = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
+        if abs(c.quad[0][0] - q[0][0]) < 0.12 * w and abs(c.quad[0][1] - q[0][1]) < 0.05 * h:
+            return t.card
+    return None
+
+
+@pytest.fixture
+def truth_card():
+    """:func:`_truth_card`: (truth, detection) -> the true card under it, or None."""
+    return _truth_card

@@ -51,17 +51,7 @@ def test_a_card_covered_at_its_top_right_is_not_asked():
     assert not D._covered_right(m, [m, column_next, beside])
 
 
-def _truth_card(truth, c):
-    """The true card under detection ``c`` (its top-left corner near the card's), or None."""
-    for t in truth.cards:
-        q = t.full_quad
-        w, h = np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0])
-        if abs(c.quad[0][0] - q[0][0]) < 0.12 * w and abs(c.quad[0][1] - q[0][1]) < 0.05 * h:
-            return t.card
-    return None
-
-
-def _reads_without_and_with_the_rule(det, seeds):
+def _reads_without_and_with_the_rule(det, seeds, truth_card):
     """(seed, read without the top-right rule, read with it, the true card) of every card
     ``det`` finds both times in frames of TOP_RIGHT_DECK rendered from ``seeds``."""
     rule = det.top_right
@@ -75,18 +65,18 @@ def _reads_without_and_with_the_rule(det, seeds):
         for c in det.detect(img).cards:
             b = before.get((round(float(c.quad[0][0])), round(float(c.quad[0][1]))))
             if b is not None:
-                out.append((seed, b, c, _truth_card(truth, c)))
+                out.append((seed, b, c, truth_card(truth, c)))
     return out
 
 
-def test_a_suit_printed_at_the_top_right_is_read_there():
+def test_a_suit_printed_at_the_top_right_is_read_there(truth_card):
     """On frames of a design whose small suit lies at the top right (the corner patch sees
     the rank and no suit; never trained on), the shipped rule reads cards the corners alone
     leave UU, each one right, and a card read without the rule keeps its read."""
     det = D.CardDetector()
     det.askew_turn, det.turn_tries, det.familiar = 0.0, (), None
     gained = 0
-    for seed, b, c, true in _reads_without_and_with_the_rule(det, range(3)):
+    for seed, b, c, true in _reads_without_and_with_the_rule(det, range(3), truth_card):
         if b.card is not None:
             assert c.card is b.card
         elif c.card is not None:
@@ -115,7 +105,7 @@ def test_font_designs_write_the_rank_with_the_glyphs_given_and_may_print_the_sui
     assert np.abs(top_right - paper).sum(2).max() > 120
 
 
-def test_a_learnt_deck_reads_the_top_right_suit_too(tmp_path, monkeypatch):
+def test_a_learnt_deck_reads_the_top_right_suit_too(tmp_path, monkeypatch, truth_card):
     """A deck learnt with learn-deck whose small suit lies at the top right: its learnt reads
     leave cards UU that the top-right rule then reads, each one right."""
     from solitaire_coach.vision import learn as L
@@ -128,7 +118,7 @@ def test_a_learnt_deck_reads_the_top_right_suit_too(tmp_path, monkeypatch):
     det = D.CardDetector(deck="corner-suit")
     assert det.refs is not None or det.head is not None
     gained = 0
-    for seed, b, c, true in _reads_without_and_with_the_rule(det, range(2)):
+    for seed, b, c, true in _reads_without_and_with_the_rule(det, range(2), truth_card):
         if b.card is None and c.card is not None:
             assert c.card is true, (seed, c.code)
             gained += 1

@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..core.cards import Card
+from ..core.cards import RED_SUITS, Card
 from ..core.notation import EMPTY, UNKNOWN, Snapshot
 from ..repo import repo_root
 from ..userdata import user_decks_dir
@@ -839,14 +839,15 @@ class CardDetector:
         named by the pip reader. Where the blobs tell one suit surely (see :class:`PipRule`)
         and the corners find an ace or number card likeliest (a court's picture is no pip,
         whatever shapes it holds) and the card's own suit gives its colour even odds or
-        better, that suit is weighed into the card's suit; on a whole card, where the pips outside the index corners number as
-        many as the rank the corners find likeliest (2 to 10), that rank is taken as sure.
-        The card is then that rank times that suit, read where it comes out at the rule's
-        threshold; so is a whole card whose rank the readers agree on (``agreed``, see
-        :meth:`_agreed_ranks`), with its own suit (the corners' with the face reader's)
-        where no pip tells one. ``seconds``: the second opinions by mark id (face and index
-        reader), weighed in as the detector does. Marks covered at their right (a fanned
-        waste: the pips lie under the next card) are not asked. Returns how many were read."""
+        better, that suit is weighed into the card's suit; on a whole card, where the pips
+        outside the index corners number as many as the rank the corners find likeliest (2
+        to 10), that rank is taken as sure. The card is then that rank times that suit,
+        read where it comes out at the rule's threshold; so is a whole card whose rank the
+        readers agree on (``agreed``, see :meth:`_agreed_ranks`), with its own suit (the
+        corners' with the face reader's) where no pip tells one. ``seconds``: the second
+        opinions by mark id (face and index reader), weighed in as the detector does. Marks
+        covered at their right (a fanned waste: the pips lie under the next card) are not
+        asked. Returns how many were read."""
         rule = self.pips
         asked, crops, boxes, owner = [], [], [], []
         for m, i in unsure:
@@ -882,7 +883,7 @@ class CardDetector:
                 card_suit = _weighed(card_suit, suit_p, rule.weight)
                 told = True
             if shown >= 1.0 and 2 <= r <= 10 and P.pip_count(mine, boxes[k], rule.none_max) == r:
-                rank_p = _sure_rank(r, 0.99)
+                rank_p = _sure_rank(r, _COUNTED_RANK)
                 told = True
             elif id(m) in agreed and (
                 r >= 2 and looks >= 2 and P.pips_agree(mine, rule.none_max)
@@ -1183,7 +1184,7 @@ class CardDetector:
             to_face = [m for m in both if corners_unsure(m)]
         whole = self.read_faces(frame_bgr, to_face)
         face_of = {id(m): whole[k] for k, m in enumerate(to_face)} if whole is not None else {}
-        face_alone = dict(face_of)  # the face reader's own reads, before the band reader's weigh in
+        face_alone = face_of  # the face reader's own reads (_with_bands returns a new dict)
         band_of: dict[int, np.ndarray] = {}
         if self.band_reader is not None:
             face_of, band_of = self._with_bands(frame_bgr, marks, kind, probs, second, uncovered, face_of)
@@ -1370,10 +1371,7 @@ class TopRightRule:
             vals = {k: cfg[k] for k in ("suit_sure", "rank_none", "thresh")}
         except (KeyError, TypeError):
             raise ModelError(f"{where}: top_right must hold suit_sure, rank_none and thresh") from None
-        for k, v in vals.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
-                raise ModelError(f"{where}: top_right's {k} must be a number from 0 to 1, not {json.dumps(v)}")
-        return cls(**{k: float(v) for k, v in vals.items()})
+        return cls(**_probabilities(vals, "top_right's", where))
 
 
 @dataclass(frozen=True)
@@ -1404,10 +1402,16 @@ class PipRule:
             raise ModelError(f"{where}: pips must hold file, {', '.join(names)}") from None
         if not isinstance(file, str) or not file:
             raise ModelError(f"{where}: pips' file must name the pip reader's ONNX file, not {json.dumps(file)}")
-        for k, v in vals.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
-                raise ModelError(f"{where}: pips' {k} must be a number from 0 to 1, not {json.dumps(v)}")
-        return cls(file, **{k: float(v) for k, v in vals.items()})
+        return cls(file, **_probabilities(vals, "pips'", where))
+
+
+def _probabilities(vals: dict, owner: str, where: Path) -> dict[str, float]:
+    """``vals`` (a rule's settings in vision.json) as floats, each checked to be a number
+    from 0 to 1; ModelError naming ``where`` and the ``owner``'s setting otherwise."""
+    for k, v in vals.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+            raise ModelError(f"{where}: {owner} {k} must be a number from 0 to 1, not {json.dumps(v)}")
+    return {k: float(v) for k, v in vals.items()}
 
 
 def _shown(m: _Mark, marks: list[_Mark]) -> float:
@@ -2176,14 +2180,16 @@ _AGREE_MAX_TURN = 10.0
 # with a rank the readers agree on, the top-right suit weighed into the corners' suit (which
 # knows the colour) at this weight, as the shipped pip rule weighs the pips' suit
 _AGREED_SUIT_WEIGHT = 0.75
+# the probability given to a whole number card's rank where its pips number as many
+_COUNTED_RANK = 0.99
 
 
 def _same_colour(card_suit: np.ndarray, suit_p: np.ndarray) -> bool:
     """Whether the card's own suit probabilities (C D H S) give the colour of ``suit_p``'s
     likeliest suit at least even odds: the corners tell red from black far more surely than
     a small pip's shape does (a 2 of spades 50 px wide, its pips named hearts)."""
-    red = float(card_suit[1] + card_suit[2]) / float(card_suit.sum())
-    return (red if int(suit_p.argmax()) in (1, 2) else 1.0 - red) >= 0.5
+    red = float(sum(card_suit[k] for k in RED_SUITS)) / float(card_suit.sum())
+    return (red if int(suit_p.argmax()) in RED_SUITS else 1.0 - red) >= 0.5
 
 
 def _sure_rank(rank: int, p: float) -> np.ndarray:

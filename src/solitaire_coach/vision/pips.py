@@ -92,16 +92,21 @@ def in_index_corner(box) -> bool:
     return bool((cx < 0.27 and cy < 0.42) or (cx > 0.73 and cy > 0.58))
 
 
+def is_pip(probs: np.ndarray, none_max: float = 0.3) -> np.ndarray:
+    """Which blobs of ``probs`` (N x 5 pip reads) count as pips: "no pip" under ``none_max``."""
+    return probs[:, NO_PIP] < none_max
+
+
 def pip_count(probs: np.ndarray, boxes: np.ndarray, none_max: float = 0.3) -> int:
     """How many of a whole card's blobs (their pip reads ``probs`` and ``boxes``) are pips
     outside the index corners: a number card's rank, where its pips stand apart."""
-    return int(sum(1 for p, b in zip(probs, boxes) if p[NO_PIP] < none_max and not in_index_corner(b)))
+    return int(sum(1 for pip, b in zip(is_pip(probs, none_max), boxes) if pip and not in_index_corner(b)))
 
 
 def pips_agree(probs: np.ndarray, none_max: float = 0.3) -> bool:
     """Whether every blob of ``probs`` (N x 5 pip reads) that counts as a pip names the same
     suit likeliest."""
-    keep = probs[probs[:, NO_PIP] < none_max]
+    keep = probs[is_pip(probs, none_max)]
     return len(keep) > 0 and len(set(keep[:, :NO_PIP].argmax(1).tolist())) == 1
 
 
@@ -110,7 +115,7 @@ def suit_of_pips(probs: np.ndarray, none_max: float = 0.3) -> tuple[np.ndarray |
     fifth "no pip") of one card's blobs tell together, and how many blobs told it: every
     blob whose "no pip" is under ``none_max`` counts as one independent look at the same
     suit (their suit probabilities multiplied). None where no blob counts."""
-    keep = probs[probs[:, NO_PIP] < none_max]
+    keep = probs[is_pip(probs, none_max)]
     if not len(keep):
         return None, 0
     s = keep[:, :NO_PIP] / keep[:, :NO_PIP].sum(1, keepdims=True)
