@@ -1026,6 +1026,7 @@ def test_the_band_reader_is_asked_only_where_the_corners_are_unsure(linked_model
     d, cfg = linked_models
     cfg.pop("index_reader", None)  # one reader of this kind at a time
     cfg.pop("pips", None)  # the pips would read (and weigh the band reader into) some unsure cards
+    cfg.pop("elsewhere", None)  # so would the one-of-each-card rule, at its own confidence
     cfg["band_reader"] = {"file": "face_reader.onnx", "patch": F.FACE_GEOM.to_config(), "weight": 0.5}
     (d / "vision.json").write_text(json.dumps(cfg))
     det = D.CardDetector(d)

@@ -139,6 +139,10 @@ class _Mark:
     quad: np.ndarray | None = None  # set when read in a turned frame: the quad in the frame as given
     angle: float = 0.0  # how far the card is turned on the table (radians, its top edge; + clockwise)
     likely: Card | None = None  # the likeliest card of a face left UU (for the familiar-deck rule)
+    belief: np.ndarray | None = None  # its 52 card probabilities (see _belief)
+    face: float = 0.0  # how sure it is a card's face (conf is that times the likeliest card's)
+    how: str = ""  # which step read its card (corners, top right, pips, turned, askew, familiar, elsewhere)
+    far_face: float | None = None  # how sure its far corner (bottom right) shows a card's face
 
     def axes(self, zoom: float = 1.0) -> tuple[tuple[float, float], tuple[float, float]]:
         """The card's width and height vectors (image px), times ``zoom``."""
@@ -440,6 +444,7 @@ class CardDetector:
         self.reader = _load_model(d / reader_file, threads, sessions, "card reader", "patch")
         self.reader_path = d / reader_file
         self.familiar = FamiliarRule.from_config(cfg.get("familiar"), d / "vision.json")
+        self.elsewhere = ElsewhereRule.from_config(cfg.get("elsewhere"), d / "vision.json")
         # cards the locator finds turned (at least ``turn_min`` degrees) and that read UU are
         # read again at these extra turns (degrees): see _read_turned
         try:
@@ -704,6 +709,22 @@ class CardDetector:
         corner, and for a whole card the ``extra`` reads of its other corner, and ``face_p``
         a second opinion: for a whole card the face (and band) reader's read, weighed in with
         ``face_weight``, for a strip the band reader's, with ``band_weight``)."""
+        card, conf, best, _ = self._belief(probs, i, extra, face, strip, whole_thresh, strip_thresh, face_p)
+        return card, conf, best
+
+    def _belief(
+        self,
+        probs: np.ndarray,
+        i: int,
+        extra: list[int],
+        face: float,
+        strip: bool,
+        whole_thresh: float,
+        strip_thresh: float,
+        face_p: np.ndarray | None = None,
+    ):
+        """:meth:`_read_card`'s read and the 52 card probabilities it was taken from (the
+        confidence is the likeliest one's times ``face``; they need not sum to 1)."""
         reads = [probs[i]] + [probs[k] for k in extra]
         p = reads[0]
         if len(reads) > 1 and self.combine == "min":
@@ -730,7 +751,7 @@ class CardDetector:
             top = top - float(np.partition(p, -2)[-2])
         conf = float(max(0.0, top) * face)
         best = Card.from_index(j)
-        return (best if conf >= (strip_thresh if strip else whole_thresh) else None), conf, best
+        return (best if conf >= (strip_thresh if strip else whole_thresh) else None), conf, best, p
 
     def _with_bands(self, frame_bgr, marks, kind, probs, second, uncovered, face_of):
         """``face_of`` (second opinions by mark id) with the band (or index) reader's reads of
@@ -826,12 +847,20 @@ class CardDetector:
             conf = float(p[j]) * float(kind[i, 0] + kind[i, 1])
             m.likely = Card.from_index(j)
             if conf >= rule.thresh:
-                m.card, m.conf = m.likely, conf
+                m.card, m.conf, m.how = m.likely, conf, "top right"
                 n += 1
         return n
 
     def _read_pips(
-        self, frame_bgr: np.ndarray, unsure, probs: np.ndarray, kind: np.ndarray, marks, seconds, agreed: dict
+        self,
+        frame_bgr: np.ndarray,
+        unsure,
+        probs: np.ndarray,
+        kind: np.ndarray,
+        marks,
+        seconds,
+        agreed: dict,
+        doubtful=(),
     ) -> int:
         """Read the ``unsure`` face-up marks ((mark, row in ``probs``) each, left UU by their
         corners and the top-right corner) from the pips that show (see :mod:`.pips`): the
@@ -847,10 +876,19 @@ class CardDetector:
         corners' with the face reader's) where no pip tells one. ``seconds``: the second
         opinions by mark id (face and index reader), weighed in as the detector does. Marks
         covered at their right (a fanned waste: the pips lie under the next card) are not
-        asked. Returns how many were read."""
+        asked. Returns how many were read.
+
+        The ``doubtful`` marks (read, but under the rule's ``doubt``: aces and number cards
+        read by their corners or the top right) are asked too: where their pips name
+        another suit of the same colour at the rule's ``veto`` or surer, the read is taken
+        back and the card left UU (measured: the H/D and S/C misreads of designs never
+        trained on, see :class:`PipRule`)."""
         rule = self.pips
+        # a frame of a deck the reader knows: its corner reads stand (the real photos' pips,
+        # large and blurred, named the twin suit of three cards read right)
+        familiar = self.familiar is not None and self.familiar.known(marks, *self._sure_thresholds())
         asked, crops, boxes, owner = [], [], [], []
-        for m, i in unsure:
+        for m, i in list(unsure) + list(doubtful):
             if _covered_right(m, marks):
                 continue
             u, v = m.axes()
@@ -872,6 +910,16 @@ class CardDetector:
         for k, (m, i, shown) in enumerate(asked):
             mine = read[owner_a == k]
             suit_p, looks = P.suit_of_pips(mine, rule.none_max)
+            if m.card is not None:  # a doubtful read: kept unless its pips surely name its twin suit
+                if suit_p is None or suit_p.max() < rule.veto or not _twin_suit(m.card.suit, int(suit_p.argmax())):
+                    continue
+                if familiar or m.strip or abs(math.degrees(m.angle)) >= _AGREE_MAX_TURN:
+                    continue
+                # left UU: read again with its pips' suit, it came out wrong on a held-out design
+                # (a 4 of diamonds whose pips the reader named hearts); nor may the
+                # one-of-each-card rule read it back
+                m.card, m.how, m.belief = None, "", None
+                continue
             p = probs[i]
             second = seconds.get(id(m))
             if second is not None:
@@ -902,7 +950,7 @@ class CardDetector:
             conf = float(p[j]) * float(kind[i, 0] + kind[i, 1])
             if conf >= rule.thresh:  # a card left UU keeps its corners' likeliest (the familiar rule's)
                 m.card = m.likely = Card.from_index(j)
-                m.conf = conf
+                m.conf, m.how = conf, "pips"
                 n += 1
         return n
 
@@ -950,6 +998,7 @@ class CardDetector:
                 continue
             if confs[best] >= (sure_s if m.strip else sure_w):
                 m.card, m.conf, m.angle = Card.from_index(cards[at]), confs[best], m.angle + tries[best]
+                m.how = "turned"
                 read += 1
             elif m.card is None and confs[best] > m.conf:
                 m.likely, m.conf = Card.from_index(cards[at]), confs[best]
@@ -1047,8 +1096,9 @@ class CardDetector:
                 continue
             if old is not None:
                 old.card, old.conf, old.angle, old.x, old.y = card, conf, f.angle, f.x, f.y
+                old.how = "askew"
             else:
-                f.card, f.conf, f.strip = card, conf, True
+                f.card, f.conf, f.strip, f.how = card, conf, True, "askew"
                 added.append(f)
             read_cards.add(card)
         return added
@@ -1166,8 +1216,10 @@ class CardDetector:
             probs = self.deck_reader.combine(frame_bgr, cuts + [c for _, c in extra], part, owner, probs)
         model_probs = None if self.head is None and self.refs is None else shipped
         second: dict[int, list[int]] = {}
-        for k, (m, _) in enumerate(extra):
+        for k, (m, c) in enumerate(extra):
             second.setdefault(id(m), []).append(len(marks) + k)
+            if c[0] != (m.x, m.y):
+                m.far_face = max(m.far_face or 0.0, float(kind[len(marks) + k, 0]))
         to_face = both
         if self.face_reader is not None and self.face_mode == "unsure":
             # only the whole cards whose corners alone are not sure are read whole
@@ -1200,9 +1252,10 @@ class CardDetector:
                 m.strip = id(m) not in uncovered
                 extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
                 face = float(kind[i, 0] + kind[i, 1])
-                m.card, m.conf, likeliest = self._read_card(
+                m.card, m.conf, likeliest, m.belief = self._belief(
                     probs, i, extra_i, face, m.strip, self.read_thresh, self.strip_thresh, face_of.get(id(m))
                 )
+                m.face, m.how = face, ("corners" if m.card is not None else "")
                 if model_probs is not None:
                     # a learnt deck: the shipped model's own sure read (with its own thresholds)
                     # counts too where the learnt reader, less sure, still finds the same card
@@ -1231,7 +1284,17 @@ class CardDetector:
         agreed = self._agreed_ranks(unsure, probs, face_alone, band_of)
         if self.top_right is not None and unsure:
             self._read_top_right(frame_bgr, unsure, probs, kind, marks + sure_back, band_of, agreed)
-        if self.pip_reader is not None and unsure:
+        doubtful = []  # reads just over the threshold of aces and number cards: the pips may veto them
+        if self.pips is not None and model_probs is None and self.deck_reader is None:
+            doubtful = [
+                (m, i)
+                for i, m in enumerate(marks)
+                if m.card is not None
+                and m.how in ("corners", "top right")
+                and m.card.rank <= 10
+                and m.conf < self.pips.doubt
+            ]
+        if self.pip_reader is not None and (unsure or doubtful):
             self._read_pips(
                 frame_bgr,
                 [(m, i) for m, i in unsure if m.card is None],
@@ -1240,6 +1303,7 @@ class CardDetector:
                 marks + sure_back,
                 face_of,
                 agreed,
+                doubtful,
             )
         if self.turn_tries and model_probs is None and self.deck_reader is None:
             sure_w, sure_s = self._sure_thresholds()
@@ -1250,6 +1314,8 @@ class CardDetector:
             self.familiar.apply(kept, *self._sure_thresholds())
         kept = _suppress(kept)
         _dedupe_cards(kept)
+        if self.elsewhere is not None and self.elsewhere.apply(kept, *self._sure_thresholds()):
+            _dedupe_cards(kept)  # two marks may have been given the one card left
         assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
         _cover(kept)
         return build_snapshot(kept), kept
@@ -1340,7 +1406,7 @@ class FamiliarRule:
         read = 0
         for m in faces:
             if m.card is None and m.likely is not None and m.conf >= self.thresh:
-                m.card, read = m.likely, read + 1
+                m.card, m.how, read = m.likely, "familiar", read + 1
         return read
 
 
@@ -1380,13 +1446,21 @@ class PipRule:
     see :meth:`CardDetector._read_pips`): the pip reader's ONNX ``file``; a blob counts as a
     pip where the reader's "no pip" is under ``none_max``; the pips' suit must be at least
     ``suit_sure``; it is weighed into the corners' suit at ``weight``; the card so made is
-    read at ``thresh`` or more."""
+    read at ``thresh`` or more. An ace or number card read under ``doubt`` (by its corners
+    or the top right) whose pips name the other suit of its colour at ``veto`` or surer is
+    taken back and left UU (optional; 0 and 1, the defaults, never). On the
+    18 top-right designs (60 scenes) 10 of their 14 wrong cards were such reads, and pips at
+    0.99 named the other suit on every one of the 10 and on no card read right there, on
+    the validation designs on 1 wrong card and no right one, on the held-out ones on 1 of
+    each (doubt 0.97; bench/RESULTS.md, 2026-11-30, the pips' veto)."""
 
     file: str
     none_max: float
     suit_sure: float
     weight: float
     thresh: float
+    doubt: float = 0.0
+    veto: float = 1.0
 
     @classmethod
     def from_config(cls, cfg, where: Path) -> PipRule | None:
@@ -1398,11 +1472,77 @@ class PipRule:
         try:
             file = cfg["file"]
             vals = {k: cfg[k] for k in names}
+            vals.update({k: cfg[k] for k in ("doubt", "veto") if k in cfg})
         except (KeyError, TypeError):
             raise ModelError(f"{where}: pips must hold file, {', '.join(names)}") from None
         if not isinstance(file, str) or not file:
             raise ModelError(f"{where}: pips' file must name the pip reader's ONNX file, not {json.dumps(file)}")
         return cls(file, **_probabilities(vals, "pips'", where))
+
+
+@dataclass(frozen=True)
+class ElsewhereRule:
+    """A deck holds each card once (``elsewhere`` in vision.json): a face-up card left UU
+    is not any card read elsewhere in the same frame. Those cards are set aside from its
+    probabilities (the rest scaled up to the same total), and the card is read where its
+    likeliest remaining card comes out at least ``thresh`` (the read threshold's 0.85: as
+    sure as any read). A card that looks more like the cards set aside than ``max_share``
+    is left UU: it is more likely a second look at one of them, misread, than another
+    card. What this reads most is a fanned strip whose rank and colour show and whose suit
+    the next card hides, where the other card of that rank and colour lies elsewhere. The
+    figures that chose 0.5 and 0.85 are in bench/RESULTS.md (2026-11-30, a card once)."""
+
+    max_share: float
+    thresh: float
+
+    @classmethod
+    def from_config(cls, cfg, where: Path) -> ElsewhereRule | None:
+        """The rule of vision.json's ``elsewhere`` entry (None when absent or empty);
+        ModelError naming ``where`` when it is malformed."""
+        if not cfg:
+            return None
+        try:
+            vals = {k: cfg[k] for k in ("max_share", "thresh")}
+        except (KeyError, TypeError):
+            raise ModelError(f"{where}: elsewhere must hold max_share and thresh") from None
+        return cls(**_probabilities(vals, "elsewhere's", where))
+
+    def read(
+        self, belief: np.ndarray, face: float, elsewhere: np.ndarray, thresh: float = 0.0
+    ) -> tuple[Card | None, float]:
+        """(card or None, confidence) of a mark whose 52 card probabilities are ``belief``
+        (see :meth:`CardDetector._belief`) and that is a face at ``face``, when the cards of
+        the boolean mask ``elsewhere`` lie elsewhere, read at the rule's threshold or
+        ``thresh`` if higher. Nothing set aside, nothing changes: the confidence is the
+        detector's own."""
+        aside = float(belief[elsewhere].sum())
+        if aside > self.max_share or aside >= 1.0:
+            return None, 0.0
+        q = np.where(elsewhere, 0.0, belief) / (1.0 - aside)
+        j = int(q.argmax())
+        conf = float(min(1.0, q[j])) * face
+        return (Card.from_index(j) if conf >= max(self.thresh, thresh) else None), conf
+
+    def apply(self, marks: list[_Mark], whole_thresh: float = 0.0, strip_thresh: float = 0.0) -> int:
+        """Read the face-up ``marks`` left UU, each against the cards the others read, at
+        no lower a threshold than the detector's sure ones (``whole_thresh``,
+        ``strip_thresh``: a learnt deck's own are higher, and its reads' probabilities,
+        set aside so, read 5 wrong cards of 1,225 on the held-out designs); returns how
+        many were read (two may come out as the same card: the caller settles that as
+        for any read)."""
+        elsewhere = np.zeros(52, bool)
+        for m in marks:
+            if m.kind == 0 and m.card is not None:
+                elsewhere[m.card.index] = True
+        read = 0
+        for m in marks:
+            if m.kind != 0 or m.card is not None or m.belief is None:
+                continue
+            card, conf = self.read(m.belief, m.face, elsewhere, strip_thresh if m.strip else whole_thresh)
+            if card is not None:
+                m.card, m.conf, m.how = card, conf, "elsewhere"
+                read += 1
+        return read
 
 
 def _probabilities(vals: dict, owner: str, where: Path) -> dict[str, float]:
@@ -1661,9 +1801,12 @@ def _card_corners(m: _Mark, spans: tuple[float, float, float, float]) -> np.ndar
     """The points of a mark's card frame (its own axes, in card widths and heights from its
     corner) for ``spans`` = (a0, a1, b0, b1): the rectangle a0..a1 across, b0..b1 down."""
     a0, a1, b0, b1 = spans
-    u, v = (np.array(a) for a in m.axes())
-    o = np.array([m.x, m.y])
-    return np.array([o + a * u + b * v for a, b in ((a0, b0), (a1, b0), (a1, b1), (a0, b1))], np.float32)
+    (ux, uy), (vx, vy) = m.axes()
+    # plain floats: the same sums as with small arrays, in a fifth of the time (a frame asks ~150)
+    return np.array(
+        [(m.x + a * ux + b * vx, m.y + a * uy + b * vy) for a, b in ((a0, b0), (a1, b0), (a1, b1), (a0, b1))],
+        np.float32,
+    )
 
 
 def _bare_above(
@@ -2182,6 +2325,12 @@ _AGREE_MAX_TURN = 10.0
 _AGREED_SUIT_WEIGHT = 0.75
 # the probability given to a whole number card's rank where its pips number as many
 _COUNTED_RANK = 0.99
+
+
+def _twin_suit(a: int, b: int) -> bool:
+    """Whether suits ``a`` and ``b`` (C D H S) differ and share a colour (spades and clubs,
+    hearts and diamonds)."""
+    return a != b and (a in RED_SUITS) == (b in RED_SUITS)
 
 
 def _same_colour(card_suit: np.ndarray, suit_p: np.ndarray) -> bool:

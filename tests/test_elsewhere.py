@@ -1,0 +1,111 @@
+"""A deck holds each card once: a card left UU is not one read elsewhere in the frame
+(vision.json's ``elsewhere``, issue 40: a fanned strip whose suit the next card hides)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from solitaire_coach.core.cards import Card
+from solitaire_coach.vision import detector as D
+from solitaire_coach.vision.render import render_random
+
+RULE = D.ElsewhereRule(max_share=0.5, thresh=0.85)
+
+
+def _belief(**cards: float) -> np.ndarray:
+    """52 card probabilities: the named cards (``S8=0.5``: suit letter, then rank) as given,
+    the rest of 1 spread evenly."""
+    out = np.zeros(52)
+    for key, p in cards.items():
+        out[Card.parse(key[1:] + key[0]).index] = p
+    rest = 1.0 - out.sum()
+    out[out == 0] = rest / int((out == 0).sum())
+    return out
+
+
+def _mask(*codes: str) -> np.ndarray:
+    out = np.zeros(52, bool)
+    for code in codes:
+        out[Card.parse(code).index] = True
+    return out
+
+
+def test_the_card_read_elsewhere_is_set_aside_and_the_other_one_read():
+    # a strip: an 8 for sure, black for sure, spade or club as a coin falls
+    belief = _belief(S8=0.49, C8=0.49)
+    assert RULE.read(belief, 0.99, _mask()) == (None, pytest.approx(0.49 * 0.99))
+    card, conf = RULE.read(belief, 0.99, _mask("8S", "KD"))
+    assert card == Card.parse("8C")
+    assert conf == pytest.approx(0.49 / (1 - 0.49 - 0.02 / 50) * 0.99)  # the king of diamonds set aside too
+
+
+def test_a_card_that_looks_most_like_one_read_elsewhere_stays_unread():
+    # most like the 8 of spades read elsewhere: more likely a second look at it, misread
+    belief = _belief(S8=0.6, C8=0.38)
+    card, _ = RULE.read(belief, 0.99, _mask("8S"))
+    assert card is None
+
+
+def test_the_rule_is_no_surer_than_the_face_and_its_threshold():
+    belief = _belief(S8=0.49, C8=0.49)
+    assert RULE.read(belief, 0.8, _mask("8S"))[0] is None  # hardly a face: 0.96 x 0.8
+    three = _belief(S8=0.33, C8=0.33, C9=0.32)
+    assert RULE.read(three, 0.99, _mask("8S"))[0] is None  # 8 or 9 of clubs: still unsure
+
+
+def test_apply_reads_against_the_frames_other_cards_and_only_faces_left_uu():
+    read = D._Mark(0, 0, 10, 14, 1.0, kind=0, card=Card.parse("8S"), conf=0.97)
+    strip = D._Mark(0, 20, 10, 14, 1.0, kind=0, belief=_belief(S8=0.49, C8=0.49), face=0.99, conf=0.49)
+    back = D._Mark(30, 0, 10, 14, 1.0, kind=1, belief=_belief(C8=0.99), face=0.99)
+    other = D._Mark(50, 0, 10, 14, 1.0, kind=0, belief=_belief(H2=0.5, D2=0.48), face=0.99, conf=0.49)
+    assert RULE.apply([read, strip, back, other]) == 1
+    assert strip.card == Card.parse("8C") and strip.conf > 0.85
+    assert back.card is None and other.card is None
+
+
+@pytest.mark.parametrize(
+    "entry, why",
+    [
+        ({"thresh": 0.85}, "elsewhere must hold max_share and thresh"),
+        ({"max_share": 1.5, "thresh": 0.85}, "elsewhere's max_share must be a number from 0 to 1"),
+        ({"max_share": 0.5, "thresh": "high"}, "elsewhere's thresh must be a number from 0 to 1"),
+        ([0.5, 0.85], "elsewhere must hold max_share and thresh"),
+    ],
+)
+def test_elsewhere_settings_are_checked(linked_models, entry, why):
+    d, cfg = linked_models
+    cfg["elsewhere"] = entry
+    (d / "vision.json").write_text(json.dumps(cfg))
+    with pytest.raises(D.ModelError, match=why):
+        D.CardDetector(d)
+
+
+def test_the_shipped_detector_reads_more_strips_of_a_low_suit_design_and_none_wrong(truth_card):
+    """drawn-57 (a validation design, never trained on) prints no small suit: its strips
+    show rank and colour, and the rule names the suit where the other card of that rank
+    and colour lies elsewhere."""
+    det = D.CardDetector()
+    rule = det.elsewhere
+    assert rule is not None
+
+    def reads() -> dict:
+        out = {}
+        for seed in range(700, 712):
+            img, truth = render_random(seed, 1280, 720, decks=["drawn-57"], hand_p=0.0)
+            for c in det.detect(img).cards:
+                true = truth_card(truth, c)
+                if true is not None:
+                    out[(seed, round(float(c.quad[0][0])), round(float(c.quad[0][1])))] = (c.card, true)
+        return out
+
+    det.elsewhere = None
+    before = reads()
+    det.elsewhere = rule
+    after = reads()
+    right = [sum(1 for c, t in r.values() if c == t) for r in (before, after)]
+    wrong = [sum(1 for c, t in r.values() if c is not None and c != t) for r in (before, after)]
+    assert right[1] >= right[0] + 5
+    assert wrong[1] <= wrong[0]
