@@ -142,7 +142,6 @@ class _Mark:
     belief: np.ndarray | None = None  # its 52 card probabilities (see _belief)
     face: float = 0.0  # how sure it is a card's face (conf is that times the likeliest card's)
     how: str = ""  # which step read its card (corners, top right, pips, turned, askew, familiar, elsewhere)
-    far_face: float | None = None  # how sure its far corner (bottom right) shows a card's face
 
     def axes(self, zoom: float = 1.0) -> tuple[tuple[float, float], tuple[float, float]]:
         """The card's width and height vectors (image px), times ``zoom``."""
@@ -884,11 +883,14 @@ class CardDetector:
         back and the card left UU (measured: the H/D and S/C misreads of designs never
         trained on, see :class:`PipRule`)."""
         rule = self.pips
-        # a frame of a deck the reader knows: its corner reads stand (the real photos' pips,
-        # large and blurred, named the twin suit of three cards read right)
-        familiar = self.familiar is not None and self.familiar.known(marks, *self._sure_thresholds())
+        # only whole, straight cards are vetoed, and not in a frame of a deck the reader knows:
+        # its corner reads stand (the real photos' pips, large and blurred, named the twin suit
+        # of two cards read right; a real strip's pips, that of a third)
+        if self.familiar is not None and self.familiar.known(marks, *self._sure_thresholds()):
+            doubtful = ()
+        doubtful = [(m, i) for m, i in doubtful if not m.strip and abs(math.degrees(m.angle)) < _AGREE_MAX_TURN]
         asked, crops, boxes, owner = [], [], [], []
-        for m, i in list(unsure) + list(doubtful):
+        for m, i in list(unsure) + doubtful:
             if _covered_right(m, marks):
                 continue
             u, v = m.axes()
@@ -912,8 +914,6 @@ class CardDetector:
             suit_p, looks = P.suit_of_pips(mine, rule.none_max)
             if m.card is not None:  # a doubtful read: kept unless its pips surely name its twin suit
                 if suit_p is None or suit_p.max() < rule.veto or not _twin_suit(m.card.suit, int(suit_p.argmax())):
-                    continue
-                if familiar or m.strip or abs(math.degrees(m.angle)) >= _AGREE_MAX_TURN:
                     continue
                 # left UU: read again with its pips' suit, it came out wrong on a held-out design
                 # (a 4 of diamonds whose pips the reader named hearts); nor may the
@@ -1216,10 +1216,8 @@ class CardDetector:
             probs = self.deck_reader.combine(frame_bgr, cuts + [c for _, c in extra], part, owner, probs)
         model_probs = None if self.head is None and self.refs is None else shipped
         second: dict[int, list[int]] = {}
-        for k, (m, c) in enumerate(extra):
+        for k, (m, _) in enumerate(extra):
             second.setdefault(id(m), []).append(len(marks) + k)
-            if c[0] != (m.x, m.y):
-                m.far_face = max(m.far_face or 0.0, float(kind[len(marks) + k, 0]))
         to_face = both
         if self.face_reader is not None and self.face_mode == "unsure":
             # only the whole cards whose corners alone are not sure are read whole
