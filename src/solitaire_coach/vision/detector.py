@@ -139,7 +139,7 @@ class _Mark:
     quad: np.ndarray | None = None  # set when read in a turned frame: the quad in the frame as given
     angle: float = 0.0  # how far the card is turned on the table (radians, its top edge; + clockwise)
     likely: Card | None = None  # the likeliest card of a face left UU (for the familiar-deck rule)
-    belief: np.ndarray | None = None  # its 52 card probabilities (see _belief)
+    belief: np.ndarray | None = None  # its 52 card probabilities (see _read_card)
     face: float = 0.0  # how sure it is a card's face (conf is that times the likeliest card's)
     how: str = ""  # which step read its card (corners, top right, pips, turned, askew, familiar, elsewhere)
 
@@ -704,26 +704,12 @@ class CardDetector:
         strip_thresh: float,
         face_p: np.ndarray | None = None,
     ):
-        """(card or None, confidence, likeliest card) of mark ``i`` from its reads (its
-        corner, and for a whole card the ``extra`` reads of its other corner, and ``face_p``
-        a second opinion: for a whole card the face (and band) reader's read, weighed in with
-        ``face_weight``, for a strip the band reader's, with ``band_weight``)."""
-        card, conf, best, _ = self._belief(probs, i, extra, face, strip, whole_thresh, strip_thresh, face_p)
-        return card, conf, best
-
-    def _belief(
-        self,
-        probs: np.ndarray,
-        i: int,
-        extra: list[int],
-        face: float,
-        strip: bool,
-        whole_thresh: float,
-        strip_thresh: float,
-        face_p: np.ndarray | None = None,
-    ):
-        """:meth:`_read_card`'s read and the 52 card probabilities it was taken from (the
-        confidence is the likeliest one's times ``face``; they need not sum to 1)."""
+        """(card or None, confidence, likeliest card, the 52 card probabilities it was taken
+        from: the confidence is the likeliest one's times ``face``; they need not sum to 1) of
+        mark ``i`` from its reads (its corner, and for a whole card the ``extra`` reads of its
+        other corner, and ``face_p`` a second opinion: for a whole card the face (and band)
+        reader's read, weighed in with ``face_weight``, for a strip the band reader's, with
+        ``band_weight``)."""
         reads = [probs[i]] + [probs[k] for k in extra]
         p = reads[0]
         if len(reads) > 1 and self.combine == "min":
@@ -763,7 +749,7 @@ class CardDetector:
                 continue
             strip = id(m) not in uncovered
             extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
-            _, conf, _ = self._read_card(
+            _, conf, _, _ = self._read_card(
                 probs, i, extra_i, float(kind[i, 0] + kind[i, 1]), strip, self.read_thresh, self.strip_thresh
             )
             if conf < (self.strip_thresh if strip else self.read_thresh):
@@ -1226,7 +1212,7 @@ class CardDetector:
             def corners_unsure(m: _Mark) -> bool:
                 i = row[id(m)]
                 extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
-                _, conf, _ = self._read_card(
+                _, conf, _, _ = self._read_card(
                     probs, i, extra_i, float(kind[i, 0] + kind[i, 1]), False, self.read_thresh, self.strip_thresh
                 )
                 return conf < self.read_thresh
@@ -1250,7 +1236,7 @@ class CardDetector:
                 m.strip = id(m) not in uncovered
                 extra_i = [k for k in second.get(id(m), []) if kind[k, 0] > 0.5]
                 face = float(kind[i, 0] + kind[i, 1])
-                m.card, m.conf, likeliest, m.belief = self._belief(
+                m.card, m.conf, likeliest, m.belief = self._read_card(
                     probs, i, extra_i, face, m.strip, self.read_thresh, self.strip_thresh, face_of.get(id(m))
                 )
                 m.face, m.how = face, ("corners" if m.card is not None else "")
@@ -1259,7 +1245,7 @@ class CardDetector:
                     # counts too where the learnt reader, less sure, still finds the same card
                     # likeliest; so learning a deck does not lose cards the model alone reads.
                     # Two sure reads that disagree give UU.
-                    card0, conf0, _ = self._read_card(
+                    card0, conf0, _, _ = self._read_card(
                         model_probs,
                         i,
                         extra_i,
@@ -1429,13 +1415,7 @@ class TopRightRule:
     def from_config(cls, cfg, where: Path) -> TopRightRule | None:
         """The rule of vision.json's ``top_right`` entry (None when absent or empty);
         ModelError naming ``where`` when it is malformed."""
-        if not cfg:
-            return None
-        try:
-            vals = {k: cfg[k] for k in ("suit_sure", "rank_none", "thresh")}
-        except (KeyError, TypeError):
-            raise ModelError(f"{where}: top_right must hold suit_sure, rank_none and thresh") from None
-        return cls(**_probabilities(vals, "top_right's", where))
+        return _probability_rule(cls, cfg, where, "top_right", ("suit_sure", "rank_none", "thresh"))
 
 
 @dataclass(frozen=True)
@@ -1446,11 +1426,11 @@ class PipRule:
     ``suit_sure``; it is weighed into the corners' suit at ``weight``; the card so made is
     read at ``thresh`` or more. An ace or number card read under ``doubt`` (by its corners
     or the top right) whose pips name the other suit of its colour at ``veto`` or surer is
-    taken back and left UU (optional; 0 and 1, the defaults, never). On the
-    18 top-right designs (60 scenes) 10 of their 14 wrong cards were such reads, and pips at
-    0.99 named the other suit on every one of the 10 and on no card read right there, on
-    the validation designs on 1 wrong card and no right one, on the held-out ones on 1 of
-    each (doubt 0.97; bench/RESULTS.md, 2026-11-30, the pips' veto)."""
+    taken back and left UU (optional; 0 and 1, the defaults, never); only whole cards
+    lying straight, in frames of a deck the reader does not know. On the 18 top-right
+    designs (60 scenes) 9 of their 14 wrong cards were such corner reads; with the veto
+    (doubt 0.97, veto 0.99) 8 wrong cards are left, and the validation designs' 4 are 3,
+    with no card read right lost on either (bench/RESULTS.md, 2026-11-30, the pips' veto)."""
 
     file: str
     none_max: float
@@ -1497,19 +1477,13 @@ class ElsewhereRule:
     def from_config(cls, cfg, where: Path) -> ElsewhereRule | None:
         """The rule of vision.json's ``elsewhere`` entry (None when absent or empty);
         ModelError naming ``where`` when it is malformed."""
-        if not cfg:
-            return None
-        try:
-            vals = {k: cfg[k] for k in ("max_share", "thresh")}
-        except (KeyError, TypeError):
-            raise ModelError(f"{where}: elsewhere must hold max_share and thresh") from None
-        return cls(**_probabilities(vals, "elsewhere's", where))
+        return _probability_rule(cls, cfg, where, "elsewhere", ("max_share", "thresh"))
 
     def read(
         self, belief: np.ndarray, face: float, elsewhere: np.ndarray, thresh: float = 0.0
     ) -> tuple[Card | None, float]:
         """(card or None, confidence) of a mark whose 52 card probabilities are ``belief``
-        (see :meth:`CardDetector._belief`) and that is a face at ``face``, when the cards of
+        (see :meth:`CardDetector._read_card`) and that is a face at ``face``, when the cards of
         the boolean mask ``elsewhere`` lie elsewhere, read at the rule's threshold or
         ``thresh`` if higher. Nothing set aside, nothing changes: the confidence is the
         detector's own."""
@@ -1541,6 +1515,19 @@ class ElsewhereRule:
                 m.card, m.conf, m.how = card, conf, "elsewhere"
                 read += 1
         return read
+
+
+def _probability_rule(cls, cfg, where: Path, name: str, keys: tuple[str, ...]):
+    """The rule ``cls`` made of vision.json's ``name`` entry ``cfg``, whose settings
+    ``keys`` are numbers from 0 to 1 (None when the entry is absent or empty); ModelError
+    naming ``where`` when it is malformed."""
+    if not cfg:
+        return None
+    try:
+        vals = {k: cfg[k] for k in keys}
+    except (KeyError, TypeError):
+        raise ModelError(f"{where}: {name} must hold {', '.join(keys[:-1])} and {keys[-1]}") from None
+    return cls(**_probabilities(vals, f"{name}'s", where))
 
 
 def _probabilities(vals: dict, owner: str, where: Path) -> dict[str, float]:
