@@ -863,20 +863,14 @@ class CardDetector:
         covered at their right (a fanned waste: the pips lie under the next card) are not
         asked. Returns how many were read.
 
-        The ``doubtful`` marks (read, but under the rule's ``doubt``: aces and number cards
-        read by their corners or the top right) are asked too: where their pips name
+        The ``doubtful`` marks (read, but under the rule's ``doubt``: whole, straight aces and
+        number cards read by their corners or the top right, chosen by the caller) are asked too: where their pips name
         another suit of the same colour at the rule's ``veto`` or surer, the read is taken
         back and the card left UU (measured: the H/D and S/C misreads of designs never
         trained on, see :class:`PipRule`)."""
         rule = self.pips
-        # only whole, straight cards are vetoed, and not in a frame of a deck the reader knows:
-        # its corner reads stand (the real photos' pips, large and blurred, named the twin suit
-        # of two cards read right; a real strip's pips, that of a third)
-        if self.familiar is not None and self.familiar.known(marks, *self._sure_thresholds()):
-            doubtful = ()
-        doubtful = [(m, i) for m, i in doubtful if not m.strip and abs(math.degrees(m.angle)) < _AGREE_MAX_TURN]
         asked, crops, boxes, owner = [], [], [], []
-        for m, i in list(unsure) + doubtful:
+        for m, i in list(unsure) + list(doubtful):
             if _covered_right(m, marks):
                 continue
             u, v = m.axes()
@@ -1201,6 +1195,7 @@ class CardDetector:
             owner = list(range(len(marks))) + [row[id(m)] for m, _ in extra]
             probs = self.deck_reader.combine(frame_bgr, cuts + [c for _, c in extra], part, owner, probs)
         model_probs = None if self.head is None and self.refs is None else shipped
+        learnt = model_probs is not None or self.deck_reader is not None  # a learnt deck's reads
         second: dict[int, list[int]] = {}
         for k, (m, _) in enumerate(extra):
             second.setdefault(id(m), []).append(len(marks) + k)
@@ -1268,8 +1263,12 @@ class CardDetector:
         agreed = self._agreed_ranks(unsure, probs, face_alone, band_of)
         if self.top_right is not None and unsure:
             self._read_top_right(frame_bgr, unsure, probs, kind, marks + sure_back, band_of, agreed)
-        doubtful = []  # reads just over the threshold of aces and number cards: the pips may veto them
-        if self.pips is not None and model_probs is None and self.deck_reader is None:
+        # reads just over the threshold of whole, straight aces and number cards: their pips
+        # may veto them; not in a frame of a deck the reader knows, where the corner reads
+        # stand (the real photos' pips, large and blurred, named the twin suit of two cards
+        # read right; a real strip's pips, that of a third)
+        doubtful = []
+        if self.pips is not None and not learnt:
             doubtful = [
                 (m, i)
                 for i, m in enumerate(marks)
@@ -1277,7 +1276,15 @@ class CardDetector:
                 and m.how in ("corners", "top right")
                 and m.card.rank <= 10
                 and m.conf < self.pips.doubt
+                and not m.strip
+                and abs(math.degrees(m.angle)) < _AGREE_MAX_TURN
             ]
+            if (
+                doubtful
+                and self.familiar is not None
+                and self.familiar.known(marks + sure_back, *self._sure_thresholds())
+            ):
+                doubtful = []
         if self.pip_reader is not None and (unsure or doubtful):
             self._read_pips(
                 frame_bgr,
@@ -1289,12 +1296,12 @@ class CardDetector:
                 agreed,
                 doubtful,
             )
-        if self.turn_tries and model_probs is None and self.deck_reader is None:
+        if self.turn_tries and not learnt:
             sure_w, sure_s = self._sure_thresholds()
             self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.conf < (sure_s if m.strip else sure_w)])
-        if self.askew_turn and model_probs is None and self.deck_reader is None:
+        if self.askew_turn and not learnt:
             kept += self._read_askew(frame_bgr, kept)
-        if self.familiar is not None and model_probs is None and self.deck_reader is None:
+        if self.familiar is not None and not learnt:
             self.familiar.apply(kept, *self._sure_thresholds())
         kept = _suppress(kept)
         _dedupe_cards(kept)
