@@ -1,6 +1,8 @@
 """Every test runs with its own per-user data folder (``SOLITAIRE_COACH_HOME``), so no test
 reads or writes the real one of whoever runs the suite. ``linked_models``: a model folder to
-change the settings of; ``truth_card``: the true card under a detection of a rendered frame."""
+change the settings of; ``truth_card``: the true card under a detection of a rendered frame;
+``rendered_reads``: how many cards a detector reads right and wrong in a design's rendered
+frames."""
 
 import json
 
@@ -42,3 +44,25 @@ def _truth_card(truth, c):
 def truth_card():
     """:func:`_truth_card`: (truth, detection) -> the true card under it, or None."""
     return _truth_card
+
+
+def _rendered_reads(det, deck: str, seeds) -> tuple[int, int]:
+    """How many of the face-up cards ``det`` finds in frames of ``deck`` rendered (no hand)
+    from ``seeds`` it reads right, and how many it reads as another card."""
+    from solitaire_coach.vision.render import render_random
+
+    right = wrong = 0
+    for seed in seeds:
+        img, truth = render_random(seed, 1280, 720, decks=[deck], hand_p=0.0)
+        for c in det.detect(img).cards:
+            true = _truth_card(truth, c)
+            if true is not None and c.card is not None:
+                right += c.card == true
+                wrong += c.card != true
+    return right, wrong
+
+
+@pytest.fixture
+def rendered_reads():
+    """:func:`_rendered_reads`: (detector, deck, seeds) -> (read right, read wrong)."""
+    return _rendered_reads

@@ -10,7 +10,6 @@ import pytest
 
 from solitaire_coach.core.cards import Card
 from solitaire_coach.vision import detector as D
-from solitaire_coach.vision.render import render_random
 
 RULE = D.ElsewhereRule(max_share=0.5, thresh=0.85)
 
@@ -83,29 +82,16 @@ def test_elsewhere_settings_are_checked(linked_models, entry, why):
         D.CardDetector(d)
 
 
-def test_the_shipped_detector_reads_more_strips_of_a_low_suit_design_and_none_wrong(truth_card):
+def test_the_shipped_detector_reads_more_strips_of_a_low_suit_design_and_none_wrong(rendered_reads):
     """drawn-57 (a validation design, never trained on) prints no small suit: its strips
     show rank and colour, and the rule names the suit where the other card of that rank
     and colour lies elsewhere."""
     det = D.CardDetector()
     rule = det.elsewhere
     assert rule is not None
-
-    def reads() -> dict:
-        out = {}
-        for seed in range(700, 712):
-            img, truth = render_random(seed, 1280, 720, decks=["drawn-57"], hand_p=0.0)
-            for c in det.detect(img).cards:
-                true = truth_card(truth, c)
-                if true is not None:
-                    out[(seed, round(float(c.quad[0][0])), round(float(c.quad[0][1])))] = (c.card, true)
-        return out
-
     det.elsewhere = None
-    before = reads()
+    right_before, wrong_before = rendered_reads(det, "drawn-57", range(700, 712))
     det.elsewhere = rule
-    after = reads()
-    right = [sum(1 for c, t in r.values() if c == t) for r in (before, after)]
-    wrong = [sum(1 for c, t in r.values() if c is not None and c != t) for r in (before, after)]
-    assert right[1] >= right[0] + 5
-    assert wrong[1] <= wrong[0]
+    right_after, wrong_after = rendered_reads(det, "drawn-57", range(700, 712))
+    assert right_after >= right_before + 5
+    assert wrong_after <= wrong_before
