@@ -201,10 +201,14 @@ _NUMBER_SETTINGS = (
     "read_thresh_learnt",
     "read_thresh_strip_learnt",
     "agreed_rank",
+    "far_sure",
+    "far_share",
 )
 # the settings that are probabilities (thresholds on the networks' outputs): 0 to 1
 _PROBABILITY_SETTINGS = (
     "agreed_rank",
+    "far_sure",
+    "far_share",
     "peak_thresh",
     "read_thresh",
     "read_thresh_strip",
@@ -380,6 +384,11 @@ class CardDetector:
         # the probability given to a whole card's rank that its corners, the face reader and
         # the index reader find likeliest alike (0: none; see _agreed_ranks)
         self.agreed_rank = float(cfg.get("agreed_rank", 0.0))
+        # a whole card whose own corner reads far_sure or surer, in a frame where far_share of
+        # the face-up cards or more read surely by their own corner, is not read at its far
+        # corner too (far_sure 1: every whole card is; see _detect_upright)
+        self.far_sure = float(cfg.get("far_sure", 1.0))
+        self.far_share = float(cfg.get("far_share", 0.9))
         self.conf_mode = str(cfg.get("conf_mode", "prob"))
         self.model_pow = float(cfg.get("model_pow", 0.5))
         self.combine = str(cfg.get("combine", "product"))  # how the two corner reads of a whole card combine
@@ -1182,8 +1191,25 @@ class CardDetector:
         both = [m for m in marks if m.kind == 0 and id(m) in uncovered]
         # where each read is cut: (corner, width vector, height vector) of the card
         cuts = [((m.x, m.y), *m.axes()) for m in marks]
+        learnt = self.head is not None or self.refs is not None or self.deck_reader is not None  # a learnt deck's reads
+        first = None
+        if self.far_sure < 1.0 and not learnt and cuts:
+            # the own corners first: in a frame of a deck the reader knows (far_share of its
+            # face-up cards or more read surely there), a whole card read at far_sure or surer
+            # there needs no second look at its far corner (a third of a real layout's reads,
+            # the reader's time being most of a frame's); in other frames every whole card's
+            # far corner is read, as it catches confident misreads of unknown designs
+            first = self.read_cuts(frame_bgr, cuts)
+            sure_p = model_card_probs(first[1], first[2]).max(1) * (first[0][:, 0] + first[0][:, 1])
+            row = {id(m): i for i, m in enumerate(marks)}
+            if _share_read(first[0], sure_p, self.read_thresh, self.none_thresh) >= self.far_share:
+                both_far = [m for m in both if sure_p[row[id(m)]] < self.far_sure]
+            else:
+                both_far = both
+        else:
+            both_far = both
         extra = []  # (mark, cut): more reads of the cards that show more than a strip
-        for m in both:
+        for m in both_far:
             (ux, uy), (vx, vy) = m.axes()
             extra.append((m, (m.far_corner(), (-ux, -uy), (-vx, -vy))))
             # a wider cut, for decks whose small suit sits lower than the usual patch reaches
@@ -1192,7 +1218,11 @@ class CardDetector:
                 (zux, zuy), (zvx, zvy) = m.axes(z)
                 extra.append((m, ((m.x, m.y), (zux, zuy), (zvx, zvy))))
                 extra.append((m, (m.far_corner(), (-zux, -zuy), (-zvx, -zvy))))
-        kind, rank, suit, emb = self.read_cuts(frame_bgr, cuts + [c for _, c in extra])
+        if first is None:
+            kind, rank, suit, emb = self.read_cuts(frame_bgr, cuts + [c for _, c in extra])
+        else:
+            more = self.read_cuts(frame_bgr, [c for _, c in extra])
+            kind, rank, suit, emb = (np.concatenate([a, b]) for a, b in zip(first, more))
         shipped = model_card_probs(rank, suit)
         probs = self._with_deck(shipped, emb, self.head)
         if self.deck_reader is not None:
@@ -1203,7 +1233,6 @@ class CardDetector:
             owner = list(range(len(marks))) + [row[id(m)] for m, _ in extra]
             probs = self.deck_reader.combine(frame_bgr, cuts + [c for _, c in extra], part, owner, probs)
         model_probs = None if self.head is None and self.refs is None else shipped
-        learnt = model_probs is not None or self.deck_reader is not None  # a learnt deck's reads
         second: dict[int, list[int]] = {}
         for k, (m, _) in enumerate(extra):
             second.setdefault(id(m), []).append(len(marks) + k)
@@ -1587,6 +1616,13 @@ def _covered_right(m: _Mark, marks: list[_Mark]) -> bool:
         if 0.05 * m.w < dx < 1.0 * m.w and -0.9 * m.h < dy < 0.45 * m.h:
             return True
     return False
+
+
+def _share_read(kind: np.ndarray, conf: np.ndarray, thresh: float, none_thresh: float) -> float:
+    """The share of the face-up reads (``kind``: face / back / no card, one row each) whose
+    ``conf`` is ``thresh`` or more; 0 with fewer than 4 face-up reads."""
+    up = (kind[:, 0] > kind[:, 1]) & (kind[:, 2] < none_thresh)
+    return float((conf[up] >= thresh).mean()) if up.sum() >= 4 else 0.0
 
 
 def _sure_share(marks: list[_Mark], whole_thresh: float, strip_thresh: float) -> tuple[int, float]:
