@@ -150,3 +150,41 @@ def test_a_learnt_deck_reads_the_top_right_suit_too(tmp_path, monkeypatch, truth
             assert c.card is true, (seed, c.code)
             gained += 1
     assert gained >= 1
+
+
+def _make_font_decks():
+    """training/make_font_decks.py as a module (it needs Pillow and fonts only to draw)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "training" / "make_font_decks.py"
+    spec = importlib.util.spec_from_file_location("make_font_decks", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_font_design_may_write_its_courts_in_cyrillic():
+    """DrawnDeck's ``letters`` replace the design's court letters (training/make_font_decks.py
+    gives some font designs the Russian Т В Д К, which the Hershey fonts cannot write)."""
+    mfd = _make_font_decks()
+    calls = []
+
+    def blocks(text: str, height: int, thick: int) -> np.ndarray:
+        calls.append(text)
+        return np.full((height, max(4, height // 2) * len(text)), 255, np.uint8)
+
+    deck = DrawnDeck(FONTS_FROM + 1, glyphs=blocks, letters=mfd.CYRILLIC)
+    for code in ("AS", "JH", "QD", "KC", "7C"):
+        deck.face(Card.parse(code))
+    assert list(dict.fromkeys(c for c in calls if c in mfd.CYRILLIC)) == list(mfd.CYRILLIC)
+    assert "7" in calls
+    assert DrawnDeck(FONTS_FROM + 1)._params().get("letters") != mfd.CYRILLIC
+
+
+def test_a_font_without_cyrillic_letters_is_not_asked_to_write_them():
+    mfd = _make_font_decks()
+    box = np.full((40, 30), 255, np.uint8)
+    assert not mfd.writes(lambda text, h, t: box.copy(), mfd.CYRILLIC)  # one "missing" box for all
+    assert mfd.writes(lambda text, h, t: np.full((40, 20 + ord(text) % 7), 255, np.uint8), mfd.CYRILLIC)

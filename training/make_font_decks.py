@@ -79,10 +79,29 @@ def pil_glyphs(path: Path):
     return draw
 
 
+# the Russian court letters and ace's mark: Туз, Валет, Дама, Король
+CYRILLIC = ("\u0422", "\u0412", "\u0414", "\u041a")
+
+
+def writes(glyphs, letters) -> bool:
+    """Whether the font behind ``glyphs`` draws each of ``letters`` as a letter of its own:
+    a font without them draws its one "missing" box for each, all alike."""
+    masks = [glyphs(t, 40, 1) for t in letters]
+    first = masks[0]
+    return not all(m.shape == first.shape and np.array_equal(m, first) for m in masks[1:])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Draw the font designs into deck folders (training only).")
     ap.add_argument("--decks", type=int, default=120, help="how many designs (default 120)")
     ap.add_argument("--out", default=str(repo_root() / "out" / "decks"))
+    ap.add_argument("--first", type=int, default=0, help="the first design's number (default 0: font-0)")
+    ap.add_argument(
+        "--cyrillic",
+        type=float,
+        default=0.0,
+        help="the share of designs (whose font writes Cyrillic) given the Russian court letters Т В Д К (default 0)",
+    )
     args = ap.parse_args(argv)
     fonts = font_files()
     if not fonts:
@@ -90,9 +109,13 @@ def main(argv=None) -> int:
         return 1
     out = Path(args.out)
     lines = []
-    for n in range(args.decks):
+    for n in range(args.first, args.first + args.decks):
         font = fonts[n % len(fonts)]
-        deck = DrawnDeck(FONTS_FROM + n, glyphs=pil_glyphs(font))
+        glyphs = pil_glyphs(font)
+        letters = None
+        if np.random.default_rng(50_000 + n).random() < args.cyrillic and writes(glyphs, CYRILLIC):
+            letters = CYRILLIC
+        deck = DrawnDeck(FONTS_FROM + n, glyphs=glyphs, letters=letters)
         folder = out / f"font-{n}"
         folder.mkdir(parents=True, exist_ok=True)
         try:
@@ -106,9 +129,12 @@ def main(argv=None) -> int:
             folder.rmdir()
             continue
         cv2.imwrite(str(folder / "back.jpg"), deck.back(), [cv2.IMWRITE_JPEG_QUALITY, 92])
-        lines.append(f"font-{n}\tdrawn-{FONTS_FROM + n}\t{font.name}")
-        print(f"font-{n}: {font.name}  ({n + 1}/{args.decks})", flush=True)
-    (out / "fonts.txt").write_text("\n".join(lines) + "\n")
+        lines.append(f"font-{n}\tdrawn-{FONTS_FROM + n}\t{font.name}" + ("\tcyrillic" if letters else ""))
+        print(
+            f"font-{n}: {font.name}{' (Т В Д К)' if letters else ''}  ({n + 1 - args.first}/{args.decks})", flush=True
+        )
+    with open(out / "fonts.txt", "a" if args.first else "w") as f:
+        f.write("\n".join(lines) + "\n")
     return 0
 
 

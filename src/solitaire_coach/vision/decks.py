@@ -143,6 +143,10 @@ class DrawnDeck:
     # ink; None: OpenCV's Hershey fonts. training/make_font_decks.py passes the fonts of
     # Debian's font packages, which this package does not need at run time.
     glyphs: Callable[[str, int, int], np.ndarray] | None = field(default=None, repr=False, compare=False)
+    # the court letters and the ace's mark (ace, jack, queen, king) instead of the design's
+    # own: training/make_font_decks.py gives some font designs Cyrillic ones (Т В Д К), which
+    # the Hershey fonts cannot write
+    letters: tuple[str, str, str, str] | None = field(default=None, compare=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -229,6 +233,8 @@ class DrawnDeck:
                 margin=float(f.uniform(0.03, 0.1)),
                 thick=int(f.integers(1, 4)),
             )
+        if self.letters is not None:
+            p["letters"] = self.letters
         return p
 
     def face(self, card: Card) -> np.ndarray:
