@@ -15,6 +15,10 @@ a Q at 0.93). People's decks use the world's fonts. Training only: needs Pillow 
 
 Each design takes the next font (in a fixed shuffle of the files, symbol fonts left out) and the params
 of ``drawn-(300 + N)``; the fonts seen by each design are written to ``out/decks/fonts.txt``.
+``--first N`` starts at font-N (appending to fonts.txt); ``--cyrillic SHARE`` gives that share
+of the designs, where the font writes Cyrillic, the Russian court letters Т В Д К. Keep
+clear of font-203..258: their params are those of drawn-503..558, the top-right designs the
+benches hold out.
 """
 
 from __future__ import annotations
