@@ -76,3 +76,17 @@ def test_an_unknown_decks_far_corners_are_all_read():
     every.far_sure = 1.0
     rows_every, codes_every = _rows_and_reads(every, "drawn-57", range(2))
     assert (rows, codes) == (rows_every, codes_every)
+
+
+def test_the_live_coachs_lowered_threshold_does_not_make_a_deck_known():
+    """The live coach lowers read_thresh to look at guesses and keeps the detector's own in
+    sure_thresh: a frame is of a known deck by the sure threshold, so an unknown design's
+    far corners are still all read."""
+    det = D.CardDetector()
+    det.sure_thresh, det.read_thresh = det.read_thresh, 0.3
+    rows, _ = _rows_and_reads(det, "drawn-57", range(2))
+    every = D.CardDetector()
+    every.sure_thresh, every.read_thresh = every.read_thresh, 0.3
+    every.far_sure = 1.0
+    rows_every, _ = _rows_and_reads(every, "drawn-57", range(2))
+    assert rows == rows_every

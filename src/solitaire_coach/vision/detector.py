@@ -1202,7 +1202,8 @@ class CardDetector:
             first = self.read_cuts(frame_bgr, cuts)
             sure_p = model_card_probs(first[1], first[2]).max(1) * (first[0][:, 0] + first[0][:, 1])
             row = {id(m): i for i, m in enumerate(marks)}
-            if _share_read(first[0], sure_p, self.read_thresh, self.none_thresh) >= self.far_share:
+            # (sure as the detector's own threshold: the live coach lowers read_thresh to look at guesses)
+            if _share_read(first[0], sure_p, self._sure_thresholds()[0], self.none_thresh) >= self.far_share:
                 both_far = [m for m in both if sure_p[row[id(m)]] < self.far_sure]
             else:
                 both_far = both
