@@ -1191,8 +1191,10 @@ class CardDetector:
         both = [m for m in marks if m.kind == 0 and id(m) in uncovered]
         # where each read is cut: (corner, width vector, height vector) of the card
         cuts = [((m.x, m.y), *m.axes()) for m in marks]
+        row = {id(m): i for i, m in enumerate(marks)}  # each mark's row in the reads
         learnt = self.head is not None or self.refs is not None or self.deck_reader is not None  # a learnt deck's reads
-        first = None
+        first = None  # the own corners' reads, where read on their own first
+        both_far = both  # the whole cards read at their far corner too
         if self.far_sure < 1.0 and not learnt and cuts:
             # the own corners first: in a frame of a deck the reader knows (far_share of its
             # face-up cards or more read surely there), a whole card read at far_sure or surer
@@ -1201,14 +1203,9 @@ class CardDetector:
             # far corner is read, as it catches confident misreads of unknown designs
             first = self.read_cuts(frame_bgr, cuts)
             sure_p = model_card_probs(first[1], first[2]).max(1) * (first[0][:, 0] + first[0][:, 1])
-            row = {id(m): i for i, m in enumerate(marks)}
             # (sure as the detector's own threshold: the live coach lowers read_thresh to look at guesses)
             if _share_read(first[0], sure_p, self._sure_thresholds()[0], self.none_thresh) >= self.far_share:
                 both_far = [m for m in both if sure_p[row[id(m)]] < self.far_sure]
-            else:
-                both_far = both
-        else:
-            both_far = both
         extra = []  # (mark, cut): more reads of the cards that show more than a strip
         for m in both_far:
             (ux, uy), (vx, vy) = m.axes()
@@ -1227,7 +1224,6 @@ class CardDetector:
         shipped = model_card_probs(rank, suit)
         probs = self._with_deck(shipped, emb, self.head)
         if self.deck_reader is not None:
-            row = {id(m): i for i, m in enumerate(marks)}
             part = [0 if id(m) in uncovered else 2 for m in marks] + [
                 int(c[0] != cuts[row[id(m)]][0]) for m, c in extra
             ]
@@ -1240,7 +1236,6 @@ class CardDetector:
         to_face = both
         if self.face_reader is not None and self.face_mode == "unsure":
             # only the whole cards whose corners alone are not sure are read whole
-            row = {id(m): i for i, m in enumerate(marks)}
 
             def corners_unsure(m: _Mark) -> bool:
                 i = row[id(m)]
