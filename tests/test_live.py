@@ -601,11 +601,9 @@ def test_calibrate_command_offline_and_print_board(tmp_path, monkeypatch, capsys
     views.mkdir()
     for i, (r, t) in enumerate(random_board_poses(6, np.random.default_rng(5), distance_mm=380)):
         cv2.imwrite(str(views / f"v{i}.png"), render_board_view(board, 50, 50, 25.0, rays, r, t, (640, 480)))
-    import importlib.util
+    from repo_scripts import load_script
 
-    spec = importlib.util.spec_from_file_location("_test_calibration", Path(__file__).with_name("test_calibration.py"))
-    helpers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(helpers)
+    helpers = load_script("tests/test_calibration.py", "_test_calibration")
     _fresh_deal_picture = helpers._fresh_deal_picture
     img, _, _ = _fresh_deal_picture(640 * 2, 360 * 2)
     cv2.imwrite(str(tmp_path / "deal.png"), img)
@@ -818,13 +816,10 @@ def _video(path: Path, pictures, repeat: int, fps: int = 30) -> Path:
 def test_calibrate_live_from_a_camera(tmp_path, capsys, monkeypatch):
     """`calibrate --camera` with a video file standing in for the camera (OpenCV opens
     both the same way): board views are taken when still and new, then the fresh deal."""
-    import importlib.util
-
+    from repo_scripts import load_script
     from solitaire_coach.capture.calibration import camera_rays, make_board_image, random_board_poses, render_board_view
 
-    spec = importlib.util.spec_from_file_location("_test_calibration", Path(__file__).with_name("test_calibration.py"))
-    helpers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(helpers)
+    helpers = load_script("tests/test_calibration.py", "_test_calibration")
     k = np.array([[600.0, 0, 320], [0, 600.0, 240], [0, 0, 1]])
     rays = camera_rays(k, np.zeros(5), (640, 480), supersample=2)
     board = make_board_image(square_px=50)

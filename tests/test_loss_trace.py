@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from repo_scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "loss_trace.py"
 
@@ -15,10 +16,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "loss_trace.py"
 def _module():
     if str(SCRIPT.parent) not in sys.path:  # it imports bench/strength.py, as it does when run
         sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("loss_trace", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 @pytest.mark.parametrize("turn", [1, 2, 5, 9])

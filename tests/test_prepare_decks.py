@@ -3,17 +3,14 @@ itself needs Debian's card packages and rsvg-convert, which CI does not install)
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-_PATH = Path(__file__).resolve().parents[1] / "training" / "prepare_decks.py"
-_spec = importlib.util.spec_from_file_location("prepare_decks", _PATH)
-assert _spec is not None and _spec.loader is not None
-prepare_decks = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(prepare_decks)
+from repo_scripts import load_script
+
+prepare_decks = load_script("training/prepare_decks.py")
 
 
 def _face(folder: Path, name: str, h: int, w: int = 144) -> None:

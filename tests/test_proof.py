@@ -167,13 +167,9 @@ def test_simulate_records_when_the_outcome_was_certain():
 
 
 def test_strength_bench_says_how_early_the_outcome_was_certain():
-    import importlib.util
-    from pathlib import Path
+    from repo_scripts import load_script
 
-    path = Path(__file__).resolve().parents[1] / "bench" / "strength.py"
-    spec = importlib.util.spec_from_file_location("strength_bench", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("bench/strength.py", "strength_bench")
     rows = [
         (0, "won", 100, [], 1.0, 60),
         (1, "won", 90, [], 1.0, 90),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -10,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from repo_scripts import load_script
+
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "strength.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("strength_bench", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "strength_bench")
 
 
 def test_seed_lists():

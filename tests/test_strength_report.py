@@ -68,11 +68,9 @@ def test_a_deal_with_two_results_is_refused(tmp_path):
 
 
 def test_strength_bench_counts_the_redeals_of_won_games():
-    import importlib.util
+    from repo_scripts import load_script
 
-    spec = importlib.util.spec_from_file_location("strength_bench", SCRIPT.parent / "strength.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("bench/strength.py", "strength_bench")
     rows = [
         (0, "won", 100, [], 1.0, 60, 2),
         (1, "won", 90, [], 1.0, 90, 5),
@@ -94,15 +92,12 @@ def test_strength_bench_counts_the_redeals_of_won_games():
 
 
 def test_the_peek_diagnostic_fills_in_only_what_it_names():
-    import importlib.util
-
+    from repo_scripts import load_script
     from solitaire_coach.core import GameState, deal_for_seed
     from solitaire_coach.core.tracker import TableTracker
     from solitaire_coach.core.virtual_table import VirtualTable
 
-    spec = importlib.util.spec_from_file_location("strength_bench", SCRIPT.parent / "strength.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("bench/strength.py", "strength_bench")
     truth = GameState.from_deal(deal_for_seed(4))
     tracker = TableTracker()
     tracker.update(VirtualTable(truth).snapshot())

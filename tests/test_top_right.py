@@ -154,15 +154,9 @@ def test_a_learnt_deck_reads_the_top_right_suit_too(tmp_path, monkeypatch, truth
 
 def _make_font_decks():
     """training/make_font_decks.py as a module (it needs Pillow and fonts only to draw)."""
-    import importlib.util
-    from pathlib import Path
+    from repo_scripts import load_script
 
-    path = Path(__file__).resolve().parents[1] / "training" / "make_font_decks.py"
-    spec = importlib.util.spec_from_file_location("make_font_decks", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("training/make_font_decks.py")
 
 
 def test_a_font_design_may_write_its_courts_in_cyrillic():

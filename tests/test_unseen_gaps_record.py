@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+
+from repo_scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "unseen_gaps.py"
 SHORT = ["--max-moves", "12", "--gap-rate", "0.3", "--restart-rate", "0.1", "--progress", "0"]
@@ -14,10 +15,7 @@ SHORT = ["--max-moves", "12", "--gap-rate", "0.3", "--restart-rate", "0.1", "--p
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("unseen_gaps_bench", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "unseen_gaps_bench")
 
 
 def _run(bench, capsys, *args) -> tuple[int, str, str]:

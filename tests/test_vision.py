@@ -366,13 +366,9 @@ def test_patch_geometry_comes_with_the_model(detector, tmp_path):
 
 
 def test_calibration_picks_thresholds_that_keep_wrong_reads_under_the_limit():
-    import importlib.util
+    from repo_scripts import load_script
 
-    spec = importlib.util.spec_from_file_location(
-        "vision_bench", Path(__file__).resolve().parents[1] / "bench" / "vision_bench.py"
-    )
-    vb = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(vb)
+    vb = load_script("bench/vision_bench.py")
     # whole cards: right above 0.5, one wrong at 0.45; strips: a wrong at 0.9 (tied with a
     # right whole card) and one at 0.7
     rows = [
