@@ -422,6 +422,21 @@ class CardDetector:
                 self.read_thresh = float(learnt.meta.get("read_thresh", self.read_thresh))
                 self.strip_thresh = float(learnt.meta.get("read_thresh_strip", self.strip_thresh))
 
+    @staticmethod
+    def _fast_reader(d: Path, cfg, threads: int, sessions: ModelSessions):
+        """vision.json's ``fast_reader`` entry: (its session, its ``sure``), or (None, 1.0)
+        where there is none. The fast reader (training/distil_reader.py: taught by the main
+        reader, a third of its compute) reads every corner first; the main reader reads again
+        only the corners the fast one is not sure of (see :meth:`read_patches`)."""
+        if not cfg:
+            return None, 1.0
+        where = d / "vision.json"
+        file = cfg.get("file") if isinstance(cfg, dict) else None
+        if not isinstance(file, str) or not file or "/" in file or "\\" in file:
+            raise ModelError(f"{where}: fast_reader must hold file, a file name in the model folder, and sure")
+        sure = _probabilities({"sure": cfg.get("sure")}, "fast_reader's", where)["sure"]
+        return _load_model(d / file, threads, sessions, "card reader", "patch"), sure
+
     @functools.cached_property
     def reader_id(self) -> str:
         """Which card reader this is (a short SHA-256 of the file run), for learnt decks:
@@ -451,6 +466,7 @@ class CardDetector:
             )
         self.reader = _load_model(d / reader_file, threads, sessions, "card reader", "patch")
         self.reader_path = d / reader_file
+        self.fast_reader, self.fast_sure = self._fast_reader(d, cfg.get("fast_reader"), threads, sessions)
         self.familiar = FamiliarRule.from_config(cfg.get("familiar"), d / "vision.json")
         self.elsewhere = ElsewhereRule.from_config(cfg.get("elsewhere"), d / "vision.json")
         # cards the locator finds turned (at least ``turn_min`` degrees) and that read UU are
@@ -639,12 +655,28 @@ class CardDetector:
         best = self._with_deck(model_card_probs(rank, suit), emb, self.head).max(1)
         return int(np.sum((kind[:, 0] > 0.5) & (best >= self.read_thresh)) + np.sum(kind[:, 1] > 0.5))
 
-    def read_patches(self, patches: np.ndarray):
-        """kind, rank, suit probabilities and embeddings of N patches (N x read_h x read_w x 3 BGR)."""
+    def read_patches(self, patches: np.ndarray, main_only: bool = False):
+        """kind, rank, suit probabilities and embeddings of N patches (N x read_h x read_w x 3 BGR).
+
+        Where the model has a fast reader (``fast_reader`` in vision.json) it reads every
+        patch first; a patch it does not read surely (a back, no card, or a face and its card
+        at ``sure`` or surer) is read again by the main reader, whose answer replaces its
+        own. ``main_only`` (and a learnt deck, whose references are the main reader's
+        embeddings): the main reader reads every patch, its embeddings all of one reader."""
         if len(patches) == 0:
             z = np.zeros((0,), np.float32)
             return z.reshape(0, 3), z.reshape(0, 13), z.reshape(0, 4), z.reshape(0, 128)
-        return self.reader.run(None, {"patch": F.to_tensor(patches)})
+        x = F.to_tensor(patches)
+        learnt = self.head is not None or self.refs is not None or self.deck_reader is not None
+        if self.fast_reader is None or main_only or learnt:
+            return self.reader.run(None, {"patch": x})
+        kind, rank, suit, emb = self.fast_reader.run(None, {"patch": x})
+        sure = np.maximum(np.maximum(kind[:, 1], kind[:, 2]), kind[:, 0] * rank.max(1) * suit.max(1))
+        again = np.flatnonzero(sure < self.fast_sure)
+        if len(again):
+            for mine, main in zip((kind, rank, suit, emb), self.reader.run(None, {"patch": x[again]})):
+                mine[again] = main
+        return kind, rank, suit, emb
 
     def read_cuts(self, frame_bgr: np.ndarray, cuts: list[tuple]):
         """kind, rank, suit probabilities and embeddings of the card corners ``cuts`` (each a

@@ -170,7 +170,7 @@ def fit_head(emb: np.ndarray, labels: np.ndarray, iters: int = 400, lr: float = 
 
 def _read_in_batches(det: CardDetector, patches: np.ndarray, batch: int = 256):
     """The reader's kind, rank, suit and embedding arrays for many patches, read in batches."""
-    reads = [det.read_patches(patches[i : i + batch]) for i in range(0, len(patches), batch)]
+    reads = [det.read_patches(patches[i : i + batch], main_only=True) for i in range(0, len(patches), batch)]
     return tuple(np.concatenate(parts) for parts in zip(*reads))
 
 
@@ -371,7 +371,7 @@ def learn_deck(
     det = detector or CardDetector()
     marks = grid_marks(det, frame_bgr)
     patches = det.patches(frame_bgr, marks)
-    _, rank, suit, emb = det.read_patches(patches)
+    _, rank, suit, emb = det.read_patches(patches, main_only=True)
     cards = [Card.from_index(i) for i in range(52)]  # row-major C D H S, A..K == index order
     p = model_card_probs(rank, suit)
     before = int(sum(int(p[i].argmax()) == i for i in range(52)))
