@@ -94,6 +94,13 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--hard", type=float, default=0.3, help="weight of the true labels beside the teacher's")
     ap.add_argument("--work", default=None, help="folder for scenes, answers and checkpoints")
+    ap.add_argument(
+        "--online",
+        action="store_true",
+        help="the teacher reads each patch as the student sees it (changed light, noise), not the clean "
+        "patch: its robustness taught too, at about twice the time a step",
+    )
+    ap.add_argument("--init", default=None, help="start the student from this checkpoint (a student.pt)")
     ap.add_argument("--device", default="auto")
     args = ap.parse_args()
     import torch
@@ -114,6 +121,14 @@ def main() -> None:
         torch.set_num_threads(max(1, args.workers))
     _, Reader, ReaderExport = TV.build_models(torch, args.width)
     rd = Reader()
+    if args.init:
+        rd.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=False)["model"])
+    teacher = None
+    if args.online:
+        _, Teacher, _ = TV.build_models(torch, 2.0)
+        teacher = Teacher()
+        TV.load_reader_onnx(torch, teacher, args.teacher)
+        teacher.eval().to(dev)
     opt = torch.optim.AdamW(rd.parameters(), args.lr, weight_decay=1e-4)
     phase = TV.Phase(torch, os.path.join(work, "student.pt"), "student", args.budget, rd, opt)
     rd.to(dev)
@@ -137,7 +152,13 @@ def main() -> None:
         for gparam in opt.param_groups:
             gparam["lr"] = args.lr * 0.5 * (1 + math.cos(math.pi * phase.frac))
         y = YL[idx].to(dev)
-        tk, tr, ts, te = TK[idx].to(dev), TR[idx].to(dev), TS[idx].to(dev), TE[idx].to(dev)
+        if teacher is None:
+            tk, tr, ts, te = TK[idx].to(dev), TR[idx].to(dev), TS[idx].to(dev), TE[idx].to(dev)
+        else:
+            with torch.no_grad():
+                lk, lr_, ls, le = teacher(x)
+                tk, tr, ts = torch.softmax(lk, 1), torch.softmax(lr_, 1), torch.softmax(ls, 1)
+                te = torch.nn.functional.normalize(le, dim=1)
         k, r, s, e = rd(x)
         # rank and suit where the patch is a face by its label or by the teacher's word
         face = ((y[:, 0] == 0) | (tk[:, 0] > 0.5)).float()
