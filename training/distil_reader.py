@@ -193,16 +193,7 @@ def main() -> None:
         flush=True,
     )
     rd.cpu()
-    torch.onnx.export(
-        ReaderExport(rd),
-        torch.zeros(1, 3, F.READ_H, F.READ_W),
-        os.path.join(args.out, "card_reader.onnx"),
-        input_names=["patch"],
-        output_names=["kind", "rank", "suit", "embedding"],
-        opset_version=17,
-        dynamic_axes={"patch": {0: "n"}, "kind": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}, "embedding": {0: "n"}},
-        dynamo=False,
-    )
+    TV.export_reader(torch, ReaderExport(rd), os.path.join(args.out, "card_reader.onnx"))
     print(f"exported the student; total {time.time() - t0:.0f} s on {dev}", flush=True)
 
 

@@ -219,6 +219,21 @@ def build_models(torch, reader_width: float = 1.0):
     return Locator, Reader, ReaderExport
 
 
+def export_reader(torch, wrapped, path: str) -> None:
+    """Write a reader (in its export wrapper: probabilities and a unit embedding) as ONNX to
+    ``path``, any number of patches a run."""
+    torch.onnx.export(
+        wrapped,
+        torch.zeros(1, 3, F.READ_H, F.READ_W),
+        path,
+        input_names=["patch"],
+        output_names=["kind", "rank", "suit", "embedding"],
+        opset_version=17,
+        dynamic_axes={"patch": {0: "n"}, "kind": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}, "embedding": {0: "n"}},
+        dynamo=False,
+    )
+
+
 def photometric(torch, x):
     """Random gain, colour cast, contrast and grey-world changes on a float batch (GPU)."""
     n = x.shape[0]
@@ -599,16 +614,7 @@ def main():
         cacc = ((r.argmax(1) == y[:, 1]) & (s.argmax(1) == y[:, 2]))[face].float().mean().item()
     print(f"reader val (training decks): kind acc {kacc:.4f}  card acc {cacc:.4f}", flush=True)
     rd.cpu()
-    torch.onnx.export(
-        ReaderExport(rd),
-        torch.zeros(1, 3, F.READ_H, F.READ_W),
-        os.path.join(args.out, "card_reader.onnx"),
-        input_names=["patch"],
-        output_names=["kind", "rank", "suit", "embedding"],
-        opset_version=17,
-        dynamic_axes={"patch": {0: "n"}, "kind": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}, "embedding": {0: "n"}},
-        dynamo=False,
-    )
+    export_reader(torch, ReaderExport(rd), os.path.join(args.out, "card_reader.onnx"))
     # the patch geometry the reader was trained on goes with it (the detector reads it from here)
     import json
 
