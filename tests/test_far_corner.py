@@ -90,3 +90,36 @@ def test_the_live_coachs_lowered_threshold_does_not_make_a_deck_known():
     every.far_sure = 1.0
     rows_every, _ = _rows_and_reads(every, "drawn-57", range(2))
     assert rows == rows_every
+
+
+def test_a_strip_on_the_very_corner_of_the_card_it_reads_as_gives_way_to_it():
+    """The same corner found a few pixels higher reads as the card under it: that ghost strip
+    gives way to the whole card even where it is a hair surer; a strip further up (a card of
+    its own) that reads the same card is weighed by confidence as before."""
+    from solitaire_coach.core import Card
+
+    card = Card.parse("7H")
+    whole = D._Mark(589, 203, 79, 112, 0.9, kind=0, card=card, conf=0.90)
+    ghost = D._Mark(589, 196, 79, 112, 0.9, kind=0, card=card, conf=0.905, strip=True)
+    D._dedupe_cards([ghost, whole])
+    assert whole.card == card and ghost.card is None
+    whole.card, above = card, D._Mark(589, 170, 79, 112, 0.9, kind=0, card=card, conf=0.95, strip=True)
+    D._dedupe_cards([whole, above])
+    assert above.card == card and whole.card is None
+
+
+def test_recorded_game2s_column_top_is_read_with_the_far_corner_skip_in_the_coach():
+    """Frame 159 of recorded game2, read as the live coach reads (its lowered thresholds,
+    the far-corner skip): column 6's top card 7H had lost to its own ghost strip 7 px above
+    it, leaving the column's top UU, and the coach inferred wrong moves (stop 60)."""
+    import cv2
+
+    from solitaire_coach.repo import repo_root
+
+    img = cv2.imread(str(repo_root() / "fixtures" / "games" / "game2" / "frame_000159.jpg"))
+    det = D.CardDetector()
+    assert det.far_sure < 1.0
+    det.sure_thresh, det.read_thresh = det.read_thresh, 0.3
+    det.sure_strip_thresh, det.strip_thresh = det.strip_thresh, 0.3
+    snap = det.detect(img).snapshot
+    assert str(snap).split(",")[10] == "7H"

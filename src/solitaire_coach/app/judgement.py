@@ -72,11 +72,6 @@ class ReadJudge:
             self._sure = float(getattr(detector, "sure_thresh", detector.read_thresh))
             detector.sure_thresh = self._sure
             detector.read_thresh = min(self._sure, GUESS_FLOOR)
-            # every whole card read at both corners, as its guesses were judged when tuned:
-            # skipping the far corner of sure cards (the detector's far_sure) made the real
-            # detector's replay of recorded game2 infer two moves wrong (stop 60)
-            if isinstance(getattr(detector, "far_sure", None), float):
-                detector.far_sure = 1.0
             if isinstance(getattr(detector, "strip_thresh", None), float):
                 self._sure_strip = float(getattr(detector, "sure_strip_thresh", detector.strip_thresh))
                 detector.sure_strip_thresh = self._sure_strip

@@ -2112,9 +2112,26 @@ def _dedupe_cards(marks: list[_Mark]) -> None:
         if o is None:
             best[m.card] = m
         else:
-            weak = m if m.conf < o.conf else o
+            weak = _weaker(m, o)
             weak.card = None
             best[m.card] = o if weak is m else m
+
+
+def _weaker(m: _Mark, o: _Mark) -> _Mark:
+    """Of two reads of one card, the one that gives way: a strip lying on the very corner of
+    the whole card it reads as (that card's own corner found a few pixels higher: a strip
+    of a card under it would show its own card) gives way to it; otherwise the less sure.
+    Without that rule a whole card read at its own corner alone (the far-corner skip) lost
+    to its ghost by a hair of confidence, and the column's top was left unread (game2)."""
+    for strip, whole in ((m, o), (o, m)):
+        if strip.strip and not whole.strip:
+            (ux, uy), (vx, vy) = whole.axes()
+            dx, dy = strip.x - whole.x, strip.y - whole.y
+            across = (dx * ux + dy * uy) / (whole.w * whole.w)  # in card widths
+            down = (dx * vx + dy * vy) / (whole.h * whole.h)  # in card heights
+            if abs(across) < 0.1 and -0.15 < down <= 0.0:
+                return strip
+    return m if m.conf < o.conf else o
 
 
 def cluster_positions(xs: list[float], gap: float) -> list[list[int]]:
