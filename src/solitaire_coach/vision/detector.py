@@ -426,7 +426,7 @@ class CardDetector:
     def _fast_reader(d: Path, cfg, threads: int, sessions: ModelSessions):
         """vision.json's ``fast_reader`` entry: (its session, its ``sure``), or (None, 1.0)
         where there is none. The fast reader (training/distil_reader.py: taught by the main
-        reader, a third of its compute) reads every corner first; the main reader reads again
+        reader, under half its compute) reads every corner first; the main reader reads again
         only the corners the fast one is not sure of (see :meth:`read_patches`)."""
         if not cfg:
             return None, 1.0
@@ -436,6 +436,11 @@ class CardDetector:
             raise ModelError(f"{where}: fast_reader must hold file, a file name in the model folder, and sure")
         sure = _probabilities({"sure": cfg.get("sure")}, "fast_reader's", where)["sure"]
         return _load_model(d / file, threads, sessions, "card reader", "patch"), sure
+
+    @property
+    def _reads_learnt_deck(self) -> bool:
+        """Whether a learnt deck's references, head or own reader take part in the reads."""
+        return self.head is not None or self.refs is not None or self.deck_reader is not None
 
     @functools.cached_property
     def reader_id(self) -> str:
@@ -667,8 +672,7 @@ class CardDetector:
             z = np.zeros((0,), np.float32)
             return z.reshape(0, 3), z.reshape(0, 13), z.reshape(0, 4), z.reshape(0, 128)
         x = F.to_tensor(patches)
-        learnt = self.head is not None or self.refs is not None or self.deck_reader is not None
-        if self.fast_reader is None or main_only or learnt:
+        if self.fast_reader is None or main_only or self._reads_learnt_deck:
             return self.reader.run(None, {"patch": x})
         kind, rank, suit, emb = self.fast_reader.run(None, {"patch": x})
         sure = np.maximum(np.maximum(kind[:, 1], kind[:, 2]), kind[:, 0] * rank.max(1) * suit.max(1))
@@ -1224,7 +1228,7 @@ class CardDetector:
         # where each read is cut: (corner, width vector, height vector) of the card
         cuts = [((m.x, m.y), *m.axes()) for m in marks]
         row = {id(m): i for i, m in enumerate(marks)}  # each mark's row in the reads
-        learnt = self.head is not None or self.refs is not None or self.deck_reader is not None  # a learnt deck's reads
+        learnt = self._reads_learnt_deck
         first = None  # the own corners' reads, where read on their own first
         both_far = both  # the whole cards read at their far corner too
         if self.far_sure < 1.0 and not learnt and cuts:
