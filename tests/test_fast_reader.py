@@ -32,7 +32,7 @@ def test_fast_reader_settings_are_checked(linked_models, entry, why):
 
 class _Doubting:
     """A stand-in fast reader: the main reader's reads, each row's kind made unsure where
-    ``doubt`` says so (and its rank marked, to tell whose answer a row is)."""
+    ``doubt`` says so (and its embedding marked, to tell whose answer a row is)."""
 
     def __init__(self, main, doubt):
         self.main, self.doubt, self.rows = main, doubt, 0
@@ -42,12 +42,12 @@ class _Doubting:
         self.rows += len(kind)
         d = self.doubt[: len(kind)]
         kind[d] = 1 / 3
-        rank[:, 0] = -1.0  # no reader gives that: the rows kept from here show it
+        emb[:, 0] = -5.0  # no unit embedding has that: the rows kept from here show it
         return kind, rank, suit, emb
 
 
 def _patches(det):
-    img, _ = render_random(3, 1280, 720, decks=["gnome-paris"], hand_p=0.0)
+    img, _ = render_random(3, 1280, 720, decks=["drawn-0"], hand_p=0.0)
     marks = D._suppress(det.locate_any_scale(img))
     return det.patches(img, marks)
 
@@ -78,8 +78,8 @@ def test_only_the_rows_the_fast_reader_doubts_are_read_again_by_the_main_reader(
     assert doubt.sum() < again.sum() < len(patches)
     assert calls == [int(again.sum())]  # the main reader read those rows alone
     np.testing.assert_allclose(kind[again], main[0][again], atol=1e-5)
-    np.testing.assert_allclose(rank[again], main[1][again], atol=1e-5)
-    assert (rank[~again, 0] == -1.0).all()  # the sure rows are the fast reader's
+    np.testing.assert_allclose(emb[again], main[3][again], atol=1e-5)
+    assert (emb[~again, 0] == -5.0).all()  # the sure rows are the fast reader's
     # main_only: every row the main reader's, as learn-deck needs its embeddings
     calls.clear()
     kind, rank, _, emb = det.read_patches(patches, main_only=True)
