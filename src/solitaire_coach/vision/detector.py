@@ -284,6 +284,12 @@ def _load_model(path: Path, threads: int, sessions: ModelSessions, what: str | N
     return session
 
 
+def _in_folder(name) -> bool:
+    """Whether vision.json's ``name`` for a model file is a file name in the model folder
+    (a string with no path separator)."""
+    return isinstance(name, str) and "/" not in name and "\\" not in name
+
+
 def _model_config(path: Path) -> dict:
     """``vision.json`` of a model folder ({} without one), its number settings checked."""
     if not path.exists():
@@ -432,7 +438,7 @@ class CardDetector:
             return None, 1.0
         where = d / "vision.json"
         file = cfg.get("file") if isinstance(cfg, dict) else None
-        if not isinstance(file, str) or not file or "/" in file or "\\" in file:
+        if not file or not _in_folder(file):
             raise ModelError(f"{where}: fast_reader must hold file, a file name in the model folder, and sure")
         sure = _probabilities({"sure": cfg.get("sure")}, "fast_reader's", where)["sure"]
         return _load_model(d / file, threads, sessions, "card reader", "patch"), sure
@@ -465,7 +471,7 @@ class CardDetector:
         # ``reader_file``: the reader to run, when not card_reader.onnx (an 8-bit copy of it, say:
         # training/quantize_reader.py); card_reader.onnx stays the reference the copy came from
         reader_file = cfg.get("reader_file", "card_reader.onnx")
-        if not isinstance(reader_file, str) or "/" in reader_file or "\\" in reader_file:
+        if not _in_folder(reader_file):
             raise ModelError(
                 f"{d / 'vision.json'}: reader_file must be a file name in the model folder, not {json.dumps(reader_file)}"
             )
