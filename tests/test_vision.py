@@ -1116,6 +1116,50 @@ def test_a_close_camera_reads_cards_a_fifth_or_a_quarter_of_the_frame_wide(share
         assert read <= near
 
 
+def _pieces_and_big_cards(monkeypatch, big_w: float):
+    """A detector whose locator, on a 1440x1080 frame, finds at 640 px five sure marks of an
+    ordinary card's size (57 px there: the pieces a card a third of the frame wide is found
+    in, a court's picture taken for backs) and at the coarser widths two cards ``big_w`` px
+    wide; the corner reader reads the pieces as 4 sure backs and the cards as 2 sure faces.
+    Returns the detector, the frame and the widths whose marks were read."""
+    det = D.CardDetector()
+    frame = np.full((1080, 1440, 3), 120, np.uint8)
+    pieces = [D._Mark(100 + 200 * i, 300, 128, 180, 0.8, 1) for i in range(5)]
+    big = [D._Mark(100, 200, big_w, 1.4 * big_w, 0.85, 0), D._Mark(800, 200, big_w, 1.4 * big_w, 0.8, 0)]
+    read: list[str] = []
+
+    def locate(frame_bgr, width=None, room=False):
+        return pieces if width >= 640 else big
+
+    def sure_reads(frame_bgr, marks):
+        read.append("pieces" if marks is pieces else "cards")
+        return (0, 4) if marks is pieces else (2, 0)
+
+    monkeypatch.setattr(det, "locate", locate)
+    monkeypatch.setattr(det, "_sure_reads", sure_reads)
+    return det, frame, read
+
+
+def test_cards_a_third_of_the_frame_wide_found_in_pieces_at_640_are_looked_at_coarser(monkeypatch):
+    """Real cards 30-50% of the frame wide are found at 640 px in pieces the locator measures
+    at an ordinary card's size, so their size sent it to no coarser look and the frame was
+    read as backs (a real close camera: cards 30% of the frame wide read 92%, 36% 82%). A
+    glance at 160 px finds such a card whole (``CardDetector._looks_large``); the coarser
+    widths are then compared by the faces they read surely, then by backs."""
+    det, frame, read = _pieces_and_big_cards(monkeypatch, big_w=420.0)
+    det.locate_any_scale(frame)
+    assert det.locator_width < 640
+    assert read[0] == "pieces" and "cards" in read
+
+
+def test_ordinary_cards_cost_no_coarser_look(monkeypatch):
+    """Where the glance at 160 px finds no card a sixth of the frame wide, a frame of sure
+    ordinary-size marks is read at 640 with no other width's marks read."""
+    det, frame, read = _pieces_and_big_cards(monkeypatch, big_w=150.0)
+    det.locate_any_scale(frame)
+    assert det.locator_width == 640 and read == []
+
+
 def test_the_8_bit_second_reader_reads_as_the_float_one_on_this_cpu():
     """The second reader runs as an 8-bit copy (``card_reader_2_int8.onnx``); it must read
     as its float original on whatever CPU runs it. Quantised with full-range 8-bit weights,

@@ -641,30 +641,49 @@ class CardDetector:
         marks = tried[width]
         size = _card_width(marks, frame_bgr.shape[1], width)
         sure = sum(m.score >= 0.5 for m in marks)
-        if step == 0 or (size is not None and size < LOCATOR_BIG_W[0] and sure >= 4):
+        if step == 0:
             return width
-        loose = (size is not None and size >= LOCATOR_BIG_W[1]) or sure < 8
+        large = self._looks_large(frame_bgr)
+        if size is not None and size < LOCATOR_BIG_W[0] and sure >= 4 and not large:
+            return width
+        loose = large or (size is not None and size >= LOCATOR_BIG_W[1]) or sure < 8
         best, best_reads = width, self._sure_reads(frame_bgr, marks)
         for coarse in reversed(LOCATOR_WIDTHS[:step]):
             if coarse not in tried:
                 tried[coarse] = self._locate_whole(frame_bgr, coarse)
-            if sum(m.score >= 0.5 for m in tried[coarse]) < 2:
+            if sum(m.score >= 0.5 for m in tried[coarse]) < (1 if large else 2):
                 continue
             reads = self._sure_reads(frame_bgr, tried[coarse])
-            if reads > best_reads and (loose or reads >= max(best_reads + 2, 1.5 * best_reads)):
+            if loose:
+                better = reads > best_reads  # faces first, then backs
+            else:
+                got, had = sum(reads), sum(best_reads)
+                better = got > had and got >= max(had + 2, 1.5 * had)
+            if better:
                 best, best_reads = coarse, reads
         return best
 
-    def _sure_reads(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> int:
-        """How many of ``marks`` (after suppression) the corner reader reads surely: a face
-        with its card at ``read_thresh`` or a back (one corner read each, with a learnt
-        deck's own read where there is one, no other rule)."""
+    def _looks_large(self, frame_bgr: np.ndarray) -> bool:
+        """Whether a glance at the frame at the locator's coarsest width, with no room
+        around it (a run of a few hundred microseconds), finds a card the locator is sure of
+        that is a sixth of the frame wide or more. At 640 the locator finds such a card in
+        pieces (a court's picture taken for backs, the pips for small cards) and measures
+        them 50-60 px, the size of ordinary cards, so their size alone does not send it to
+        look coarser."""
+        w0 = LOCATOR_WIDTHS[0]
+        scale = w0 / frame_bgr.shape[1]
+        return any(m.score >= 0.5 and m.w * scale >= LOCATOR_CARD_W[0] for m in self.locate(frame_bgr, w0))
+
+    def _sure_reads(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> tuple[int, int]:
+        """How many of ``marks`` (after suppression) the corner reader reads surely, as
+        (faces, backs): a face with its card at ``read_thresh``, a back (one corner read
+        each, with a learnt deck's own read where there is one, no other rule)."""
         marks = _suppress(marks)
         if not marks:
-            return 0
+            return 0, 0
         kind, rank, suit, emb = self.read_cuts(frame_bgr, [((m.x, m.y), *m.axes()) for m in marks])
         best = self._with_deck(model_card_probs(rank, suit), emb, self.head).max(1)
-        return int(np.sum((kind[:, 0] > 0.5) & (best >= self.read_thresh)) + np.sum(kind[:, 1] > 0.5))
+        return int(np.sum((kind[:, 0] > 0.5) & (best >= self.read_thresh))), int(np.sum(kind[:, 1] > 0.5))
 
     def read_patches(self, patches: np.ndarray, main_only: bool = False):
         """kind, rank, suit probabilities and embeddings of N patches (N x read_h x read_w x 3 BGR).
