@@ -98,3 +98,41 @@ def test_a_model_without_a_fast_reader_reads_with_the_main_one_alone(linked_mode
     want = det.reader.run(None, {"patch": D.F.to_tensor(patches)})
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_the_shipped_fast_reader_is_the_main_readers_8_bit_copy_and_reads_as_it_on_this_cpu():
+    """The shipped fast reader is ``card_reader_int8.onnx``, the main reader quantised with
+    7-bit weights (``training/quantize_reader.py``), about a third of its time a corner on an
+    AVX2 CPU. Where it is sure (``sure`` or surer, the rows the main reader does not read
+    again), it must read as the float reader on whatever CPU runs it: the same kind and card,
+    and a confidence within a few hundredths (the far-corner skip and the read thresholds
+    lie near the real camera's confidences, about 0.9)."""
+    import onnxruntime as ort
+
+    models = D.repo_root() / "models"
+    cfg = json.loads((models / "vision.json").read_text())
+    assert cfg["fast_reader"]["file"] == "card_reader_int8.onnx"
+    sure_at = cfg["fast_reader"]["sure"]
+    det = D.CardDetector()
+    fixtures = D.repo_root() / "fixtures" / "vision"
+    import cv2
+
+    patches = []
+    for path in sorted(fixtures.glob("scene_*.jpg")):
+        img = cv2.imread(str(path))
+        patches.append(det.patches(img, det.locate_any_scale(img)))
+    x = D.F.to_tensor(np.concatenate(patches))
+    assert len(x) > 100
+    outs = {}
+    for file in ("card_reader.onnx", "card_reader_int8.onnx"):
+        s = ort.InferenceSession(str(models / file), providers=["CPUExecutionProvider"])
+        outs[file] = s.run(None, {"patch": x})
+    (fk, fr, fs, _), (qk, qr, qs, _) = outs["card_reader.onnx"], outs["card_reader_int8.onnx"]
+    pf, pq = D.model_card_probs(fr, fs), D.model_card_probs(qr, qs)
+    sure = np.maximum(np.maximum(qk[:, 1], qk[:, 2]), qk[:, 0] * pq.max(1)) >= sure_at
+    assert sure.sum() > 0.5 * len(x)
+    assert (fk.argmax(1)[sure] == qk.argmax(1)[sure]).all()
+    faces = sure & (qk.argmax(1) == 0)
+    assert faces.sum() > 50 and (pf.argmax(1)[faces] == pq.argmax(1)[faces]).all()
+    assert np.percentile(np.abs(pf.max(1) - pq.max(1))[faces], 95) < 0.05
+    assert np.abs(fk - qk)[sure].max() < 0.15

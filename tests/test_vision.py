@@ -842,11 +842,17 @@ def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_
     assert c.locator is a.locator and c.reader is not a.reader and made[2:] == ["card_reader.onnx"]
     own = D.CardDetector(d, sessions=D.ModelSessions())
     assert own.locator is not a.locator and len(made) == 5
-    # the shipped folder's settings: the float reader (loaded already), the second reader's
-    # 8-bit copy, the face reader, the index reader
+    # the shipped folder's settings: the float reader (loaded already), its 8-bit copy (the
+    # fast reader), the second reader's 8-bit copy, the face, index and pip readers
     shutil.copy(D.repo_root() / "models" / "vision.json", d / "vision.json")
     D.CardDetector(d)
-    assert made[5:] == ["card_reader_2_int8.onnx", "face_reader.onnx", "index_reader.onnx", "pip_reader.onnx"]
+    assert made[5:] == [
+        "card_reader_int8.onnx",
+        "card_reader_2_int8.onnx",
+        "face_reader.onnx",
+        "index_reader.onnx",
+        "pip_reader.onnx",
+    ]
     img = cv2.imread(str(SCENES[0]))
     assert own.detect(img).snapshot == a.detect(img).snapshot
 
