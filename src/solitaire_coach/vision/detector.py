@@ -572,18 +572,23 @@ class CardDetector:
         finds such cards surely only with that room."""
         check_frame(frame_bgr)
         width = width or self.locator_width
-        ox = oy = 0
+        pad = 0
         if room:
+            # scaled first, then set in its room: the same picture as padding the frame
+            # itself, at a hundredth of the pixels for a large frame
             fh, fw = frame_bgr.shape[:2]
-            pad = max(fh, fw)
             colour = np.median(frame_bgr[::8, ::8].reshape(-1, 3), axis=0).tolist()
-            frame_bgr = cv2.copyMakeBorder(frame_bgr, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
-            ox = oy = pad
-            width = int(round(width * (fw + 2 * pad) / fw))
-        img, s = F.locator_input(frame_bgr, width)
+            small, scale = F.locator_input(frame_bgr, width)
+            small = small[: max(1, int(round(fh * scale)))]  # without locator_input's bottom rows
+            pad = int(round(max(fh, fw) * scale))
+            roomy = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
+            img, s = F.locator_input(roomy, roomy.shape[1])
+            s = scale
+        else:
+            img, s = F.locator_input(frame_bgr, width)
         out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
         marks = [
-            _Mark(x / s - ox, y / s - oy, w / s, h / s, sc, kd, angle=a)
+            _Mark((x - pad) / s, (y - pad) / s, w / s, h / s, sc, kd, angle=a)
             for x, y, w, h, sc, kd, a in F.decode_peaks(out, self.peak_thresh)
         ]
         return marks
