@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 
@@ -115,8 +116,6 @@ def test_the_shipped_fast_reader_is_the_main_readers_8_bit_copy_and_reads_as_it_
     sure_at = cfg["fast_reader"]["sure"]
     det = D.CardDetector()
     fixtures = D.repo_root() / "fixtures" / "vision"
-    import cv2
-
     patches = []
     for path in sorted(fixtures.glob("scene_*.jpg")):
         img = cv2.imread(str(path))
