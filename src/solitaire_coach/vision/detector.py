@@ -670,8 +670,8 @@ class CardDetector:
 
     def _looks_large(self, frame_bgr: np.ndarray) -> bool:
         """Whether a glance at the frame at the locator's coarsest width, with no room
-        around it (1-2 ms a 1280x720 frame on 2 cores, the frame's scaling half of it), finds a card the locator is sure of
-        that is a sixth of the frame wide or more. At 640 the locator finds such a card in
+        around it (1-2 ms a 1280x720 frame on 2 cores, the frame's scaling half of it),
+        finds a card the locator is sure of that is a sixth of the frame wide or more. At 640 the locator finds such a card in
         pieces (a court's picture taken for backs, the pips for small cards) and measures
         them 50-60 px, the size of ordinary cards, so their size alone does not send it to
         look coarser."""
