@@ -320,6 +320,31 @@ def test_grid_render_has_52_cards():
     assert len(truth.cards) == 52 and {c.card for c in truth.cards} == set(Card.from_index(i) for i in range(52))
 
 
+def test_spread_render_fans_rows_sideways_or_columns_down():
+    """render_spread (the locator's training scenes of spread cards): distinct face cards, each
+    but the last of its line showing a strip along the fan, the whole fan inside the frame."""
+    from solitaire_coach.vision.render import render_spread
+
+    kinds = set()
+    for seed in range(6):
+        img, truth = render_spread(seed, "drawn-5", 960, 540, askew=6.0 if seed % 2 else 0.0)
+        faces = [c.card for c in truth.cards if c.card is not None]
+        assert img.shape == (540, 960, 3) and len(faces) == len(set(faces)) and len(truth.cards) >= 6
+        for c in truth.cards:
+            assert (c.full_quad >= -2).all() and (c.full_quad[:, 0] <= 962).all() and (c.full_quad[:, 1] <= 542).all()
+            w = np.linalg.norm(c.full_quad[1] - c.full_quad[0])
+            h = np.linalg.norm(c.full_quad[3] - c.full_quad[0])
+            shown_w = np.linalg.norm(c.quad[1] - c.quad[0])
+            shown_h = np.linalg.norm(c.quad[3] - c.quad[0])
+            if shown_w < 0.9 * w:
+                kinds.add("row")
+                assert 0.12 * w < shown_w < 0.42 * w and shown_h > 0.99 * h
+            elif shown_h < 0.9 * h:
+                kinds.add("column")
+                assert 0.11 * h < shown_h < 0.32 * h
+    assert kinds == {"row", "column"}
+
+
 def test_empty_table_and_odd_frame_sizes(detector):
     assert detector.detect(np.full((480, 640, 3), 90, np.uint8)).snapshot.line() == ",".join(["XX"] * 12)
     img = cv2.imread(str(SCENES[0]))

@@ -54,10 +54,10 @@ def train_decks(wild: int = 0) -> list[str]:
     return [d for d in drawn + art * times if d not in TRAIN_EXCLUDE]
 
 
-def make_sample(seed: int, decks: list[str], variety: float = 0.0):
+def make_sample(seed: int, decks: list[str], variety: float = 0.0, spread: float = 0.0):
     rng = np.random.default_rng(seed * 31 + 5)
     W, H = SIZES[seed % len(SIZES)]
-    img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15, grid_p=0.05, variety=variety)
+    img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15, grid_p=0.05, variety=variety, spread_p=spread)
     loc, s = F.locator_input(img)
     corners = []  # x, y, w, h (locator px), kind (0 face, 1 back), visible, angle (radians)
     crops, labels = [], []
@@ -111,8 +111,8 @@ def make_sample(seed: int, decks: list[str], variety: float = 0.0):
 
 
 def _worker(args):
-    seed, decks, variety = args
-    return make_sample(seed, decks, variety)
+    seed, decks, variety, spread = args
+    return make_sample(seed, decks, variety, spread)
 
 
 def targets(corners: np.ndarray, hh: int, ww: int, sigma: float = 0.7):
@@ -303,34 +303,57 @@ class Phase:
         self._saved = time.time()
 
 
-def load_reader_onnx(torch, rd, path: str) -> None:
-    """Copy an exported reader's weights into ``rd`` (built with the same width).
-
-    The export folded each batch norm into its convolution; here the convolution takes the
-    folded weight and its batch norm becomes the folded bias with unit statistics, so that
-    ``rd`` in eval mode gives the exported outputs. Train it with its batch norms in eval mode.
-    """
-    import onnx
-    from onnx import numpy_helper
-
-    graph = onnx.load(path).graph
-    init = {i.name: np.array(numpy_helper.to_array(i)) for i in graph.initializer}  # writable copies
-    folded = [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
-    convs = [m for m in rd.f.modules() if isinstance(m, torch.nn.Conv2d)]
-    norms = [m for m in rd.f.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+def _load_folded(torch, body, folded, path: str, what: str) -> None:
+    """Give ``body``'s convolution + batch norm pairs the exported folded weights (in the
+    order the export ran them, which is the order the modules are built in): the
+    convolution takes the folded weight, its batch norm the folded bias with unit
+    statistics, so that in eval mode the module gives the exported outputs."""
+    convs = [m for m in body.modules() if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in body.modules() if isinstance(m, torch.nn.BatchNorm2d)]
     if not (len(folded) == len(convs) == len(norms)):
-        raise SystemExit(f"{path}: {len(folded)} convolutions, the reader built here has {len(convs)}")
+        raise SystemExit(f"{path}: {len(folded)} folded convolutions, the {what} built here has {len(convs)}")
     with torch.no_grad():
         for (w, b), conv, bn in zip(folded, convs, norms):
             if tuple(conv.weight.shape) != w.shape:
-                raise SystemExit(
-                    f"{path}: a convolution of {w.shape}, here {tuple(conv.weight.shape)} (--reader-width?)"
-                )
+                raise SystemExit(f"{path}: a convolution of {w.shape}, here {tuple(conv.weight.shape)}")
             conv.weight.copy_(torch.from_numpy(w))
             bn.weight.fill_(1.0)
             bn.bias.copy_(torch.from_numpy(b))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
+
+
+def _onnx_weights(path: str):
+    """An exported network's initialisers by name and its convolutions' (weight, bias) in order."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(path).graph
+    init = {i.name: np.array(numpy_helper.to_array(i)) for i in graph.initializer}  # writable copies
+    return init, [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+
+
+def load_locator_onnx(torch, loc, path: str) -> None:
+    """Copy an exported locator's weights into ``loc`` (the export folded its batch norms;
+    see :func:`_load_folded`; its last convolution, the head's, has a bias of its own).
+    Train it with its batch norms in eval mode."""
+    _init, convs = _onnx_weights(path)
+    head = loc.head[-1]
+    if tuple(head.weight.shape) != convs[-1][0].shape:
+        raise SystemExit(f"{path}: its head is {convs[-1][0].shape}, here {tuple(head.weight.shape)}")
+    body = torch.nn.ModuleList([m for name, m in loc.named_children() if name != "head"] + [loc.head[0]])
+    _load_folded(torch, body, convs[:-1], path, "locator")
+    with torch.no_grad():
+        head.weight.copy_(torch.from_numpy(convs[-1][0]))
+        head.bias.copy_(torch.from_numpy(convs[-1][1]))
+
+
+def load_reader_onnx(torch, rd, path: str) -> None:
+    """Copy an exported reader's weights into ``rd`` (built with the same width; see
+    :func:`_load_folded`). Train it with its batch norms in eval mode."""
+    init, folded = _onnx_weights(path)
+    _load_folded(torch, rd.f, folded, path, "reader")
+    with torch.no_grad():
         state = rd.state_dict()
         for name in (
             "fc.2.weight",
@@ -361,7 +384,7 @@ def render_all(args, decks, work: str):
         print(f"rendering: {done_before} scenes already rendered in {work}", flush=True)
     with mp.Pool(args.workers) as pool:
         for k, (start, path) in enumerate(todo):
-            seeds = [(sd, decks, args.variety) for sd in range(start, min(args.scenes, start + chunk))]
+            seeds = [(sd, decks, args.variety, args.spread) for sd in range(start, min(args.scenes, start + chunk))]
             rows = pool.map(_worker, seeds, chunksize=4)
             np.savez(
                 path + ".tmp.npz",
@@ -410,12 +433,15 @@ def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Lo
     # ------------------------------------------------------------------ locator
     nval = max(1, n // 40)
     loc = Locator()
-    opt = torch.optim.AdamW(loc.parameters(), 2e-3, weight_decay=1e-4)
+    if args.init_locator:
+        load_locator_onnx(torch, loc, args.init_locator)
+        print(f"locator starts from {args.init_locator} (batch norms held)", flush=True)
+    opt = torch.optim.AdamW(loc.parameters(), args.locator_lr, weight_decay=1e-4)
     phase = Phase(
         torch,
         os.path.join(work, "locator.pt"),
         "locator",
-        args.budget * args.loc_share,
+        args.budget * (1 if args.only_locator else args.loc_share),
         loc,
         opt,
     )
@@ -427,24 +453,49 @@ def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Lo
     RM = torch.from_numpy(regm).to(dev)
     bs = 32
     loc.train()
+    if args.init_locator:  # the folded batch norms keep their statistics: the start is exact
+        for mod in loc.modules():
+            if isinstance(mod, torch.nn.BatchNorm2d):
+                mod.eval()
+    crop = args.locator_crop
+    rng = np.random.default_rng(phase.step)
     while not phase.done:
         idx = torch.randint(nval, n, (bs,), device=dev)
-        x = X[idx].permute(0, 3, 1, 2).float() / 255.0
+        if crop:  # squares of the frame (a third of the pixels: about 3x the steps on a CPU)
+            xs, ts, rs, ms = [], [], [], []
+            for i in idx.tolist():
+                pts = [c for c in corners[i] if c[5] > 0]
+                if pts and rng.random() < 0.7:  # around a card's corner, else anywhere
+                    c = pts[int(rng.integers(0, len(pts)))]
+                    cx, cy = c[0] - rng.uniform(0.2, 0.8) * crop, c[1] - rng.uniform(0.2, 0.8) * crop
+                else:
+                    cx, cy = rng.uniform(0, W - crop), rng.uniform(0, H - crop)
+                # on the coarsest stride (16 px), so the network's grid is the frame's
+                ox = int(np.clip(cx, 0, W - crop)) // 16 * 16
+                oy = int(np.clip(cy, 0, H - crop)) // 16 * 16
+                gx, gy, gc = ox // F.STRIDE, oy // F.STRIDE, crop // F.STRIDE
+                xs.append(X[i, oy : oy + crop, ox : ox + crop])
+                ts.append(HT[i, :, gy : gy + gc, gx : gx + gc])
+                rs.append(RG[i, :, gy : gy + gc, gx : gx + gc])
+                ms.append(RM[i, gy : gy + gc, gx : gx + gc])
+            xb, t, rg, rm = torch.stack(xs), torch.stack(ts), torch.stack(rs), torch.stack(ms)
+        else:
+            xb, t, rg, rm = X[idx], HT[idx], RG[idx], RM[idx]
+        x = xb.permute(0, 3, 1, 2).float() / 255.0
         x = photometric(torch, x)
         for gparam in opt.param_groups:
-            gparam["lr"] = 2e-3 * 0.5 * (1 + math.cos(math.pi * phase.frac))
+            gparam["lr"] = args.locator_lr * 0.5 * (1 + math.cos(math.pi * phase.frac))
         out = loc(x)
         p = torch.sigmoid(out[:, :2]).clamp(1e-4, 1 - 1e-4)
-        t = HT[idx]
         pos = (t >= 0.999).float()
         neg = 1 - pos
         fl = -(pos * (1 - p) ** 2 * torch.log(p) + neg * (1 - t) ** 4 * p**2 * torch.log(1 - p))
         npos = pos.sum().clamp(min=1)
         l_heat = fl.sum() / npos
-        m = RM[idx].unsqueeze(1)
-        l_reg = (torch.abs(out[:, 2:4] - RG[idx][:, :2]) * m).sum() / npos
-        l_size = (torch.abs(out[:, 4:6] - RG[idx][:, 2:4]) * m).sum() / npos
-        l_turn = (torch.abs(out[:, 6:7] - RG[idx][:, 4:5]) * m).sum() / npos
+        m = rm.unsqueeze(1)
+        l_reg = (torch.abs(out[:, 2:4] - rg[:, :2]) * m).sum() / npos
+        l_size = (torch.abs(out[:, 4:6] - rg[:, 2:4]) * m).sum() / npos
+        l_turn = (torch.abs(out[:, 6:7] - rg[:, 4:5]) * m).sum() / npos
         loss = l_heat + l_reg + 0.5 * l_size + 2.0 * l_turn
         opt.zero_grad()
         loss.backward()
@@ -503,6 +554,28 @@ def main():
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--loc-share", type=float, default=0.55)
     ap.add_argument("--only-reader", action="store_true", help="train the reader alone (keep a locator)")
+    ap.add_argument("--only-locator", action="store_true", help="train the locator alone (keep the readers)")
+    ap.add_argument(
+        "--init-locator",
+        default=None,
+        help="start the locator from this exported one (e.g. models/card_locator.onnx): a fine-tune, "
+        "affordable on the CPU; its batch norms are held",
+    )
+    ap.add_argument("--locator-lr", type=float, default=2e-3, help="the locator's peak learning rate")
+    ap.add_argument(
+        "--locator-crop",
+        type=int,
+        default=0,
+        help="train the locator on squares this wide (a multiple of 16, e.g. 256) cut from the "
+        "640 px frames, mostly around a card's corner: about 3x the steps a second on a CPU (0: whole frames)",
+    )
+    ap.add_argument(
+        "--spread",
+        type=float,
+        default=0.0,
+        help="share of scenes of cards spread in rows fanned sideways or long tight columns "
+        "(render.render_spread; the shipped models before stop 63: 0)",
+    )
     ap.add_argument(
         "--variety",
         type=float,
@@ -558,6 +631,9 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     if not args.only_reader:
         train_locator(torch, args, dev, work, t0, locs, corners, Locator)
+    if args.only_locator:
+        print(f"locator alone; total {round(time.time() - t0)} s on {dev}", flush=True)
+        return
     del locs, corners
 
     # ------------------------------------------------------------------ reader

@@ -298,6 +298,71 @@ def _plan_grid(rng, W, H):
     return w, h, places
 
 
+def _plan_spread(rng, W, H, askew: float = 0.0):
+    """Cards spread out as people sort or show a deck: rows fanned sideways (each card's
+    left strip showing, 14-40% of its width, as a long waste fan or a row laid out to
+    count) or long columns fanned down tightly (13-30% of the height), 2-8 of them, some
+    rows of backs. Cards are distinct; each row or column is turned a little as a whole."""
+    order = [FULL_DECK[i] for i in rng.permutation(52)]
+    rows = rng.random() < 0.6
+    n_lines = int(rng.integers(2, 6 if rows else 9))
+    per = [int(rng.integers(3, 14)) for _ in range(n_lines)]
+    while sum(per) > 52:
+        per[int(np.argmax(per))] -= 1
+    fan = rng.uniform(0.14, 0.4) if rows else rng.uniform(0.13, 0.3)
+    gap = rng.uniform(0.05, 0.4)
+    longest = max(per)
+    if rows:  # card widths: (longest - 1) fans and a card across, the lines' heights down
+        w = min(W * 0.95 / ((longest - 1) * fan + 1), H * 0.95 / (ASPECT * (n_lines + (n_lines - 1) * gap)))
+    else:
+        w = min(W * 0.95 / (n_lines + (n_lines - 1) * gap), H * 0.95 / (ASPECT * ((longest - 1) * fan + 1)))
+    w = max(w * rng.uniform(0.65, 1.0), 30.0)
+    h = w * ASPECT
+    step = fan * (w if rows else h)
+    across = (n_lines * (h if rows else w)) * (1 + gap) - gap * (h if rows else w)
+    along = (longest - 1) * step + (w if rows else h)
+    ox = (W - (along if rows else across)) / 2 + rng.uniform(-0.3, 0.3) * max(0.0, W - (along if rows else across))
+    oy = (H - (across if rows else along)) / 2 + rng.uniform(-0.3, 0.3) * max(0.0, H - (across if rows else along))
+    places, pos = [], 0
+    for line, k in enumerate(per):
+        backs = rows and rng.random() < 0.12
+        turn = rng.normal(0, 1.5) + (rng.normal(0, askew) if askew else 0.0)
+        a = np.deg2rad(turn)
+        ux, uy = (np.cos(a), np.sin(a)) if rows else (-np.sin(a), np.cos(a))  # along the line
+        bx = ox + (0 if rows else line * w * (1 + gap))
+        by = oy + (line * h * (1 + gap) if rows else 0)
+        for i in range(k):
+            card = None if backs else order[pos]
+            pos += 0 if backs else 1
+            last = i == k - 1
+            places.append(
+                _Place(
+                    card,
+                    bx + i * step * ux + rng.normal(0, 0.008 * w),
+                    by + i * step * uy + rng.normal(0, 0.008 * w),
+                    "",
+                    float(np.clip(turn + rng.normal(0, 0.6), -30.0, 30.0)),
+                    cover_dx=step if rows and not last else 0,
+                    cover_dy=step if not rows and not last else 0,
+                )
+            )
+    return w, h, places
+
+
+def render_spread(
+    seed: int,
+    deck: str | None = None,
+    width: int = 1280,
+    height: int = 720,
+    difficulty: float = 0.6,
+    askew: float = 0.0,
+):
+    """A photo of cards spread in rows fanned sideways or long tight columns (see
+    :func:`_plan_spread`): for training the locator on the strips such fans show."""
+    empty = TableLayout((0,) * 7, ((),) * 7)
+    return render_layout(empty, seed, width, height, deck, difficulty=difficulty, askew=askew, _spread=True)
+
+
 def render_grid(seed: int, deck: str | None = None, width: int = 1920, height: int = 1080, difficulty: float = 0.6):
     """A photo of all 52 cards in a 4 x 13 grid (rows C D H S, ace to king), for learn-deck."""
     empty = TableLayout((0,) * 7, ((),) * 7)
@@ -380,6 +445,7 @@ def render_layout(
     hand: bool = False,
     difficulty: float = 1.0,
     _grid: bool = False,
+    _spread: bool = False,
     steady: bool = False,
     variety: float = 0.0,
     askew: float | None = None,
@@ -418,7 +484,12 @@ def render_layout(
     img = _table(rng, W, H).astype(np.float32)
     if dark_mat:
         img = _dark_mat(more, W, H).astype(np.float32)
-    w, h, places = _plan_grid(rng, W, H) if _grid else _plan(layout, rng, W, H, steady, askew)
+    if _grid:
+        w, h, places = _plan_grid(rng, W, H)
+    elif _spread:
+        w, h, places = _plan_spread(rng, W, H, askew)
+    else:
+        w, h, places = _plan(layout, rng, W, H, steady, askew)
     hand = hand and not steady
     iw, ih = int(round(w)), int(round(h))
     mask = _round_mask(iw, ih, w * rng.uniform(0.03, 0.07)).astype(np.float32) / 255.0
@@ -621,6 +692,7 @@ def render_random(
     hand_p: float = 0.15,
     difficulty: float | None = None,
     grid_p: float = 0.0,
+    spread_p: float = 0.0,
     lens_p: float = 0.5,
     edge_p: float = 0.3,
     variety: float = 0.0,
@@ -637,6 +709,15 @@ def render_random(
     if grid_p and rng.random() < grid_p:
         pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
         return render_grid(seed, pool[int(rng.integers(0, len(pool)))], width, height, float(rng.uniform(0.3, 1.0)))
+    if spread_p and np.random.default_rng([seed, 5151]).random() < spread_p:  # own stream: others unchanged
+        pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
+        spread_askew = float(cam.uniform(4, 14)) if cam.random() < 0.3 else 0.0
+        img, truth = render_spread(
+            seed, pool[int(rng.integers(0, len(pool)))], width, height, float(rng.uniform(0.3, 1.0)), spread_askew
+        )
+        if cam.random() < lens_p:
+            img, truth = lens_distort(img, truth, float(cam.uniform(-0.15, 0.1)))
+        return img, truth
     layout = TableLayout.random(rng)
     if variety and np.random.default_rng([seed, 4242]).random() < 0.2 * variety:
         from ..core.state import GameState, deal_for_seed
