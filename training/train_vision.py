@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 from solitaire_coach.vision import features as F  # noqa: E402
 from solitaire_coach.vision.decks import TRAIN_EXCLUDE, available_decks  # noqa: E402
-from solitaire_coach.vision.render import render_random  # noqa: E402
+from solitaire_coach.vision.render import TableLayout, render_layout, render_random  # noqa: E402
 
 cv2.setNumThreads(1)
 # 960x540 is what the live coach records: small cards, so it gets a large share
@@ -54,10 +54,17 @@ def train_decks(wild: int = 0) -> list[str]:
     return [d for d in drawn + art * times if d not in TRAIN_EXCLUDE]
 
 
-def make_sample(seed: int, decks: list[str], variety: float = 0.0, spread: float = 0.0):
+def make_sample(seed: int, decks: list[str], variety: float = 0.0, spread: float = 0.0, steady: float = 0.0):
     rng = np.random.default_rng(seed * 31 + 5)
     W, H = SIZES[seed % len(SIZES)]
-    img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15, grid_p=0.05, variety=variety, spread_p=spread)
+    game = np.random.default_rng([seed, 6262])
+    if steady and game.random() < steady:  # a camera on a stand over a game, as `play` records
+        W, H = 960, 540
+        layout = TableLayout.random(game)
+        deck = decks[int(game.integers(0, len(decks)))]
+        img, truth = render_layout(layout, seed, W, H, deck, difficulty=float(game.uniform(0.3, 1.0)), steady=True)
+    else:
+        img, truth = render_random(seed, W, H, decks=decks, hand_p=0.15, grid_p=0.05, variety=variety, spread_p=spread)
     loc, s = F.locator_input(img)
     corners = []  # x, y, w, h (locator px), kind (0 face, 1 back), visible, angle (radians)
     crops, labels = [], []
@@ -111,8 +118,8 @@ def make_sample(seed: int, decks: list[str], variety: float = 0.0, spread: float
 
 
 def _worker(args):
-    seed, decks, variety, spread = args
-    return make_sample(seed, decks, variety, spread)
+    seed, decks, variety, spread, steady = args
+    return make_sample(seed, decks, variety, spread, steady)
 
 
 def targets(corners: np.ndarray, hh: int, ww: int, sigma: float = 0.7):
@@ -384,7 +391,10 @@ def render_all(args, decks, work: str):
         print(f"rendering: {done_before} scenes already rendered in {work}", flush=True)
     with mp.Pool(args.workers) as pool:
         for k, (start, path) in enumerate(todo):
-            seeds = [(sd, decks, args.variety, args.spread) for sd in range(start, min(args.scenes, start + chunk))]
+            seeds = [
+                (sd, decks, args.variety, args.spread, args.steady)
+                for sd in range(start, min(args.scenes, start + chunk))
+            ]
             rows = pool.map(_worker, seeds, chunksize=4)
             np.savez(
                 path + ".tmp.npz",
@@ -458,6 +468,19 @@ def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Lo
             if isinstance(mod, torch.nn.BatchNorm2d):
                 mod.eval()
     crop = args.locator_crop
+    # --anchor pulls towards the weights the fine-tune started from: kept in the work folder
+    # the first time, since a resumed run's network is the checkpoint's by now
+    anchor = []
+    if args.anchor and args.init_locator:
+        start = os.path.join(work, "locator_start.pt")
+        if not os.path.exists(start):
+            first = Locator()
+            load_locator_onnx(torch, first, args.init_locator)
+            torch.save(first.state_dict(), start)
+        ref = Locator()
+        ref.load_state_dict(torch.load(start, map_location="cpu"))
+        ref.to(dev)
+        anchor = [(p_, p0.detach()) for p_, p0 in zip(loc.parameters(), ref.parameters())]
     rng = np.random.default_rng(phase.step)
     while not phase.done:
         idx = torch.randint(nval, n, (bs,), device=dev)
@@ -497,6 +520,8 @@ def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Lo
         l_size = (torch.abs(out[:, 4:6] - rg[:, 2:4]) * m).sum() / npos
         l_turn = (torch.abs(out[:, 6:7] - rg[:, 4:5]) * m).sum() / npos
         loss = l_heat + l_reg + 0.5 * l_size + 2.0 * l_turn
+        if anchor:
+            loss = loss + args.anchor * sum(((p_ - p0) ** 2).sum() for p_, p0 in anchor)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -575,6 +600,20 @@ def main():
         default=0.0,
         help="share of scenes of cards spread in rows fanned sideways or long tight columns "
         "(render.render_spread; the shipped models before stop 63: 0)",
+    )
+    ap.add_argument(
+        "--steady",
+        type=float,
+        default=0.0,
+        help="share of scenes of a camera on a stand over a game at 960x540 (render_layout(steady=True), "
+        "as the recorded games are; the shipped models: 0)",
+    )
+    ap.add_argument(
+        "--anchor",
+        type=float,
+        default=0.0,
+        help="with --init-locator: pull the locator's weights towards the ones it started from "
+        "(this times the summed squared change, added to the loss), so a fine-tune keeps what it knew",
     )
     ap.add_argument(
         "--variety",
