@@ -684,6 +684,12 @@ def table_edge(img: np.ndarray, truth: SceneTruth, rng: np.random.Generator) -> 
     return out, SceneTruth(truth.layout, truth.snapshot, cards, truth.deck, truth.hand)
 
 
+def _deck_pool(decks: list[str] | None) -> list[str]:
+    """The designs a random scene chooses from: ``decks``, or our first drawn ones and every
+    rasterised deck present."""
+    return decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
+
+
 def render_random(
     seed: int,
     width: int = 1280,
@@ -703,14 +709,15 @@ def render_random(
     table lies on a band (its edge or the floor) inside the frame. ``variety`` (for
     training, see :func:`render_layout`) also makes a fresh deal in a fifth of its share of
     the scenes (a full stock, seven column tops over 0..6 face-down cards); ``askew`` see
-    :func:`render_layout`."""
+    :func:`render_layout`. ``spread_p``: the chance (its own random stream, so the other
+    scenes stay as they were) of a spread of cards instead (:func:`render_spread`)."""
     rng = np.random.default_rng(seed + 7919)
     cam = np.random.default_rng(seed + 104729)  # its own stream: the other draws stay as they were
     if grid_p and rng.random() < grid_p:
-        pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
+        pool = _deck_pool(decks)
         return render_grid(seed, pool[int(rng.integers(0, len(pool)))], width, height, float(rng.uniform(0.3, 1.0)))
     if spread_p and np.random.default_rng([seed, 5151]).random() < spread_p:  # own stream: others unchanged
-        pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
+        pool = _deck_pool(decks)
         spread_askew = float(cam.uniform(4, 14)) if cam.random() < 0.3 else 0.0
         img, truth = render_spread(
             seed, pool[int(rng.integers(0, len(pool)))], width, height, float(rng.uniform(0.3, 1.0)), spread_askew
@@ -723,7 +730,7 @@ def render_random(
         from ..core.state import GameState, deal_for_seed
 
         layout = TableLayout.from_state(GameState.from_deal(deal_for_seed(seed)), waste_visible=0)
-    pool = decks if decks is not None else [f"drawn-{i}" for i in range(12)] + available_decks()
+    pool = _deck_pool(decks)
     deck = pool[int(rng.integers(0, len(pool)))]
     diff = float(rng.uniform(0.3, 1.0)) if difficulty is None else difficulty
     img, truth = render_layout(
