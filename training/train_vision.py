@@ -340,6 +340,14 @@ def _onnx_weights(path: str):
     return init, [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
 
 
+def hold_batch_norms(torch, model) -> None:
+    """Put ``model``'s batch norms in eval mode (after :func:`_load_folded` their statistics
+    are the folded ones, so a fine-tune's start is the exported network exactly)."""
+    for mod in model.modules():
+        if isinstance(mod, torch.nn.BatchNorm2d):
+            mod.eval()
+
+
 def load_locator_onnx(torch, loc, path: str) -> None:
     """Copy an exported locator's weights into ``loc`` (the export folded its batch norms;
     see :func:`_load_folded`; its last convolution, the head's, has a bias of its own).
@@ -443,8 +451,10 @@ def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Lo
     # ------------------------------------------------------------------ locator
     nval = max(1, n // 40)
     loc = Locator()
+    start = None  # the start's weights, for --anchor (taken before Phase loads a checkpoint)
     if args.init_locator:
         load_locator_onnx(torch, loc, args.init_locator)
+        start = [p0.detach().clone() for p0 in loc.parameters()]
         print(f"locator starts from {args.init_locator} (batch norms held)", flush=True)
     opt = torch.optim.AdamW(loc.parameters(), args.locator_lr, weight_decay=1e-4)
     phase = Phase(
@@ -463,24 +473,11 @@ def train_locator(torch, args, dev: str, work: str, t0: float, locs, corners, Lo
     RM = torch.from_numpy(regm).to(dev)
     bs = 32
     loc.train()
-    if args.init_locator:  # the folded batch norms keep their statistics: the start is exact
-        for mod in loc.modules():
-            if isinstance(mod, torch.nn.BatchNorm2d):
-                mod.eval()
+    if args.init_locator:
+        hold_batch_norms(torch, loc)
     crop = args.locator_crop
-    # --anchor pulls towards the weights the fine-tune started from: kept in the work folder
-    # the first time, since a resumed run's network is the checkpoint's by now
-    anchor = []
-    if args.anchor and args.init_locator:
-        start = os.path.join(work, "locator_start.pt")
-        if not os.path.exists(start):
-            first = Locator()
-            load_locator_onnx(torch, first, args.init_locator)
-            torch.save(first.state_dict(), start)
-        ref = Locator()
-        ref.load_state_dict(torch.load(start, map_location="cpu"))
-        ref.to(dev)
-        anchor = [(p_, p0.detach()) for p_, p0 in zip(loc.parameters(), ref.parameters())]
+    # --anchor pulls towards the weights the fine-tune started from
+    anchor = [(p_, p0.to(dev)) for p_, p0 in zip(loc.parameters(), start)] if args.anchor and start else []
     rng = np.random.default_rng(phase.step)
     while not phase.done:
         idx = torch.randint(nval, n, (bs,), device=dev)
@@ -700,10 +697,8 @@ def main():
     ce = torch.nn.CrossEntropyLoss(reduction="none", label_smoothing=0.05)
     bs = args.reader_batch
     rd.train()
-    if args.init_reader:  # the folded batch norms keep their statistics: the start is exact
-        for mod in rd.modules():
-            if isinstance(mod, torch.nn.BatchNorm2d):
-                mod.eval()
+    if args.init_reader:
+        hold_batch_norms(torch, rd)
     while not phase.done:
         idx = torch.randint(mval, m, (bs,), device=dev)
         x = XC[idx].permute(0, 3, 1, 2).float() / 255.0

@@ -298,6 +298,9 @@ def _plan_grid(rng, W, H):
     return w, h, places
 
 
+_NO_LAYOUT = TableLayout((0,) * 7, ((),) * 7)  # the grid's and the spread's: cards in no slot
+
+
 def _plan_spread(rng, W, H, askew: float = 0.0):
     """Cards spread out as people sort or show a deck: rows fanned sideways (each card's
     left strip showing, 14-40% of its width, as a long waste fan or a row laid out to
@@ -321,8 +324,9 @@ def _plan_spread(rng, W, H, askew: float = 0.0):
     step = fan * (w if rows else h)
     across = (n_lines * (h if rows else w)) * (1 + gap) - gap * (h if rows else w)
     along = (longest - 1) * step + (w if rows else h)
-    ox = (W - (along if rows else across)) / 2 + rng.uniform(-0.3, 0.3) * max(0.0, W - (along if rows else across))
-    oy = (H - (across if rows else along)) / 2 + rng.uniform(-0.3, 0.3) * max(0.0, H - (across if rows else along))
+    span_x, span_y = (along, across) if rows else (across, along)
+    ox = (W - span_x) / 2 + rng.uniform(-0.3, 0.3) * max(0.0, W - span_x)
+    oy = (H - span_y) / 2 + rng.uniform(-0.3, 0.3) * max(0.0, H - span_y)
     places, pos = [], 0
     for line, k in enumerate(per):
         backs = rows and rng.random() < 0.12
@@ -359,14 +363,12 @@ def render_spread(
 ):
     """A photo of cards spread in rows fanned sideways or long tight columns (see
     :func:`_plan_spread`): for training the locator on the strips such fans show."""
-    empty = TableLayout((0,) * 7, ((),) * 7)
-    return render_layout(empty, seed, width, height, deck, difficulty=difficulty, askew=askew, _spread=True)
+    return render_layout(_NO_LAYOUT, seed, width, height, deck, difficulty=difficulty, askew=askew, _spread=True)
 
 
 def render_grid(seed: int, deck: str | None = None, width: int = 1920, height: int = 1080, difficulty: float = 0.6):
     """A photo of all 52 cards in a 4 x 13 grid (rows C D H S, ace to king), for learn-deck."""
-    empty = TableLayout((0,) * 7, ((),) * 7)
-    return render_layout(empty, seed, width, height, deck, difficulty=difficulty, _grid=True)
+    return render_layout(_NO_LAYOUT, seed, width, height, deck, difficulty=difficulty, _grid=True)
 
 
 def _homography(rng, W, H, strength):
