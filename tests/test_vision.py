@@ -868,10 +868,12 @@ def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_
     own = D.CardDetector(d, sessions=D.ModelSessions())
     assert own.locator is not a.locator and len(made) == 5
     # the shipped folder's settings: the float reader (loaded already), its 8-bit copy (the
-    # fast reader), the second reader's 8-bit copy, the face, index and pip readers
+    # fast reader), the second reader's 8-bit copy, the face, index and pip readers, and the
+    # rows locator
     shutil.copy(D.repo_root() / "models" / "vision.json", d / "vision.json")
     D.CardDetector(d)
     assert made[5:] == [
+        "card_locator_rows.onnx",
         "card_reader_int8.onnx",
         "card_reader_2_int8.onnx",
         "face_reader.onnx",

@@ -403,6 +403,7 @@ class CardDetector:
         # (both learnt from the frames, see locate_any_scale and detect)
         self.locator_width = F.LOC_W
         self.orientation = 0
+        self._inputs: tuple[np.ndarray | None, dict] = (None, {})  # a frame's locator inputs: see _locator_tensor
         self.orientation_settled = False
         self.deck = deck
         self.refs = None
@@ -468,6 +469,10 @@ class CardDetector:
             raise ModelError(f"model folder {str(d)!r} does not exist")
         self.locator = _load_model(d / "card_locator.onnx", threads, sessions)
         cfg = _model_config(d / "vision.json")
+        self.rows = RowsRule.from_config(cfg.get("rows_locator"), d / "vision.json")
+        self.rows_locator = (
+            None if self.rows is None else _load_model(d / self.rows.file, threads, sessions, "rows locator", "image")
+        )
         # ``reader_file``: the reader to run, when not card_reader.onnx (an 8-bit copy of it, say:
         # training/quantize_reader.py); card_reader.onnx stays the reference the copy came from
         reader_file = cfg.get("reader_file", "card_reader.onnx")
@@ -572,26 +577,51 @@ class CardDetector:
         finds such cards surely only with that room."""
         check_frame(frame_bgr)
         width = width or self.locator_width
-        pad = 0
-        if room:
-            # scaled first, then set in its room: the same picture as padding the frame
-            # itself, at a hundredth of the pixels for a large frame
-            fh, fw = frame_bgr.shape[:2]
-            colour = np.median(frame_bgr[::8, ::8].reshape(-1, 3), axis=0).tolist()
-            small, scale = F.locator_input(frame_bgr, width)
-            small = small[: max(1, int(round(fh * scale)))]  # without locator_input's bottom rows
-            pad = int(round(max(fh, fw) * scale))
-            roomy = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
-            img, _ = F.locator_input(roomy, roomy.shape[1])  # as it is, its height padded to 8s
-            s = scale
-        else:
+        tensor, pad, s = self._locator_tensor(frame_bgr, width, room)
+        out = self.locator.run(None, {"image": tensor})[0][0]
+        return _marks(out, self.peak_thresh, pad, s)
+
+    def _locator_tensor(self, frame_bgr: np.ndarray, width: int, room: bool) -> tuple[np.ndarray, int, float]:
+        """The locator's input tensor for ``frame_bgr`` at ``width`` (see
+        :meth:`_locator_image`); those of the last frame looked at are kept for the rows
+        locator's look at it within one :meth:`locate_any_scale` (scaling a 1920x1080 frame
+        costs more than the network)."""
+        frame, made = self._inputs
+        if frame is not frame_bgr:
+            made = {}
+            self._inputs = (frame_bgr, made)
+        if (width, room) not in made:
+            img, pad, s = self._locator_image(frame_bgr, width, room)
+            made[width, room] = (F.to_tensor(img[None]), pad, s)
+        return made[width, room]
+
+    def _locator_image(self, frame_bgr: np.ndarray, width: int, room: bool) -> tuple[np.ndarray, int, float]:
+        """The locator's input for ``frame_bgr`` at ``width`` (set in its room, see
+        :meth:`locate`), the room's width in locator pixels and the frame's scale."""
+        if not room:
             img, s = F.locator_input(frame_bgr, width)
-        out = self.locator.run(None, {"image": F.to_tensor(img[None])})[0][0]
-        marks = [
-            _Mark((x - pad) / s, (y - pad) / s, w / s, h / s, sc, kd, angle=a)
-            for x, y, w, h, sc, kd, a in F.decode_peaks(out, self.peak_thresh)
-        ]
-        return marks
+            return img, 0, s
+        # scaled first, then set in its room: the same picture as padding the frame
+        # itself, at a hundredth of the pixels for a large frame
+        fh, fw = frame_bgr.shape[:2]
+        colour = np.median(frame_bgr[::8, ::8].reshape(-1, 3), axis=0).tolist()
+        small, scale = F.locator_input(frame_bgr, width)
+        small = small[: max(1, int(round(fh * scale)))]  # without locator_input's bottom rows
+        pad = int(round(max(fh, fw) * scale))
+        roomy = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
+        img, _ = F.locator_input(roomy, roomy.shape[1])  # as it is, its height padded to 8s
+        return img, pad, scale
+
+    def _with_rows(self, frame_bgr: np.ndarray, width: int, marks: list[_Mark]) -> list[_Mark]:
+        """``marks`` (the locator's at ``width``) and the face-up cards the rows locator
+        finds there that no mark has (see :class:`RowsRule`)."""
+        rule = self.rows
+        if rule is None or not rule.wanted(marks):
+            return marks
+        tensor, pad, s = self._locator_tensor(frame_bgr, width, width <= LOCATOR_PADDED_MAX)
+        out = self.rows_locator.run(None, {"image": tensor})[0][0]
+        fh, fw = frame_bgr.shape[:2]
+        return marks + rule.new_faces(marks, _marks(out, rule.thresh, pad, s), fw, fh)
 
     def locate_any_scale(self, frame_bgr: np.ndarray, coarser: bool = True) -> list[_Mark]:
         """The locator's marks at the scale where this frame's cards have the size it was
@@ -600,6 +630,7 @@ class CardDetector:
         a large frame larger. Every frame starts at the trained width (640), so a frame at
         the usual scale costs one locator run, and one misjudged frame does not stay with
         the camera; the width used is left in ``locator_width``."""
+        self._inputs = (None, {})  # a frame refilled in place is another frame: nothing kept from a call before
         width = F.LOC_W
         tried: dict[int, list[_Mark]] = {}
         while width not in tried:
@@ -624,7 +655,7 @@ class CardDetector:
             if not any(m.score >= 0.5 for m in tried[width]):
                 return tried[width]  # no card anywhere: keep the width as it was
         self.locator_width = width
-        return tried[width]
+        return self._with_rows(frame_bgr, width, tried[width])
 
     def _locate_whole(self, frame_bgr: np.ndarray, width: int) -> list[_Mark]:
         """:meth:`locate` of a whole frame at ``width``, with room around it at the coarsest
@@ -1411,6 +1442,15 @@ class CardDetector:
         return build_snapshot(kept), kept
 
 
+def _marks(out: np.ndarray, thresh: float, pad: int, scale: float) -> list[_Mark]:
+    """The marks of a locator's output (its peaks over ``thresh``) in frame pixels, for an
+    input set in ``pad`` pixels of room and scaled by ``scale``."""
+    return [
+        _Mark((x - pad) / scale, (y - pad) / scale, w / scale, h / scale, sc, kd, angle=a)
+        for x, y, w, h, sc, kd, a in F.decode_peaks(out, thresh)
+    ]
+
+
 def _extra_reader(d: Path, entry, what: str, geom: F.PatchGeom, threads: int, sessions: ModelSessions):
     """((session, cut) or None, weight) of the ``what`` reader (face, band or index) that
     ``vision.json`` names in ``entry`` (``file``, optionally ``patch``, default ``geom``, and
@@ -1528,6 +1568,66 @@ class TopRightRule:
         """The rule of vision.json's ``top_right`` entry (None when absent or empty);
         ModelError naming ``where`` when it is malformed."""
         return _probability_rule(cls, cfg, where, "top_right", ("suit_sure", "rank_none", "thresh"), ("index_sure",))
+
+
+@dataclass(frozen=True)
+class RowsRule:
+    """The second locator, trained also on rows of cards overlapped sideways (a row of 13 of
+    which each shows a strip a fifth of its width; ``training/train_vision.py
+    --only-locator --spread``): it finds the strips the main locator misses, but alone it
+    also marks faint table corners and card edges as cards (the recorded games' pictures:
+    99.3% -> 80% read), so it only adds. A face-up mark of it (``thresh`` or surer) is added
+    where no mark of the main locator has its corner within ``same`` of a card's width and
+    height, and the card lies at least half inside the frame; its backs are never added (a back it finds beside the stock pile is the table's
+    corner, and backs lie in columns, which the main locator finds)."""
+
+    file: str
+    thresh: float = 0.5
+    same: float = 0.3
+    fanned: int = 2
+
+    def wanted(self, marks: list[_Mark]) -> bool:
+        """Whether the main locator's ``marks`` show cards overlapped sideways: ``fanned``
+        face-up cards or more with another lying over their top-right corner (a waste of
+        three fanned to the right is two). Only then is the rows locator run: it costs a
+        second locator look, 5-12 ms a frame on 2 cores."""
+        faces = [m for m in marks if m.kind == 0]
+        return sum(_covered_right(m, faces) for m in faces) >= self.fanned
+
+    @classmethod
+    def from_config(cls, cfg, where: Path) -> RowsRule | None:
+        """The rule of vision.json's ``rows_locator`` entry (None when absent or empty);
+        ModelError naming ``where`` when it is malformed."""
+        if not cfg:
+            return None
+        file = cfg.get("file") if isinstance(cfg, dict) else None
+        if not _in_folder(file) or not file:
+            raise ModelError(
+                f"{where}: rows_locator's file must name the rows locator's ONNX file in the model folder, "
+                f"not {json.dumps(file)}"
+            )
+        vals = {k: cfg[k] for k in ("thresh", "same") if k in cfg}
+        fanned = cfg.get("fanned", 2)
+        if isinstance(fanned, bool) or not isinstance(fanned, int) or fanned < 0:
+            raise ModelError(
+                f"{where}: rows_locator's fanned must be a whole number of cards, not {json.dumps(fanned)}"
+            )
+        return cls(file, fanned=fanned, **_probabilities(vals, "rows_locator's", where))
+
+    def new_faces(self, marks: list[_Mark], found: list[_Mark], frame_w: int, frame_h: int) -> list[_Mark]:
+        """The face-up marks of ``found`` that no mark of ``marks`` already is, of cards at
+        least half inside the ``frame_w`` x ``frame_h`` frame (the card's width and height
+        from its corner: a column running off the frame's edge is no new column)."""
+        return [
+            e
+            for e in found
+            if e.kind == 0
+            and e.x + e.w / 2 <= frame_w
+            and e.y + e.h / 2 <= frame_h
+            and not any(
+                abs(e.x - m.x) < self.same * max(m.w, e.w) and abs(e.y - m.y) < self.same * max(m.h, e.h) for m in marks
+            )
+        ]
 
 
 @dataclass(frozen=True)

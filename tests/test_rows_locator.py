@@ -1,0 +1,81 @@
+"""The rows locator (``rows_locator`` in vision.json): a second locator, trained also on rows
+of cards overlapped sideways, that only adds the face-up cards the main locator misses, and
+only in frames where the main locator sees cards overlapped sideways."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from solitaire_coach.vision import detector as D
+from solitaire_coach.vision.render import render_spread
+
+
+def _face(x: float, y: float, kind: int = 0, w: float = 100.0, h: float = 140.0) -> D._Mark:
+    return D._Mark(x, y, w, h, 0.9, kind)
+
+
+RULE = D.RowsRule("rows.onnx", thresh=0.5, same=0.3, fanned=2)
+
+
+def test_the_rows_locator_is_wanted_only_where_cards_overlap_sideways():
+    waste = [_face(0, 0), _face(25, 0), _face(50, 0)]  # three fanned to the right: two covered
+    assert RULE.wanted(waste)
+    assert not RULE.wanted(waste[1:])  # two fanned: one covered
+    column = [_face(0, 0), _face(0, 30), _face(0, 60)]  # fanned down: none covered at the right
+    assert not RULE.wanted(column)
+    assert not RULE.wanted([_face(0, 0), _face(25, 0, kind=1), _face(50, 0, kind=1)])  # backs do not count
+
+
+def test_the_rows_locator_adds_only_new_face_up_cards_inside_the_frame():
+    marks = [_face(100, 100), _face(125, 100)]
+    found = [
+        _face(105, 108),  # the main locator's card again (corner within 0.3 of a card)
+        _face(160, 100),  # a strip it missed: added
+        _face(175, 100, kind=1),  # a back: never added
+        _face(1250, 100),  # a card mostly off the frame's right edge
+        _face(300, 660),  # mostly below the frame's bottom
+    ]
+    assert RULE.new_faces(marks, found, 1280, 720) == [found[1]]
+
+
+@pytest.mark.parametrize(
+    "entry, why",
+    [
+        ({"thresh": 0.5}, "rows_locator's file must name the rows locator's ONNX file in the model folder, not null"),
+        (
+            {"file": "../x.onnx"},
+            "rows_locator's file must name the rows locator's ONNX file in the model folder, not \"../x.onnx\"",
+        ),
+        ({"file": "card_locator_rows.onnx", "thresh": 2}, "rows_locator's thresh must be a number from 0 to 1, not 2"),
+        (
+            {"file": "card_locator_rows.onnx", "fanned": -1},
+            "rows_locator's fanned must be a whole number of cards, not -1",
+        ),
+        ({"file": "missing.onnx"}, "missing.onnx: missing"),
+    ],
+    ids=["no-file", "outside", "thresh", "fanned", "missing"],
+)
+def test_rows_locator_settings_are_checked(linked_models, entry, why):
+    d, cfg = linked_models
+    cfg["rows_locator"] = entry
+    (d / "vision.json").write_text(json.dumps(cfg))
+    with pytest.raises(D.ModelError, match="^" + re.escape(str(d)) + ".*" + re.escape(why)):
+        D.CardDetector(d)
+
+
+def test_a_row_overlapped_sideways_reads_more_cards_with_the_rows_locator(linked_models):
+    """A rendered row spread (seed 6): the shipped folder reads more of its cards than the
+    same folder without its rows locator, and reads no card that is not there."""
+    d, cfg = linked_models
+    assert cfg.get("rows_locator"), "the shipped vision.json names a rows locator"
+    cfg.pop("rows_locator")
+    (d / "vision.json").write_text(json.dumps(cfg))
+    img, truth = render_spread(6, "drawn-5", 1280, 720)
+    faces = {c.card for c in truth.cards if c.card is not None}
+    with_rows = {c.card for c in D.CardDetector().detect(img).cards if c.card is not None}
+    without = {c.card for c in D.CardDetector(d).detect(img).cards if c.card is not None}
+    assert with_rows <= faces and without <= faces
+    assert len(with_rows) >= len(without) + 5, (len(with_rows), len(without), len(faces))
