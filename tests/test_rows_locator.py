@@ -79,3 +79,20 @@ def test_a_row_overlapped_sideways_reads_more_cards_with_the_rows_locator(linked
     without = {c.card for c in D.CardDetector(d).detect(img).cards if c.card is not None}
     assert with_rows <= faces and without <= faces
     assert len(with_rows) >= len(without) + 5, (len(with_rows), len(without), len(faces))
+
+
+def test_a_frame_refilled_in_place_is_read_anew():
+    """The frame's scaled inputs are kept only within one look (for the rows locator's look
+    at the same frame): a capture buffer refilled in place between two reads is read as the
+    new frame it holds, by ``detect`` and by ``locate`` alike."""
+    first, _ = render_spread(6, "drawn-5", 1280, 720)
+    second, _ = render_spread(4, "drawn-5", 1280, 720)
+    det = D.CardDetector()
+    buf = first.copy()
+    det.detect(buf)
+    det.locate(buf, 640)
+    buf[:] = second
+    want = D.CardDetector().detect(second)
+    got = det.detect(buf)
+    assert got.snapshot == want.snapshot and [c.card for c in got.cards] == [c.card for c in want.cards]
+    assert len(det.locate(buf, 640)) == len(D.CardDetector().locate(second, 640))

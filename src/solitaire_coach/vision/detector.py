@@ -576,16 +576,23 @@ class CardDetector:
         frame wide): the locator, trained on cards lying on a table with room around them,
         finds such cards surely only with that room."""
         check_frame(frame_bgr)
-        width = width or self.locator_width
+        self._inputs = (None, {})  # a frame refilled in place is another frame: nothing kept
+        marks = self._locate(frame_bgr, width or self.locator_width, room)
+        self._inputs = (None, {})
+        return marks
+
+    def _locate(self, frame_bgr: np.ndarray, width: int, room: bool) -> list[_Mark]:
+        """:meth:`locate` within one :meth:`locate_any_scale`: the frame's scaled inputs
+        kept there for the other looks at it."""
         tensor, pad, s = self._locator_tensor(frame_bgr, width, room)
         out = self.locator.run(None, {"image": tensor})[0][0]
         return _marks(out, self.peak_thresh, pad, s)
 
     def _locator_tensor(self, frame_bgr: np.ndarray, width: int, room: bool) -> tuple[np.ndarray, int, float]:
         """The locator's input tensor for ``frame_bgr`` at ``width`` (see
-        :meth:`_locator_image`); those of the last frame looked at are kept for the rows
-        locator's look at it within one :meth:`locate_any_scale` (scaling a 1920x1080 frame
-        costs more than the network)."""
+        :meth:`_locator_image`); within one :meth:`locate_any_scale` each is made once, for
+        the rows locator's look at the width chosen (scaling a 1920x1080 frame costs more
+        than the network)."""
         frame, made = self._inputs
         if frame is not frame_bgr:
             made = {}
@@ -630,7 +637,15 @@ class CardDetector:
         a large frame larger. Every frame starts at the trained width (640), so a frame at
         the usual scale costs one locator run, and one misjudged frame does not stay with
         the camera; the width used is left in ``locator_width``."""
-        self._inputs = (None, {})  # a frame refilled in place is another frame: nothing kept from a call before
+        check_frame(frame_bgr)
+        self._inputs = (None, {})  # a frame refilled in place is another frame: nothing kept
+        try:
+            return self._locate_any_scale(frame_bgr, coarser)
+        finally:
+            self._inputs = (None, {})
+
+    def _locate_any_scale(self, frame_bgr: np.ndarray, coarser: bool) -> list[_Mark]:
+        """:meth:`locate_any_scale`, the frame's scaled inputs kept meanwhile."""
         width = F.LOC_W
         tried: dict[int, list[_Mark]] = {}
         while width not in tried:
@@ -660,7 +675,7 @@ class CardDetector:
     def _locate_whole(self, frame_bgr: np.ndarray, width: int) -> list[_Mark]:
         """:meth:`locate` of a whole frame at ``width``, with room around it at the coarsest
         widths (``LOCATOR_PADDED_MAX`` and under)."""
-        return self.locate(frame_bgr, width, room=width <= LOCATOR_PADDED_MAX)
+        return self._locate(frame_bgr, width, width <= LOCATOR_PADDED_MAX)
 
     def _look_coarser(self, frame_bgr: np.ndarray, tried: dict[int, list[_Mark]], width: int) -> int:
         """The width to keep once sizes led to ``width``: a coarser one where the cards are
@@ -708,7 +723,7 @@ class CardDetector:
         look coarser."""
         w0 = LOCATOR_WIDTHS[0]
         scale = w0 / frame_bgr.shape[1]
-        return any(m.score >= 0.5 and m.w * scale >= LOCATOR_CARD_W[0] for m in self.locate(frame_bgr, w0))
+        return any(m.score >= 0.5 and m.w * scale >= LOCATOR_CARD_W[0] for m in self._locate(frame_bgr, w0, False))
 
     def _sure_reads(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> tuple[int, int]:
         """How many of ``marks`` (after suppression) the corner reader reads surely, as
@@ -1578,8 +1593,10 @@ class RowsRule:
     also marks faint table corners and card edges as cards (the recorded games' pictures:
     99.3% -> 80% read), so it only adds. A face-up mark of it (``thresh`` or surer) is added
     where no mark of the main locator has its corner within ``same`` of a card's width and
-    height, and the card lies at least half inside the frame; its backs are never added (a back it finds beside the stock pile is the table's
-    corner, and backs lie in columns, which the main locator finds)."""
+    height, and the card lies at least half inside the frame; its backs are never added (a
+    back it finds beside the stock pile is the table's corner, and backs lie in columns,
+    which the main locator finds). Measured in docs/vision-and-training.md, "Rows fanned
+    sideways: a second locator that only adds"."""
 
     file: str
     thresh: float = 0.5
@@ -1590,7 +1607,7 @@ class RowsRule:
         """Whether the main locator's ``marks`` show cards overlapped sideways: ``fanned``
         face-up cards or more with another lying over their top-right corner (a waste of
         three fanned to the right is two). Only then is the rows locator run: it costs a
-        second locator look, 5-12 ms a frame on 2 cores."""
+        second locator look, about 6 ms at 640x360 on 2 cores."""
         faces = [m for m in marks if m.kind == 0]
         return sum(_covered_right(m, faces) for m in faces) >= self.fanned
 
@@ -1601,7 +1618,7 @@ class RowsRule:
         if not cfg:
             return None
         file = cfg.get("file") if isinstance(cfg, dict) else None
-        if not _in_folder(file) or not file:
+        if not file or not _in_folder(file):
             raise ModelError(
                 f"{where}: rows_locator's file must name the rows locator's ONNX file in the model folder, "
                 f"not {json.dumps(file)}"
