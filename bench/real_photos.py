@@ -175,16 +175,18 @@ def card_turn(pts_px: list[tuple[float, float]]) -> float | None:
 TURN_BANDS = ((0, 10), (10, 30), (30, 60), (60, 91))
 
 
-def score_frame(cards: dict, extra: set, dets, size: tuple[int, int], thresh=None):
+def score_frame(cards: dict, extra: set, dets, size: tuple[int, int], thresh=None, across: int = 0):
     """Per labelled card its outcome (read / UU / wrong / back / missing), with the confidence
     and strip flag of the detection that decided it; and the phantom reads.
 
     ``dets``: (code or None for UU or 'back', confidence, strip, likeliest code, quad) per
     detection. With ``thresh`` (whole, strip) the codes are re-decided from the likeliest
-    card and confidence (for the threshold curve)."""
+    card and confidence (for the threshold curve). ``across``: the frame's axis (0 x, 1 y)
+    that runs along the upright photo's width (1 in a photo turned 90 or 270 degrees): a
+    label's reach is measured along it, so a turned photo's cards are matched as upright."""
     w, h = size
     present = set(cards) | extra
-    widths = [float(np.ptp(d[4][:, 0])) for d in dets]
+    widths = [float(np.ptp(d[4][:, across])) for d in dets]
     reach = 0.45 * float(np.median(widths)) if widths else 0.0
     if thresh is not None:
         dets = [
@@ -222,6 +224,7 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
     if curve:
         det.read_thresh = det.strip_thresh = 0.0
     names = label_names(root)
+    across = 1 if rotate in (90, 270) else 0  # the upright photo's width runs along the frame's y
     report = {}
     for group in groups:
         c = Counter()
@@ -248,7 +251,7 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
                     likely = cd.card.code if cd.card is not None else None
                     dets.append((likely, cd.confidence, cd.strip, likely, cd.quad))
             size = (frame.shape[1], frame.shape[0])
-            outcomes, phantoms = score_frame(cards, extra, dets, size)
+            outcomes, phantoms = score_frame(cards, extra, dets, size, across=across)
             for o, _, _ in outcomes:
                 c[o] += 1
             for (o, _, _), pts in zip(outcomes, cards.values()):
@@ -260,7 +263,7 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
             c["backs"] += sum(d[0] == "back" for d in dets)
             c["columns given face-down cards"] += sum(1 for d in res.down if d)
             c["frames"] += 1
-            rows.append((dets, size, cards, extra))
+            rows.append((dets, size, cards, extra, across))
         report[group] = {"counts": c, "latency": lat, "rows": rows, "by_turn": by_turn}
     return report
 
@@ -381,8 +384,8 @@ def print_curve(rows) -> None:
     for t in (0.3, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9):
         for ts in (t,):
             c = Counter()
-            for dets, size, cards, extra in rows:
-                outcomes, phantoms = score_frame(cards, extra, dets, size, thresh=(t, ts))
+            for dets, size, cards, extra, across in rows:
+                outcomes, phantoms = score_frame(cards, extra, dets, size, thresh=(t, ts), across=across)
                 for o, _, _ in outcomes:
                     c[o] += 1
                 c["phantom"] += len(phantoms)
