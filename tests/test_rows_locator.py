@@ -17,7 +17,7 @@ def _face(x: float, y: float, kind: int = 0, w: float = 100.0, h: float = 140.0)
     return D._Mark(x, y, w, h, 0.9, kind)
 
 
-RULE = D.RowsRule("rows.onnx", thresh=0.5, same=0.3, fanned=2)
+RULE = D.RowsRule("rows.onnx", thresh=0.5, same=0.3, distinct=0.12, fanned=2)
 
 
 def test_the_rows_locator_is_wanted_only_where_cards_overlap_sideways():
@@ -32,13 +32,21 @@ def test_the_rows_locator_is_wanted_only_where_cards_overlap_sideways():
 def test_the_rows_locator_adds_only_new_face_up_cards_inside_the_frame():
     marks = [_face(100, 100), _face(125, 100)]
     found = [
-        _face(105, 108),  # the main locator's card again (corner within 0.3 of a card)
+        _face(105, 108),  # the first mark's card found again (the nearest, within 0.3 of a card)
+        _face(127, 100),  # the second's
         _face(160, 100),  # a strip it missed: added
         _face(175, 100, kind=1),  # a back: never added
         _face(1250, 100),  # a card mostly off the frame's right edge
         _face(300, 660),  # mostly below the frame's bottom
     ]
-    assert RULE.new_faces(marks, found, 1280, 720) == [found[1]]
+    assert RULE.new_faces(marks, found, 1280, 720) == [found[2]]
+    # a strip within 0.3 of a card of a mark whose own card was found again is another card
+    strip = _face(150, 100)
+    assert RULE.new_faces(marks, found[:2] + [strip], 1280, 720) == [strip]
+    # ... but not where it is the nearest the mark has (the mark's card found a little off)
+    assert RULE.new_faces(marks, found[:1] + [strip], 1280, 720) == []
+    # and never within 0.12 of a card of a mark
+    assert RULE.new_faces(marks, found[:2] + [_face(135, 100)], 1280, 720) == []
 
 
 @pytest.mark.parametrize(
@@ -51,12 +59,16 @@ def test_the_rows_locator_adds_only_new_face_up_cards_inside_the_frame():
         ),
         ({"file": "card_locator_rows.onnx", "thresh": 2}, "rows_locator's thresh must be a number from 0 to 1, not 2"),
         (
+            {"file": "card_locator_rows.onnx", "distinct": "x"},
+            'rows_locator\'s distinct must be a number from 0 to 1, not "x"',
+        ),
+        (
             {"file": "card_locator_rows.onnx", "fanned": -1},
             "rows_locator's fanned must be a whole number of cards, not -1",
         ),
         ({"file": "missing.onnx"}, "missing.onnx: missing"),
     ],
-    ids=["no-file", "outside", "thresh", "fanned", "missing"],
+    ids=["no-file", "outside", "thresh", "distinct", "fanned", "missing"],
 )
 def test_rows_locator_settings_are_checked(linked_models, entry, why):
     d, cfg = linked_models

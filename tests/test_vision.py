@@ -946,7 +946,7 @@ def test_large_cards_are_looked_at_smaller():
         w = card_frac * frame_bgr.shape[1]
         return [D._Mark(100.0 + 400 * i, 100.0, w, 1.4 * w, 0.9, 0) for i in range(3)]
 
-    det.locate = fake_locate
+    det._locate = fake_locate  # the scale search looks through _locate
     det.locate_any_scale(frame)
     assert det.locator_width == 320  # 0.25 * 320 = 80 px: the trained size
     card_frac = 0.08
@@ -1192,7 +1192,7 @@ def _pieces_and_big_cards(monkeypatch, big_w: float):
         read.append("pieces" if marks is pieces else "cards")
         return (0, 4) if marks is pieces else (2, 0)
 
-    monkeypatch.setattr(det, "locate", locate)
+    monkeypatch.setattr(det, "_locate", locate)  # the scale search looks through _locate
     monkeypatch.setattr(det, "_sure_reads", sure_reads)
     return det, frame, read
 

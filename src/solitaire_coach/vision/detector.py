@@ -1592,8 +1592,8 @@ class RowsRule:
     --only-locator --spread``): it finds the strips the main locator misses, but alone it
     also marks faint table corners and card edges as cards (the recorded games' pictures:
     99.3% -> 80% read), so it only adds. A face-up mark of it (``thresh`` or surer) is added
-    where no mark of the main locator has its corner within ``same`` of a card's width and
-    height, and the card lies at least half inside the frame; its backs are never added (a
+    where it is not one of the main locator's marks found again (see :meth:`new_faces`) and
+    the card lies at least half inside the frame; its backs are never added (a
     back it finds beside the stock pile is the table's corner, and backs lie in columns,
     which the main locator finds). Measured in docs/vision-and-training.md, "Rows fanned
     sideways: a second locator that only adds"."""
@@ -1601,6 +1601,7 @@ class RowsRule:
     file: str
     thresh: float = 0.5
     same: float = 0.3
+    distinct: float = 0.12
     fanned: int = 2
 
     def wanted(self, marks: list[_Mark]) -> bool:
@@ -1623,7 +1624,7 @@ class RowsRule:
                 f"{where}: rows_locator's file must name the rows locator's ONNX file in the model folder, "
                 f"not {json.dumps(file)}"
             )
-        vals = {k: cfg[k] for k in ("thresh", "same") if k in cfg}
+        vals = {k: cfg[k] for k in ("thresh", "same", "distinct") if k in cfg}
         fanned = cfg.get("fanned", 2)
         if isinstance(fanned, bool) or not isinstance(fanned, int) or fanned < 0:
             raise ModelError(
@@ -1634,17 +1635,22 @@ class RowsRule:
     def new_faces(self, marks: list[_Mark], found: list[_Mark], frame_w: int, frame_h: int) -> list[_Mark]:
         """The face-up marks of ``found`` that no mark of ``marks`` already is, of cards at
         least half inside the ``frame_w`` x ``frame_h`` frame (the card's width and height
-        from its corner: a column running off the frame's edge is no new column)."""
-        return [
-            e
-            for e in found
-            if e.kind == 0
-            and e.x + e.w / 2 <= frame_w
-            and e.y + e.h / 2 <= frame_h
-            and not any(
-                abs(e.x - m.x) < self.same * max(m.w, e.w) and abs(e.y - m.y) < self.same * max(m.h, e.h) for m in marks
-            )
-        ]
+        from its corner: a column running off the frame's edge is no new column). Each of
+        ``marks`` is the nearest face-up mark found within ``same`` of a card of it (the
+        rows locator finding that card again); any other is new unless its corner lies
+        within ``distinct`` of a card of one of ``marks`` (a strip of a row shows a fifth to
+        a third of a card, so its corner lies within ``same`` of the next card's)."""
+        faces = [e for e in found if e.kind == 0 and e.x + e.w / 2 <= frame_w and e.y + e.h / 2 <= frame_h]
+
+        def apart(e: _Mark, m: _Mark) -> float:  # how far apart two corners are, in cards
+            return max(abs(e.x - m.x) / max(m.w, e.w), abs(e.y - m.y) / max(m.h, e.h))
+
+        again: set[int] = set()  # the faces that are one of ``marks`` found again
+        for m in marks:
+            near = [(apart(e, m), i) for i, e in enumerate(faces) if i not in again]
+            if near and min(near)[0] < self.same:
+                again.add(min(near)[1])
+        return [e for i, e in enumerate(faces) if i not in again and all(apart(e, m) >= self.distinct for m in marks)]
 
 
 @dataclass(frozen=True)
