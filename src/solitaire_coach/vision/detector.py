@@ -1593,10 +1593,10 @@ class RowsRule:
     also marks faint table corners and card edges as cards (the recorded games' pictures:
     99.3% -> 80% read), so it only adds. A face-up mark of it (``thresh`` or surer) is added
     where it is not one of the main locator's marks found again (see :meth:`new_faces`) and
-    the card lies at least half inside the frame; its backs are never added (a
-    back it finds beside the stock pile is the table's corner, and backs lie in columns,
-    which the main locator finds). Measured in docs/vision-and-training.md, "Rows fanned
-    sideways: a second locator that only adds"."""
+    the card lies at least half inside the frame; its backs are never added (a back it
+    finds beside the stock pile is the table's corner, and backs lie in columns, which the
+    main locator finds). Measured in docs/vision-and-training.md, "Rows fanned sideways: a
+    second locator that only adds"."""
 
     file: str
     thresh: float = 0.5
