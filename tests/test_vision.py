@@ -942,7 +942,7 @@ def test_large_cards_are_looked_at_smaller():
     frame = np.full((720, 1280, 3), 120, np.uint8)
     card_frac = 0.25  # cards a quarter of the frame wide
 
-    def fake_locate(frame_bgr, width=None, room=False):
+    def fake_locate(frame_bgr, width=None, room=False, inputs=None):
         w = card_frac * frame_bgr.shape[1]
         return [D._Mark(100.0 + 400 * i, 100.0, w, 1.4 * w, 0.9, 0) for i in range(3)]
 
@@ -1185,7 +1185,7 @@ def _pieces_and_big_cards(monkeypatch, big_w: float):
     big = [D._Mark(100, 200, big_w, 1.4 * big_w, 0.85, 0), D._Mark(800, 200, big_w, 1.4 * big_w, 0.8, 0)]
     read: list[str] = []
 
-    def locate(frame_bgr, width=None, room=False):
+    def locate(frame_bgr, width=None, room=False, inputs=None):
         return pieces if width >= 640 else big
 
     def sure_reads(frame_bgr, marks):

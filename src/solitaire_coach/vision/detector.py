@@ -403,7 +403,6 @@ class CardDetector:
         # (both learnt from the frames, see locate_any_scale and detect)
         self.locator_width = F.LOC_W
         self.orientation = 0
-        self._inputs: tuple[np.ndarray | None, dict] = (None, {})  # a frame's locator inputs: see _locator_tensor
         self.orientation_settled = False
         self.deck = deck
         self.refs = None
@@ -576,31 +575,30 @@ class CardDetector:
         frame wide): the locator, trained on cards lying on a table with room around them,
         finds such cards surely only with that room."""
         check_frame(frame_bgr)
-        self._inputs = (None, {})  # a frame refilled in place is another frame: nothing kept
-        marks = self._locate(frame_bgr, width or self.locator_width, room)
-        self._inputs = (None, {})
-        return marks
+        return self._locate(frame_bgr, width or self.locator_width, room)
 
-    def _locate(self, frame_bgr: np.ndarray, width: int, room: bool) -> list[_Mark]:
-        """:meth:`locate` within one :meth:`locate_any_scale`: the frame's scaled inputs
-        kept there for the other looks at it."""
-        tensor, pad, s = self._locator_tensor(frame_bgr, width, room)
+    def _locate(self, frame_bgr: np.ndarray, width: int, room: bool, inputs: dict | None = None) -> list[_Mark]:
+        """:meth:`locate` (of a checked frame); ``inputs``: see :meth:`_locator_tensor`."""
+        tensor, pad, s = self._locator_tensor(frame_bgr, width, room, inputs)
         out = self.locator.run(None, {"image": tensor})[0][0]
         return _marks(out, self.peak_thresh, pad, s)
 
-    def _locator_tensor(self, frame_bgr: np.ndarray, width: int, room: bool) -> tuple[np.ndarray, int, float]:
+    def _locator_tensor(
+        self, frame_bgr: np.ndarray, width: int, room: bool, inputs: dict | None = None
+    ) -> tuple[np.ndarray, int, float]:
         """The locator's input tensor for ``frame_bgr`` at ``width`` (see
-        :meth:`_locator_image`); within one :meth:`locate_any_scale` each is made once, for
-        the rows locator's look at the width chosen (scaling a 1920x1080 frame costs more
-        than the network)."""
-        frame, made = self._inputs
-        if frame is not frame_bgr:
-            made = {}
-            self._inputs = (frame_bgr, made)
-        if (width, room) not in made:
-            img, pad, s = self._locator_image(frame_bgr, width, room)
-            made[width, room] = (F.to_tensor(img[None]), pad, s)
-        return made[width, room]
+        :meth:`_locator_image`), its room and scale. ``inputs``: the ones already made for
+        this frame, by (width, room), where it is looked at more than once (one
+        :meth:`locate_any_scale`, whose rows look reuses the chosen width's: scaling a
+        1920x1080 frame costs more than the network); the new one is added to it."""
+        key = (width, room)
+        if inputs is not None and key in inputs:
+            return inputs[key]
+        img, pad, s = self._locator_image(frame_bgr, width, room)
+        made = (F.to_tensor(img[None]), pad, s)
+        if inputs is not None:
+            inputs[key] = made
+        return made
 
     def _locator_image(self, frame_bgr: np.ndarray, width: int, room: bool) -> tuple[np.ndarray, int, float]:
         """The locator's input for ``frame_bgr`` at ``width`` (set in its room, see
@@ -619,13 +617,14 @@ class CardDetector:
         img, _ = F.locator_input(roomy, roomy.shape[1])  # as it is, its height padded to 8s
         return img, pad, scale
 
-    def _with_rows(self, frame_bgr: np.ndarray, width: int, marks: list[_Mark]) -> list[_Mark]:
+    def _with_rows(self, frame_bgr: np.ndarray, width: int, marks: list[_Mark], inputs: dict) -> list[_Mark]:
         """``marks`` (the locator's at ``width``) and the face-up cards the rows locator
-        finds there that no mark has (see :class:`RowsRule`)."""
+        finds there that no mark has (see :class:`RowsRule`); ``inputs``: see
+        :meth:`_locator_tensor`."""
         rule = self.rows
         if rule is None or not rule.wanted(marks):
             return marks
-        tensor, pad, s = self._locator_tensor(frame_bgr, width, width <= LOCATOR_PADDED_MAX)
+        tensor, pad, s = self._locator_tensor(frame_bgr, width, _roomy(width), inputs)
         out = self.rows_locator.run(None, {"image": tensor})[0][0]
         fh, fw = frame_bgr.shape[:2]
         return marks + rule.new_faces(marks, _marks(out, rule.thresh, pad, s), fw, fh)
@@ -638,18 +637,11 @@ class CardDetector:
         the usual scale costs one locator run, and one misjudged frame does not stay with
         the camera; the width used is left in ``locator_width``."""
         check_frame(frame_bgr)
-        self._inputs = (None, {})  # a frame refilled in place is another frame: nothing kept
-        try:
-            return self._locate_any_scale(frame_bgr, coarser)
-        finally:
-            self._inputs = (None, {})
-
-    def _locate_any_scale(self, frame_bgr: np.ndarray, coarser: bool) -> list[_Mark]:
-        """:meth:`locate_any_scale`, the frame's scaled inputs kept meanwhile."""
+        inputs: dict = {}  # the frame's scaled inputs, made once each (see _locator_tensor)
         width = F.LOC_W
         tried: dict[int, list[_Mark]] = {}
         while width not in tried:
-            marks = tried[width] = self._locate_whole(frame_bgr, width)
+            marks = tried[width] = self._locate_whole(frame_bgr, width, inputs)
             size = _card_width(marks, frame_bgr.shape[1], width)
             if size is None:
                 break
@@ -660,24 +652,24 @@ class CardDetector:
             elif size < lo and step + 1 < len(LOCATOR_WIDTHS) and frame_bgr.shape[1] > width:
                 width = LOCATOR_WIDTHS[step + 1]
         if coarser:
-            width = self._look_coarser(frame_bgr, tried, width)
+            width = self._look_coarser(frame_bgr, tried, width, inputs)
         if _card_width(tried[width], frame_bgr.shape[1], width) is None:
             # nothing sure at the widths tried: look at every width once, keep the surest
             for w in LOCATOR_WIDTHS:
                 if w not in tried and (w <= 640 or frame_bgr.shape[1] > w):
-                    tried[w] = self._locate_whole(frame_bgr, w)
+                    tried[w] = self._locate_whole(frame_bgr, w, inputs)
             width = max(tried, key=lambda w: (sum(m.score for m in tried[w] if m.score >= 0.5), w == 640))
             if not any(m.score >= 0.5 for m in tried[width]):
                 return tried[width]  # no card anywhere: keep the width as it was
         self.locator_width = width
-        return self._with_rows(frame_bgr, width, tried[width])
+        return self._with_rows(frame_bgr, width, tried[width], inputs)
 
-    def _locate_whole(self, frame_bgr: np.ndarray, width: int) -> list[_Mark]:
+    def _locate_whole(self, frame_bgr: np.ndarray, width: int, inputs: dict) -> list[_Mark]:
         """:meth:`locate` of a whole frame at ``width``, with room around it at the coarsest
         widths (``LOCATOR_PADDED_MAX`` and under)."""
-        return self._locate(frame_bgr, width, width <= LOCATOR_PADDED_MAX)
+        return self._locate(frame_bgr, width, _roomy(width), inputs)
 
-    def _look_coarser(self, frame_bgr: np.ndarray, tried: dict[int, list[_Mark]], width: int) -> int:
+    def _look_coarser(self, frame_bgr: np.ndarray, tried: dict[int, list[_Mark]], width: int, inputs: dict) -> int:
         """The width to keep once sizes led to ``width``: a coarser one where the cards are
         truly large. The locator's card sizes saturate near the largest it was trained on:
         a card a quarter or half of the frame wide looks merely large at 640 (60-78 px there),
@@ -694,14 +686,14 @@ class CardDetector:
         sure = sum(m.score >= 0.5 for m in marks)
         if step == 0:
             return width
-        large = self._looks_large(frame_bgr)
+        large = self._looks_large(frame_bgr, inputs)
         if size is not None and size < LOCATOR_BIG_W[0] and sure >= 4 and not large:
             return width
         loose = large or (size is not None and size >= LOCATOR_BIG_W[1]) or sure < 8
         best, best_reads = width, self._sure_reads(frame_bgr, marks)
         for coarse in reversed(LOCATOR_WIDTHS[:step]):
             if coarse not in tried:
-                tried[coarse] = self._locate_whole(frame_bgr, coarse)
+                tried[coarse] = self._locate_whole(frame_bgr, coarse, inputs)
             if sum(m.score >= 0.5 for m in tried[coarse]) < (1 if large else 2):
                 continue
             reads = self._sure_reads(frame_bgr, tried[coarse])
@@ -714,7 +706,7 @@ class CardDetector:
                 best, best_reads = coarse, reads
         return best
 
-    def _looks_large(self, frame_bgr: np.ndarray) -> bool:
+    def _looks_large(self, frame_bgr: np.ndarray, inputs: dict) -> bool:
         """Whether a glance at the frame at the locator's coarsest width, with no room
         around it (1-2 ms a 1280x720 frame on 2 cores, the frame's scaling half of it),
         finds a card the locator is sure of that is a sixth of the frame wide or more. At 640 the locator finds such a card in
@@ -723,7 +715,9 @@ class CardDetector:
         look coarser."""
         w0 = LOCATOR_WIDTHS[0]
         scale = w0 / frame_bgr.shape[1]
-        return any(m.score >= 0.5 and m.w * scale >= LOCATOR_CARD_W[0] for m in self._locate(frame_bgr, w0, False))
+        return any(
+            m.score >= 0.5 and m.w * scale >= LOCATOR_CARD_W[0] for m in self._locate(frame_bgr, w0, False, inputs)
+        )
 
     def _sure_reads(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> tuple[int, int]:
         """How many of ``marks`` (after suppression) the corner reader reads surely, as
@@ -1455,6 +1449,12 @@ class CardDetector:
         assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
         _cover(kept)
         return build_snapshot(kept), kept
+
+
+def _roomy(width: int) -> bool:
+    """Whether the locator looks at a whole frame at ``width`` set in room of its own
+    (the coarsest widths, ``LOCATOR_PADDED_MAX`` and under: see :meth:`CardDetector.locate`)."""
+    return width <= LOCATOR_PADDED_MAX
 
 
 def _marks(out: np.ndarray, thresh: float, pad: int, scale: float) -> list[_Mark]:
