@@ -224,3 +224,29 @@ def test_a_lone_back_mark_over_a_face_whose_strip_shows_the_table_is_not_a_face_
     # a real strip there (painted) stays counted
     real = _paint(marks, backs_above={4: 1})
     assert D._down_counts(marks + [phantom], real)[0][3] == 1
+
+
+def test_card_frames_of_many_marks_at_once_are_each_marks_own():
+    rng = np.random.default_rng(5)
+    marks = [
+        D._Mark(*rng.uniform(0, 900, 2), *rng.uniform(20, 120, 2), 0.9, kind=int(rng.integers(0, 2)), angle=float(a))
+        for a in rng.uniform(-0.6, 0.6, 30)
+    ]
+    for spans in ((-0.06, 1.06, -0.06, 1.12), (0.0, 1.0, 0.0, 1.12), (0, 0, 0, 1), (0.15, 0.85, -2.5, -0.03)):
+        many = D._cards_corners(marks, spans)
+        assert many.dtype == np.float32
+        assert all(np.array_equal(many[i], D._card_corners(m, spans)) for i, m in enumerate(marks))
+    assert D._cards_corners([], (0, 1, 0, 1)).shape == (0, 4, 2)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_table_pixels_nearest_a_column_are_those_of_the_whole_band(seed):
+    rng = np.random.default_rng(seed)
+    mask = rng.random((int(rng.integers(3, 40)), int(rng.integers(50, 400)))) < rng.uniform(0.05, 0.9)
+    mask[:, int(rng.integers(0, mask.shape[1])) :] &= rng.random() < 0.5  # a covered stretch
+    x = float(rng.choice([rng.uniform(0, mask.shape[1]), int(rng.integers(0, mask.shape[1])) + 0.5]))
+    for n in (1, 17, 300, mask.size):
+        ys, xs = np.nonzero(mask)
+        near = D._nearest(np.abs(xs - x), n)
+        got = D._nearest_pixels(mask, mask.sum(0), x, n)
+        assert np.array_equal(got[0], ys[near]) and np.array_equal(got[1], xs[near])

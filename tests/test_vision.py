@@ -42,6 +42,17 @@ def test_render_is_deterministic_and_true_to_layout():
         assert c.quad.shape == (4, 2) and c.full_quad.shape == (4, 2)
 
 
+def test_network_input_is_rgb_channels_first_in_0_to_1():
+    rng = np.random.default_rng(3)
+    imgs = rng.integers(0, 256, (3, 5, 7, 3), dtype=np.uint8)
+    x = F.to_tensor(imgs)
+    assert x.dtype == np.float32 and x.shape == (3, 3, 5, 7) and x.flags.c_contiguous
+    # channel 0 is red (the frames are BGR), each value the byte over 255 as a float32
+    assert np.array_equal(x[:, 0], imgs[..., 2].astype(np.float32) / np.float32(255))
+    assert np.array_equal(x[:, 2], imgs[..., 0].astype(np.float32) / np.float32(255))
+    assert F.to_tensor(imgs[:0]).shape == (0, 3, 5, 7)
+
+
 def test_layout_from_state_and_hand():
     state = GameState.from_deal(deal_for_seed(5))
     layout = TableLayout.from_state(state)

@@ -2073,35 +2073,84 @@ def _bare_share(
     cv2.fillPoly(band_mask, [np.round(band - shift).astype(np.int32)], 1)
     faces = np.zeros(size, np.uint8)  # face-up cards not of the column (another slot's, a stray)
     cards = np.zeros(size, np.uint8)  # every card and every column's width: not the table
-    for m in kept:
-        if m is first:
-            continue
-        # a little more than the mark's card: its corner mark sits a little inside it
-        cv2.fillPoly(cards, [np.round(_card_corners(m, (-0.06, 1.06, -0.06, 1.12)) - shift).astype(np.int32)], 1)
-        if with_faces and m.kind == 0 and id(m) not in own_ids:
-            cv2.fillPoly(faces, [np.round(_card_corners(m, _FACE_GROW) - shift).astype(np.int32)], 1)
+    others = [m for m in kept if m is not first]
+    # a little more than the mark's card: its corner mark sits a little inside it
+    for i in _in_rows(card_box := np.round(_cards_corners(others, (-0.06, 1.06, -0.06, 1.12)) - shift), size[0]):
+        cv2.fillPoly(cards, [card_box[i].astype(np.int32)], 1)
+    if with_faces:
+        grown = [m for m in others if m.kind == 0 and id(m) not in own_ids]
+        face_box = np.round(_cards_corners(grown, _FACE_GROW) - shift)
+        for i in _in_rows(face_box, size[0]):
+            cv2.fillPoly(faces, [face_box[i].astype(np.int32)], 1)
     for ms in cols.values():  # a column's width, all the way: its strips lie there, found or not
-        left = min(float(_card_corners(m, (0, 0, 0, 1))[:, 0].min()) for m in ms)
-        right = max(float(_card_corners(m, (1, 1, 0, 1))[:, 0].max()) for m in ms)
+        left = float(_cards_corners(ms, (0, 0, 0, 1))[:, :, 0].min())
+        right = float(_cards_corners(ms, (1, 1, 0, 1))[:, :, 0].max())
         cards[:, max(0, int(left)) : max(0, int(math.ceil(right)) + 1)] = 1
     inside = band_mask == 1
     if inside.sum() < 40:
         return None
     face_share = float(np.mean(faces[inside]))
     space_at = inside & (faces == 0)
-    ys, xs = np.nonzero(cards == 0)
-    if space_at.sum() < 40 or len(xs) < 200:
+    table_at = cards == 0
+    free = table_at.sum(0)  # the table's pixels in each pixel column of the band
+    if space_at.sum() < 40 or int(free.sum()) < 200:
         return face_share if face_share >= _BARE_SHARE else None
-    lab = cv2.cvtColor(frame_bgr[y0:y1], cv2.COLOR_BGR2LAB).astype(np.float32)
-    near = _nearest(np.abs(xs - (first.x + 0.5 * first.w)), _BARE_TABLE_PX)
-    table = lab[ys[near], xs[near]]
+    ys, xs = _nearest_pixels(table_at, free, first.x + 0.5 * first.w, _BARE_TABLE_PX)
+    band_bgr = frame_bgr[y0:y1]
+    table = _lab(band_bgr[ys, xs])
     centre = np.median(table, 0)
     if centre[0] < _BARE_DARK:  # a dark mat: a plain dark back would pass for it
         return face_share if face_share >= _BARE_SHARE else None
     spread = 2.0 * float(np.percentile(np.linalg.norm(table - centre, axis=1), 80))
     reach = min(max(_BARE_REACH, spread), _BARE_REACH_MAX)  # a table of many colours tells nothing
-    table_share = float(np.mean(np.linalg.norm(lab[space_at] - centre, axis=1) <= reach))
+    table_share = float(np.mean(np.linalg.norm(_lab(band_bgr[space_at]) - centre, axis=1) <= reach))
     return face_share + (1.0 - face_share) * table_share
+
+
+def _cards_corners(marks: list[_Mark], spans: tuple[float, float, float, float]) -> np.ndarray:
+    """:func:`_card_corners` of every mark at once, N x 4 x 2 (the same sums, as arrays)."""
+    a0, a1, b0, b1 = spans
+    if not marks:
+        return np.zeros((0, 4, 2), np.float32)
+    # x, y, ux, uy, vx, vy of each mark, the axes as the mark gives them
+    g = np.array([(m.x, m.y, *u, *v) for m in marks for u, v in (m.axes(),)], np.float64)
+    a = np.array([a0, a1, a1, a0], np.float64)
+    b = np.array([b0, b0, b1, b1], np.float64)
+    xs = g[:, 0:1] + a * g[:, 2:3] + b * g[:, 4:5]
+    ys = g[:, 1:2] + a * g[:, 3:4] + b * g[:, 5:6]
+    return np.stack([xs, ys], 2).astype(np.float32)
+
+
+def _in_rows(boxes: np.ndarray, rows: int) -> np.ndarray:
+    """Which of ``boxes`` (N x 4 x 2, rounded, in a band's pixels) reach the band's
+    ``rows`` rows: the others would fill nothing there."""
+    return np.flatnonzero((boxes[:, :, 1].max(1) >= 0) & (boxes[:, :, 1].min(1) < rows))
+
+
+def _nearest_pixels(mask: np.ndarray, per_x: np.ndarray, x: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of the ``n`` pixels set in ``mask`` nearest the pixel column ``x``
+    (ties in row-major order, as :func:`_nearest` of all of them); ``per_x``: the set
+    pixels in each pixel column. Only the pixel columns up to the nearest that hold ``n``
+    are looked at."""
+    w = mask.shape[1]
+    dist = np.abs(np.arange(w) - x)
+    by_dist = np.argsort(dist, kind="stable")
+    enough = int(np.searchsorted(np.cumsum(per_x[by_dist]), n))
+    within = np.flatnonzero(dist <= dist[by_dist[min(enough, w - 1)]])  # one run of columns
+    xa, xb = int(within[0]), int(within[-1]) + 1
+    ys, xs = np.nonzero(mask[:, xa:xb])
+    xs = xs + xa
+    near = _nearest(np.abs(xs - x), n)
+    return ys[near], xs[near]
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    """8-bit BGR pixels (N x 3) as Lab, float32 N x 3 (each pixel as a whole picture's)."""
+    if not len(bgr):
+        return np.zeros((0, 3), np.float32)
+    return (
+        cv2.cvtColor(np.ascontiguousarray(bgr).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    )
 
 
 def _nearest(d: np.ndarray, n: int) -> np.ndarray:

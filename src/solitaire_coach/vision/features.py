@@ -72,8 +72,12 @@ def locator_input(frame_bgr: np.ndarray, width: int = LOC_W) -> tuple[np.ndarray
 
 def to_tensor(imgs_bgr: np.ndarray) -> np.ndarray:
     """uint8 N x H x W x 3 BGR -> float32 N x 3 x H x W RGB in 0..1."""
-    x = imgs_bgr[..., ::-1].astype(np.float32) / 255.0
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    n, h, w, _ = imgs_bgr.shape
+    out = np.empty((n, 3, h, w), np.float32)
+    # one pass, straight into the network's layout (the same floats as casting, then dividing:
+    # a tenth of the time for a locator input)
+    np.divide(imgs_bgr.transpose(0, 3, 1, 2)[:, ::-1], np.float32(255.0), out=out, dtype=np.float32)
+    return out
 
 
 def corner_patch(frame_bgr: np.ndarray, corner, u, v, geom: PatchGeom = DEFAULT_GEOM) -> np.ndarray:
