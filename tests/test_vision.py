@@ -1184,16 +1184,16 @@ def test_the_room_is_set_around_the_scaled_frame_and_finds_what_the_padded_frame
             assert abs(near.w - m.w) < 0.05 * m.w and abs(near.score - m.score) < 0.05
 
 
-def _pieces_and_big_cards(monkeypatch, big_w: float):
-    """A detector whose locator, on a 1440x1080 frame, finds at 640 px five sure marks of an
-    ordinary card's size (57 px there: the pieces a card a third of the frame wide is found
-    in, a court's picture taken for backs) and at the coarser widths two cards ``big_w`` px
-    wide; the corner reader reads the pieces as 4 sure backs and the cards as 2 sure faces.
-    Returns the detector, the frame and the widths whose marks were read."""
+def _pieces_and_big_cards(monkeypatch, big_w: float, cards: int = 2):
+    """A detector whose locator, on a 1440x1080 frame, finds at 640 px (and 1280) five sure
+    marks of an ordinary card's size (57 px there: the pieces a card a third of the frame
+    wide is found in, a court's picture taken for backs) and at the coarser widths ``cards``
+    cards ``big_w`` px wide; the corner reader reads the pieces as 4 sure backs and the cards
+    as sure faces. Returns the detector, the frame and the widths whose marks were read."""
     det = D.CardDetector()
     frame = np.full((1080, 1440, 3), 120, np.uint8)
     pieces = [D._Mark(100 + 200 * i, 300, 128, 180, 0.8, 1) for i in range(5)]
-    big = [D._Mark(100, 200, big_w, 1.4 * big_w, 0.85, 0), D._Mark(800, 200, big_w, 1.4 * big_w, 0.8, 0)]
+    big = [D._Mark(100, 200, big_w, 1.4 * big_w, 0.85, 0), D._Mark(800, 200, big_w, 1.4 * big_w, 0.8, 0)][:cards]
     read: list[str] = []
 
     def locate(frame_bgr, width=None, room=False, inputs=None):
@@ -1201,7 +1201,7 @@ def _pieces_and_big_cards(monkeypatch, big_w: float):
 
     def sure_reads(frame_bgr, marks):
         read.append("pieces" if marks is pieces else "cards")
-        return (0, 4) if marks is pieces else (2, 0)
+        return (0, 4) if marks is pieces else (len(big), 0)
 
     monkeypatch.setattr(det, "_locate", locate)  # the scale search looks through _locate
     monkeypatch.setattr(det, "_sure_reads", sure_reads)
@@ -1218,6 +1218,17 @@ def test_cards_a_third_of_the_frame_wide_found_in_pieces_at_640_are_looked_at_co
     det.locate_any_scale(frame)
     assert det.locator_width < 640
     assert read[0] == "pieces" and "cards" in read
+
+
+def test_one_card_half_the_frame_wide_read_at_a_coarser_width_keeps_that_width(monkeypatch):
+    """One card half the frame wide is one sure mark at the coarser widths, too few to
+    measure a size by; the width chosen by what it reads used to be dropped for the "nothing
+    sure" search, which kept the width of the surest marks (the pieces at 640): a real close
+    camera read cards 42% / 50% of the frame wide 80 / 77% (95 / 100% since)."""
+    det, frame, read = _pieces_and_big_cards(monkeypatch, big_w=620.0, cards=1)
+    marks = det.locate_any_scale(frame)
+    assert det.locator_width < 640
+    assert [m.w for m in marks] == [620.0]
 
 
 def test_ordinary_cards_cost_no_coarser_look(monkeypatch):

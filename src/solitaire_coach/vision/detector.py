@@ -651,10 +651,14 @@ class CardDetector:
                 width = LOCATOR_WIDTHS[step - 1]
             elif size < lo and step + 1 < len(LOCATOR_WIDTHS) and frame_bgr.shape[1] > width:
                 width = LOCATOR_WIDTHS[step + 1]
+        by_reads = False
         if coarser:
-            width = self._look_coarser(frame_bgr, tried, width, inputs)
-        if _card_width(tried[width], frame_bgr.shape[1], width) is None:
-            # nothing sure at the widths tried: look at every width once, keep the surest
+            chosen = self._look_coarser(frame_bgr, tried, width, inputs)
+            by_reads, width = chosen != width, chosen
+        if not by_reads and _card_width(tried[width], frame_bgr.shape[1], width) is None:
+            # nothing sure at the widths tried: look at every width once, keep the surest.
+            # A coarser width whose cards read surely stands: one card half the frame wide
+            # is one sure mark, too few to measure a size by, but it is read there
             for w in LOCATOR_WIDTHS:
                 if w not in tried and (w <= 640 or frame_bgr.shape[1] > w):
                     tried[w] = self._locate_whole(frame_bgr, w, inputs)
