@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 
 from solitaire_coach.vision import detector as D
@@ -49,6 +50,49 @@ def test_the_rows_locator_adds_only_new_face_up_cards_inside_the_frame():
     assert RULE.new_faces(marks, found[:2] + [_face(135, 100)], 1280, 720) == []
 
 
+def test_faint_rows_marks_are_added_only_as_strips_of_a_row():
+    rule = D.RowsRule("rows.onnx", thresh=0.5, same=0.3, distinct=0.12, fanned=2, faint=0.3)
+    assert rule.least == 0.3 and RULE.least == 0.5
+    marks = [_face(100, 100), _face(300, 400)]
+
+    def faint(x, y, kind=0):
+        m = _face(x, y, kind)
+        m.score = 0.4
+        return m
+
+    sure = _face(140, 100)  # a sure strip beside the first mark: added, not faint
+    strip = faint(170, 100)  # a faint strip that the next card covers at its top right: added, faint
+    found = [
+        sure,
+        strip,
+        _face(200, 100),  # the card over it (sure, added)
+        faint(600, 100),  # faint and alone: a card pictured on a back, say
+        faint(320, 200, kind=1),  # a faint back
+        faint(190, 100),  # faint and covered, but the card over the strip found again
+    ]
+    got = rule.added(marks, found, 1280, 720)
+    assert got == [sure, found[2], strip]
+    assert [m.faint for m in got] == [False, False, True]
+    # without ``faint`` only the sure ones, as before
+    assert RULE.added(marks, found, 1280, 720) == [sure, found[2]]
+
+
+def test_a_faint_mark_stands_only_as_a_card_read_surely():
+    m = _face(0, 0)
+    m.card, m.conf = D.Card.parse("7H"), 0.7
+    assert D._stands(m, 0.85, 0.85)  # not faint: kept as read (the familiar rule's 0.6 and up)
+    m.faint = True
+    assert not D._stands(m, 0.85, 0.85)  # faint: the familiar rule's lower threshold is not enough
+    assert D._stands(m, 0.65, 0.85)
+    m.strip = True
+    assert not D._stands(m, 0.65, 0.85)  # a strip at the strips' threshold
+    m.card = None
+    assert not D._stands(m, 0.0, 0.0)  # left UU
+    back = _face(0, 0, kind=1)
+    back.faint, back.conf = True, 0.99
+    assert not D._stands(back, 0.0, 0.0)
+
+
 @pytest.mark.parametrize(
     "entry, why",
     [
@@ -66,9 +110,13 @@ def test_the_rows_locator_adds_only_new_face_up_cards_inside_the_frame():
             {"file": "card_locator_rows.onnx", "fanned": -1},
             "rows_locator's fanned must be a whole number of cards, not -1",
         ),
+        (
+            {"file": "card_locator_rows.onnx", "faint": 1.5},
+            "rows_locator's faint must be a number from 0 to 1, not 1.5",
+        ),
         ({"file": "missing.onnx"}, "missing.onnx: missing"),
     ],
-    ids=["no-file", "outside", "thresh", "distinct", "fanned", "missing"],
+    ids=["no-file", "outside", "thresh", "distinct", "fanned", "faint", "missing"],
 )
 def test_rows_locator_settings_are_checked(linked_models, entry, why):
     d, cfg = linked_models
@@ -108,3 +156,25 @@ def test_a_frame_refilled_in_place_is_read_anew():
     got = det.detect(buf)
     assert got.snapshot == want.snapshot and [c.card for c in got.cards] == [c.card for c in want.cards]
     assert len(det.locate(buf, 640)) == len(D.CardDetector().locate(second, 640))
+
+
+def test_the_rows_look_takes_marks_down_to_the_faint_score(monkeypatch):
+    """``_with_rows`` asks the rows locator's output for marks down to ``faint`` and adds
+    the faint strips flagged (the read then keeps them only where read surely)."""
+    det = D.CardDetector()
+    assert det.rows is not None and det.rows.faint is not None and det.rows.faint < det.rows.thresh
+    marks = [_face(100, 100), _face(125, 100), _face(150, 100)]  # a row: the rows look is wanted
+    strip = _face(300, 100)
+    strip.score = (det.rows.faint + det.rows.thresh) / 2
+    over = _face(330, 100)
+    asked = []
+
+    def fake_marks(out, thresh, pad, scale):
+        asked.append(thresh)
+        return [strip, over]
+
+    monkeypatch.setattr(D, "_marks", fake_marks)
+    frame = np.full((720, 1280, 3), 128, np.uint8)
+    got = det._with_rows(frame, 640, marks, {})
+    assert asked == [det.rows.faint]
+    assert got == marks + [over, strip] and strip.faint and not over.faint

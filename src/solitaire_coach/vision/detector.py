@@ -142,6 +142,7 @@ class _Mark:
     belief: np.ndarray | None = None  # its 52 card probabilities (see _read_card)
     face: float = 0.0  # how sure it is a card's face (conf is that times the likeliest card's)
     how: str = ""  # which step read its card (corners, top right, pips, turned, askew, familiar, elsewhere)
+    faint: bool = False  # a rows-locator mark under its sure score: kept only where read (RowsRule)
 
     def axes(self, zoom: float = 1.0) -> tuple[tuple[float, float], tuple[float, float]]:
         """The card's width and height vectors (image px), times ``zoom``."""
@@ -627,7 +628,7 @@ class CardDetector:
         tensor, pad, s = self._locator_tensor(frame_bgr, width, _roomy(width), inputs)
         out = self.rows_locator.run(None, {"image": tensor})[0][0]
         fh, fw = frame_bgr.shape[:2]
-        return marks + rule.new_faces(marks, _marks(out, rule.thresh, pad, s), fw, fh)
+        return marks + rule.added(marks, _marks(out, rule.least, pad, s), fw, fh)
 
     def locate_any_scale(self, frame_bgr: np.ndarray, coarser: bool = True) -> list[_Mark]:
         """The locator's marks at the scale where this frame's cards have the size it was
@@ -1446,6 +1447,7 @@ class CardDetector:
             kept += self._read_askew(frame_bgr, kept)
         if self.familiar is not None and not learnt:
             self.familiar.apply(kept, *self._sure_thresholds())
+        kept = [m for m in kept if _stands(m, *self._sure_thresholds())]
         kept = _suppress(kept)
         _dedupe_cards(kept)
         if self.elsewhere is not None and self.elsewhere.apply(kept, *self._sure_thresholds()):
@@ -1453,6 +1455,15 @@ class CardDetector:
         assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
         _cover(kept)
         return build_snapshot(kept), kept
+
+
+def _stands(m: _Mark, sure_whole: float, sure_strip: float) -> bool:
+    """Whether a read mark is kept: any but the rows locator's faint marks (see
+    :class:`RowsRule`), which stand only as face-up cards read at the detector's own
+    thresholds (``sure_whole``, ``sure_strip``), not by the familiar-deck rule's lower one."""
+    if not m.faint:
+        return True
+    return m.kind == 0 and m.card is not None and m.conf >= (sure_strip if m.strip else sure_whole)
 
 
 def _roomy(width: int) -> bool:
@@ -1599,14 +1610,39 @@ class RowsRule:
     where it is not one of the main locator's marks found again (see :meth:`new_faces`) and
     the card lies at least half inside the frame; its backs are never added (a back it
     finds beside the stock pile is the table's corner, and backs lie in columns, which the
-    main locator finds). Measured in docs/vision-and-training.md, "Rows fanned sideways: a
-    second locator that only adds"."""
+    main locator finds). Its face-up marks from ``faint`` up to ``thresh`` are added too
+    where they are the strip of a row (another face-up card lies over their top-right
+    corner) and no mark already taken is that card (see :meth:`added`), but kept only where
+    they are read as a card at the model's own thresholds (not the familiar-deck rule's): a
+    faint mark left UU, read as a back or read less surely is dropped after reading (it
+    would put a UU over a slot's card, or read a turned card's far half as another). Measured in docs/vision-and-training.md, "Rows
+    fanned sideways: a second locator that only adds"."""
 
     file: str
     thresh: float = 0.5
     same: float = 0.3
     distinct: float = 0.12
     fanned: int = 2
+    faint: float | None = None  # None: as ``thresh`` (no faint marks)
+
+    @property
+    def least(self) -> float:
+        """The least score of a rows-locator mark looked at."""
+        return self.thresh if self.faint is None else min(self.faint, self.thresh)
+
+    def added(self, marks: list[_Mark], found: list[_Mark], frame_w: int, frame_h: int) -> list[_Mark]:
+        """The marks of ``found`` (the rows locator's, from :attr:`least`) to add to the main
+        locator's ``marks``: its sure ones (``thresh`` or surer) that :meth:`new_faces` finds
+        new, then its faint ones new to those and ``marks`` alike that another face-up card
+        covers at their top right (a row's strips; a card pictured on a back lies alone),
+        flagged ``faint``."""
+        sure = self.new_faces(marks, [e for e in found if e.score >= self.thresh], frame_w, frame_h)
+        faces = [m for m in marks + found if m.kind == 0]
+        weak = [e for e in found if self.least <= e.score < self.thresh and _covered_right(e, faces)]
+        faint = self.new_faces(marks + sure, weak, frame_w, frame_h)
+        for e in faint:
+            e.faint = True
+        return sure + faint
 
     def wanted(self, marks: list[_Mark]) -> bool:
         """Whether the main locator's ``marks`` show cards overlapped sideways: ``fanned``
@@ -1628,7 +1664,7 @@ class RowsRule:
                 f"{where}: rows_locator's file must name the rows locator's ONNX file in the model folder, "
                 f"not {json.dumps(file)}"
             )
-        vals = {k: cfg[k] for k in ("thresh", "same", "distinct") if k in cfg}
+        vals = {k: cfg[k] for k in ("thresh", "same", "distinct", "faint") if k in cfg}
         fanned = cfg.get("fanned", 2)
         if isinstance(fanned, bool) or not isinstance(fanned, int) or fanned < 0:
             raise ModelError(
