@@ -1239,6 +1239,23 @@ def test_ordinary_cards_cost_no_coarser_look(monkeypatch):
     assert det.locator_width == 640 and read == []
 
 
+@pytest.mark.parametrize("many", [False, True])
+def test_a_table_of_ordinary_cards_costs_no_glance_at_the_coarsest_width(monkeypatch, many):
+    """A frame of LOCATOR_TABLE_MARKS sure marks of an ordinary card's size or more is a
+    table, not a close camera's few large cards found in pieces: no glance at 160 px (the
+    glance was 2 ms of a real 1280x720 layout's 45). With fewer the glance is taken."""
+    det = D.CardDetector()
+    frame = np.full((720, 1280, 3), 120, np.uint8)
+    n = D.LOCATOR_TABLE_MARKS if many else D.LOCATOR_TABLE_MARKS - 1
+    table = [D._Mark(50 + 70 * i, 300, 80, 112, 0.9, 0) for i in range(n)]  # 40 px wide at 640
+    glances = []
+    monkeypatch.setattr(det, "_locate", lambda frame_bgr, width=None, room=False, inputs=None: table)
+    monkeypatch.setattr(det, "_looks_large", lambda frame_bgr, inputs: glances.append(1) or False)
+    det.locate_any_scale(frame)
+    assert det.locator_width == 640
+    assert glances == ([] if many else [1])
+
+
 def test_the_8_bit_second_reader_reads_as_the_float_one_on_this_cpu():
     """The second reader runs as an 8-bit copy (``card_reader_2_int8.onnx``); it must read
     as its float original on whatever CPU runs it. Quantised with full-range 8-bit weights,

@@ -691,6 +691,8 @@ class CardDetector:
         sure = sum(m.score >= 0.5 for m in marks)
         if step == 0:
             return width
+        if size is not None and size < LOCATOR_BIG_W[0] and sure >= LOCATOR_TABLE_MARKS:
+            return width  # a table of ordinary cards: no glance (a close camera shows few)
         large = self._looks_large(frame_bgr, inputs)
         if size is not None and size < LOCATOR_BIG_W[0] and sure >= 4 and not large:
             return width
@@ -1868,6 +1870,9 @@ LOCATOR_CARD_W = (26.0, 88.0)
 # cards the locator finds this wide (locator px) or wider may be larger still, and over the
 # second surely are: its sizes saturate near the top of LOCATOR_CARD_W (CardDetector._look_coarser)
 LOCATOR_BIG_W = (60.0, 70.0)
+# this many sure marks of an ordinary size are a table of cards, not a close camera's few
+# large cards found in pieces: no glance at the coarsest width (CardDetector._look_coarser)
+LOCATOR_TABLE_MARKS = 16
 # wider frames are reduced to this by area averaging before reading
 MAX_READ_WIDTH = 1920
 _ROTATE_CODES = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
