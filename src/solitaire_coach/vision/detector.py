@@ -1617,8 +1617,9 @@ class RowsRule:
     corner) and no mark already taken is that card (see :meth:`added`), but kept only where
     they are read as a card at the model's own thresholds (not the familiar-deck rule's): a
     faint mark left UU, read as a back or read less surely is dropped after reading (it
-    would put a UU over a slot's card, or read a turned card's far half as another). Measured in docs/vision-and-training.md, "Rows
-    fanned sideways: a second locator that only adds"."""
+    would put a UU over a slot's card, or read a turned card's far half as another).
+    Measured in docs/vision-and-training.md, "Rows fanned sideways: a second locator that
+    only adds" and "Cheaper frames, a lone large card, faint strips of a row"."""
 
     file: str
     thresh: float = 0.5
@@ -2120,7 +2121,8 @@ def _bare_share(
     cards = np.zeros(size, np.uint8)  # every card and every column's width: not the table
     others = [m for m in kept if m is not first]
     # a little more than the mark's card: its corner mark sits a little inside it
-    for i in _in_rows(card_box := np.round(_cards_corners(others, (-0.06, 1.06, -0.06, 1.12)) - shift), size[0]):
+    card_box = np.round(_cards_corners(others, (-0.06, 1.06, -0.06, 1.12)) - shift)
+    for i in _in_rows(card_box, size[0]):
         cv2.fillPoly(cards, [card_box[i].astype(np.int32)], 1)
     if with_faces:
         grown = [m for m in others if m.kind == 0 and id(m) not in own_ids]
