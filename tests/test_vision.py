@@ -1239,6 +1239,28 @@ def test_ordinary_cards_cost_no_coarser_look(monkeypatch):
     assert det.locator_width == 640 and read == []
 
 
+def test_a_large_card_read_only_by_the_glance_without_room_is_kept_from_it(monkeypatch):
+    """At 160 px the locator looks with room around the frame, and the glance that finds a
+    close camera's large cards looks without; a court half the frame wide read UU by the
+    first may read by the second (a real jack of spades 42% of the frame wide did): the
+    marks that read more are kept."""
+    det = D.CardDetector()
+    frame = np.full((1080, 1440, 3), 120, np.uint8)
+    pieces = [D._Mark(100 + 200 * i, 300, 128, 180, 0.8, 1) for i in range(5)]
+    roomy = [D._Mark(400, 100, 610, 850, 0.82, 0)]
+    bare = [D._Mark(404, 98, 600, 845, 0.86, 0)]
+
+    def locate(frame_bgr, width=None, room=False, inputs=None):
+        if width >= 640:
+            return pieces
+        return bare if width == 160 and not room else roomy  # 320 and 160 with room: UU
+
+    monkeypatch.setattr(det, "_locate", locate)
+    monkeypatch.setattr(det, "_sure_reads", lambda frame_bgr, marks: (1, 0) if marks is bare else (0, 1))
+    assert det.locate_any_scale(frame) == bare
+    assert det.locator_width == 160
+
+
 @pytest.mark.parametrize("many", [False, True])
 def test_a_table_of_ordinary_cards_costs_no_glance_at_the_coarsest_width(monkeypatch, many):
     """A frame of LOCATOR_TABLE_MARKS sure marks of an ordinary card's size or more is a

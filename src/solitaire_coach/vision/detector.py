@@ -701,9 +701,20 @@ class CardDetector:
         for coarse in reversed(LOCATOR_WIDTHS[:step]):
             if coarse not in tried:
                 tried[coarse] = self._locate_whole(frame_bgr, coarse, inputs)
-            if sum(m.score >= 0.5 for m in tried[coarse]) < (1 if large else 2):
+            looks = [tried[coarse]]
+            if large and coarse == LOCATOR_WIDTHS[0] and _roomy(coarse):
+                # the glance's own marks too (no room): a court half the frame wide that
+                # the look with room reads UU may read there
+                looks.append(self._locate(frame_bgr, coarse, False, inputs))
+            reads = (0, 0)
+            for look in looks:
+                if sum(m.score >= 0.5 for m in look) < (1 if large else 2):
+                    continue
+                look_reads = self._sure_reads(frame_bgr, look)
+                if look_reads > reads:
+                    reads, tried[coarse] = look_reads, look
+            if reads == (0, 0) and sum(m.score >= 0.5 for m in tried[coarse]) < (1 if large else 2):
                 continue
-            reads = self._sure_reads(frame_bgr, tried[coarse])
             if loose:
                 better = reads > best_reads  # faces first, then backs
             else:
