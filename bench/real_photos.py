@@ -77,9 +77,12 @@ LABEL_FIXES = {
     "11_49_43": {"JD"},
     "12_07_22": {"8D"},
     "11_03_03": {"JC"},
-    "12_54_05_Pro.mp4frame50": {"AH"},
+    # the A♥ as the README lists; the 9♥ and 8♦ above the 4♦ found here (stop 65), by eye
+    "12_54_05_Pro.mp4frame50": {"AH", "9H", "8D"},
     # found here, checked by eye: a 6♦ labelled 6h
     "12_05_24": {"6D"},
+    # found here (stop 65), checked by eye: the 5♦ at the top of the middle column, unlabelled
+    "12_54_05_Pro.mp4frame250": {"5D"},
 }
 
 
