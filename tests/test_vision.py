@@ -1212,7 +1212,7 @@ def test_cards_a_third_of_the_frame_wide_found_in_pieces_at_640_are_looked_at_co
     """Real cards 30-50% of the frame wide are found at 640 px in pieces the locator measures
     at an ordinary card's size, so their size sent it to no coarser look and the frame was
     read as backs (a real close camera: cards 30% of the frame wide read 92%, 36% 82%). A
-    glance at 160 px finds such a card whole (``CardDetector._looks_large``); the coarser
+    glance at 160 px finds such a card whole (``CardDetector._large_glance``); the coarser
     widths are then compared by the faces they read surely, then by backs."""
     det, frame, read = _pieces_and_big_cards(monkeypatch, big_w=420.0)
     det.locate_any_scale(frame)
@@ -1272,7 +1272,7 @@ def test_a_table_of_ordinary_cards_costs_no_glance_at_the_coarsest_width(monkeyp
     table = [D._Mark(50 + 70 * i, 300, 80, 112, 0.9, 0) for i in range(n)]  # 40 px wide at 640
     glances = []
     monkeypatch.setattr(det, "_locate", lambda frame_bgr, width=None, room=False, inputs=None: table)
-    monkeypatch.setattr(det, "_looks_large", lambda frame_bgr, inputs: glances.append(1) or False)
+    monkeypatch.setattr(det, "_large_glance", lambda frame_bgr, inputs: glances.append(1) or [])
     det.locate_any_scale(frame)
     assert det.locator_width == 640
     assert glances == ([] if many else [1])

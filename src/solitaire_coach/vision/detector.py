@@ -693,7 +693,8 @@ class CardDetector:
             return width
         if size is not None and size < LOCATOR_BIG_W[0] and sure >= LOCATOR_TABLE_MARKS:
             return width  # a table of ordinary cards: no glance (a close camera shows few)
-        large = self._looks_large(frame_bgr, inputs)
+        glance = self._large_glance(frame_bgr, inputs)
+        large = bool(glance)
         if size is not None and size < LOCATOR_BIG_W[0] and sure >= 4 and not large:
             return width
         loose = large or (size is not None and size >= LOCATOR_BIG_W[1]) or sure < 8
@@ -705,16 +706,14 @@ class CardDetector:
             if large and coarse == LOCATOR_WIDTHS[0] and _roomy(coarse):
                 # the glance's own marks too (no room): a court half the frame wide that
                 # the look with room reads UU may read there
-                looks.append(self._locate(frame_bgr, coarse, False, inputs))
-            reads = (0, 0)
-            for look in looks:
-                if sum(m.score >= 0.5 for m in look) < (1 if large else 2):
-                    continue
-                look_reads = self._sure_reads(frame_bgr, look)
-                if look_reads > reads:
-                    reads, tried[coarse] = look_reads, look
-            if reads == (0, 0) and sum(m.score >= 0.5 for m in tried[coarse]) < (1 if large else 2):
+                looks.append(glance)
+            need = 1 if large else 2
+            scored = [(self._sure_reads(frame_bgr, k), k) for k in looks if sum(m.score >= 0.5 for m in k) >= need]
+            if not scored:
                 continue
+            reads, look = max(scored, key=lambda r: r[0])  # the first of the best: the look with room
+            if reads > (0, 0):
+                tried[coarse] = look
             if loose:
                 better = reads > best_reads  # faces first, then backs
             else:
@@ -724,18 +723,17 @@ class CardDetector:
                 best, best_reads = coarse, reads
         return best
 
-    def _looks_large(self, frame_bgr: np.ndarray, inputs: dict) -> bool:
-        """Whether a glance at the frame at the locator's coarsest width, with no room
-        around it (1-2 ms a 1280x720 frame on 2 cores, the frame's scaling half of it),
-        finds a card the locator is sure of that is a sixth of the frame wide or more. At 640 the locator finds such a card in
-        pieces (a court's picture taken for backs, the pips for small cards) and measures
-        them 50-60 px, the size of ordinary cards, so their size alone does not send it to
-        look coarser."""
+    def _large_glance(self, frame_bgr: np.ndarray, inputs: dict) -> list[_Mark]:
+        """The marks of a glance at the frame at the locator's coarsest width, with no room
+        around it (1-2 ms a 1280x720 frame on 2 cores, the frame's scaling half of it), where
+        they hold a card the locator is sure of that is a sixth of the frame wide or more;
+        none where they do not. At 640 the locator finds such a card in pieces (a court's
+        picture taken for backs, the pips for small cards) and measures them 50-60 px, the
+        size of ordinary cards, so their size alone does not send it to look coarser."""
         w0 = LOCATOR_WIDTHS[0]
         scale = w0 / frame_bgr.shape[1]
-        return any(
-            m.score >= 0.5 and m.w * scale >= LOCATOR_CARD_W[0] for m in self._locate(frame_bgr, w0, False, inputs)
-        )
+        marks = self._locate(frame_bgr, w0, False, inputs)
+        return marks if any(m.score >= 0.5 and m.w * scale >= LOCATOR_CARD_W[0] for m in marks) else []
 
     def _sure_reads(self, frame_bgr: np.ndarray, marks: list[_Mark]) -> tuple[int, int]:
         """How many of ``marks`` (after suppression) the corner reader reads surely, as
@@ -2082,18 +2080,6 @@ _BARE_DARK = 70.0  # a table darker than this (Lab L, 8-bit) cannot be told from
 _BARE_TABLE_PX = 3000  # the table's pixels nearest a column that tell the table's colour there
 
 
-def _card_corners(m: _Mark, spans: tuple[float, float, float, float]) -> np.ndarray:
-    """The points of a mark's card frame (its own axes, in card widths and heights from its
-    corner) for ``spans`` = (a0, a1, b0, b1): the rectangle a0..a1 across, b0..b1 down."""
-    a0, a1, b0, b1 = spans
-    (ux, uy), (vx, vy) = m.axes()
-    # plain floats: the same sums as with small arrays, in a fifth of the time (a frame asks ~150)
-    return np.array(
-        [(m.x + a * ux + b * vx, m.y + a * uy + b * vy) for a, b in ((a0, b0), (a1, b0), (a1, b1), (a0, b1))],
-        np.float32,
-    )
-
-
 def _bare_above(
     frame_bgr: np.ndarray, own: list[_Mark], rise: float, kept: list[_Mark], cols: dict, faces: bool = True
 ) -> bool:
@@ -2119,7 +2105,7 @@ def _bare_share(
     the column or the table's colour, or None where too little is seen."""
     first, own_ids = own[0], {id(m) for m in own}
     up = rise / first.h
-    band = _card_corners(first, (0.15, 0.85, -up, -_BARE_SKIP))
+    band = _cards_corners([first], (0.15, 0.85, -up, -_BARE_SKIP))[0]
     h, w = frame_bgr.shape[:2]
     y0, y1 = int(max(0, np.floor(band[:, 1].min()))), int(min(h, np.ceil(band[:, 1].max()) + 1))
     if y1 - y0 < 3:
@@ -2166,7 +2152,9 @@ def _bare_share(
 
 
 def _cards_corners(marks: list[_Mark], spans: tuple[float, float, float, float]) -> np.ndarray:
-    """:func:`_card_corners` of every mark at once, N x 4 x 2 (the same sums, as arrays)."""
+    """The corners of each mark's card frame (its own axes, in card widths and heights from
+    its corner) for ``spans`` = (a0, a1, b0, b1): the rectangle a0..a1 across, b0..b1 down;
+    N x 4 x 2 float32, every mark at once."""
     a0, a1, b0, b1 = spans
     if not marks:
         return np.zeros((0, 4, 2), np.float32)
