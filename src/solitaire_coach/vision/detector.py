@@ -1458,7 +1458,8 @@ class CardDetector:
             kept += self._read_askew(frame_bgr, kept)
         if self.familiar is not None and not learnt:
             self.familiar.apply(kept, *self._sure_thresholds())
-        kept = [m for m in kept if _stands(m, *self._sure_thresholds())]
+        sure_w, sure_s = self._sure_thresholds()
+        kept = [m for m in kept if _stands(m, sure_w, sure_s)]
         kept = _suppress(kept)
         _dedupe_cards(kept)
         if self.elsewhere is not None and self.elsewhere.apply(kept, *self._sure_thresholds()):
