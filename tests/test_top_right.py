@@ -182,3 +182,32 @@ def test_a_font_without_cyrillic_letters_is_not_asked_to_write_them():
     box = np.full((40, 30), 255, np.uint8)
     assert not mfd.writes(lambda text, h, t: box.copy(), mfd.CYRILLIC)  # one "missing" box for all
     assert mfd.writes(lambda text, h, t: np.full((40, 20 + ord(text) % 7), 255, np.uint8), mfd.CYRILLIC)
+
+
+def _top_right_read(card_suit, top_right_suit, rank=13):
+    """The card the top-right rule makes of one whole, uncovered mark whose readers agreed on
+    ``rank``, whose corners give the suits ``card_suit`` (C D H S) and whose mirrored top
+    right shows ``top_right_suit`` and no rank; None where it stays UU."""
+    det = D.CardDetector()
+    m = D._Mark(100, 100, 60, 84, 1.0, kind=0)
+    rank_p = np.full(13, 0.01)
+    rank_p[rank - 1] = 0.88
+    probs = (np.asarray(card_suit, float)[:, None] * rank_p[None, :]).reshape(1, 52)
+    kind = np.array([[0.99, 0.005, 0.005]])
+    suit2 = np.asarray([top_right_suit], np.float32)
+    det.read_cuts = lambda frame, cuts: (kind, np.full((1, 13), 1 / 13, np.float32), suit2, None)
+    det._read_top_right(np.zeros((300, 300, 3), np.uint8), [(m, 0)], probs, kind, [m], {}, {id(m): rank})
+    return m.card
+
+
+def test_a_sure_top_right_suit_stands_where_the_corners_only_know_its_colour():
+    """Tango's kings and queens: the readers agree on the rank, the corners split a colour's
+    two suits, the top right names one at 0.92: read. Where the corners name the twin suit
+    surely (0.93; a drawn design's 7 of hearts was taken for a diamond at 0.86) or the other colour,
+    the corners weigh in and the card stays UU."""
+    hearts = [0.02, 0.03, 0.92, 0.03]
+    assert D._twin_sure(np.array([0.02, 0.86, 0.1, 0.02]), np.array(hearts))
+    assert not D._twin_sure(np.array([0.02, 0.55, 0.41, 0.02]), np.array(hearts))
+    assert _top_right_read([0.03, 0.75, 0.19, 0.03], hearts) is Card.parse("KH")  # weighed in: 0.82
+    assert _top_right_read([0.01, 0.93, 0.05, 0.01], hearts) is None
+    assert _top_right_read([0.5, 0.02, 0.02, 0.46], hearts) is None

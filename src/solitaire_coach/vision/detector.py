@@ -954,10 +954,17 @@ class CardDetector:
                 rank_p = _weighed(rank_p, second.reshape(4, 13).sum(0), self.band_weight)
             suit_p = suit2[k]
             if id(m) in agreed:
-                # a sure rank leaves the suit alone to decide: the corners' suit (which knows
-                # the colour) weighs in, as it does for the pips' suit
                 rank_p = _sure_rank(agreed[id(m)], self.agreed_rank)
-                suit_p = _weighed(probs[i].reshape(4, 13).sum(1), suit_p, _AGREED_SUIT_WEIGHT)
+                # a sure rank leaves the suit alone to decide. The corners' suit knows the
+                # colour but not, on a design that prints its small suit at the top right,
+                # the suit itself: where it gives the top right's colour and does not name
+                # that colour's other suit surely, the top right's suit stands alone (tango's
+                # kings and queens, corners split between the twins, were left UU when they
+                # weighed in); otherwise it weighs in (bellot's top right once named a spade
+                # for a diamond; a drawn design's corners named a 7 of hearts a diamond at 0.86)
+                card_suit = probs[i].reshape(4, 13).sum(1)
+                if not (_same_colour(card_suit, suit_p) and not _twin_sure(card_suit, suit_p)):
+                    suit_p = _weighed(card_suit, suit_p, _AGREED_SUIT_WEIGHT)
             elif second is not None and rule.index_sure < 1.0:
                 # the index reader's rank alone, where it is sure: it knows the world's fonts,
                 # the corner reader does not (tango's 9 read by the corners as a Q at 0.92
@@ -2664,6 +2671,7 @@ _AGREE_MAX_TURN = 10.0
 # with a rank the readers agree on, the top-right suit weighed into the corners' suit (which
 # knows the colour) at this weight, as the shipped pip rule weighs the pips' suit
 _AGREED_SUIT_WEIGHT = 0.75
+_TWIN_SURE = 0.8  # the corners' twin suit that keeps weighing in where a top right's suit is read
 # the probability given to a whole number card's rank where its pips number as many
 _COUNTED_RANK = 0.99
 
@@ -2680,6 +2688,14 @@ def _same_colour(card_suit: np.ndarray, suit_p: np.ndarray) -> bool:
     a small pip's shape does (a 2 of spades 50 px wide, its pips named hearts)."""
     red = float(sum(card_suit[k] for k in RED_SUITS)) / float(card_suit.sum())
     return (red if int(suit_p.argmax()) in RED_SUITS else 1.0 - red) >= 0.5
+
+
+def _twin_sure(card_suit: np.ndarray, suit_p: np.ndarray) -> bool:
+    """Whether the card's own suit probabilities (C D H S) name the other suit of the colour
+    of ``suit_p``'s likeliest suit at ``_TWIN_SURE`` or more (of all four)."""
+    top = int(suit_p.argmax())
+    twin = {0: 3, 3: 0, 1: 2, 2: 1}[top]
+    return float(card_suit[twin]) / float(card_suit.sum()) >= _TWIN_SURE
 
 
 def _sure_rank(rank: int, p: float) -> np.ndarray:
