@@ -1015,29 +1015,41 @@ class CardDetector:
         back and the card left UU (measured: the H/D and S/C misreads of designs never
         trained on, see :class:`PipRule`)."""
         rule = self.pips
-        asked, crops, boxes, owner = [], [], [], []
+        asked, crops, boxes, owner, tips, tip_owner = [], [], [], [], [], []
         for m, i in list(unsure) + list(doubtful):
             if _covered_right(m, marks):
                 continue
             u, v = m.axes()
             shown = _shown(m, marks)
-            pc = P.pip_crops(P.card_view(frame_bgr, (m.x, m.y), u, v, shown))
-            if len(pc.crops) or id(m) in agreed:
+            view = P.card_view(frame_bgr, (m.x, m.y), u, v, shown)
+            pc = P.pip_crops(view)
+            # a strip left UU: the tips of its top pips that the next card cuts (issue 40)
+            tc = P.tip_crops(view).crops if shown < 1.0 and m.card is None and rule.tip_sure < 1.0 else ()
+            if len(pc.crops) or len(tc) or id(m) in agreed:
                 crops.append(pc.crops)
                 boxes.append(pc.boxes)
                 owner += [len(asked)] * len(pc.crops)
+                tips += list(tc)
+                tip_owner += [len(asked)] * len(tc)
                 asked.append((m, i, shown))
         if not asked:
             return 0
-        every = np.concatenate(crops)
+        every = np.concatenate(crops + ([np.stack(tips)] if tips else []))
         read = (
             self.pip_reader.run(None, {"crop": F.to_tensor(every)})[0] if len(every) else np.zeros((0, 5), np.float32)
         )
-        owner_a = np.array(owner)
+        read, tip_read = read[: len(owner)], read[len(owner) :]
+        owner_a, tip_owner_a = np.array(owner), np.array(tip_owner)
         n = 0
         for k, (m, i, shown) in enumerate(asked):
             mine = read[owner_a == k]
             suit_p, looks = P.suit_of_pips(mine, rule.none_max)
+            tip_suit = None
+            if len(tip_read) and (suit_p is None or suit_p.max() < rule.suit_sure):
+                my_tips = tip_read[tip_owner_a == k]
+                tip_p, tip_looks = P.suit_of_pips(my_tips, rule.none_max)
+                if tip_p is not None and tip_looks >= 2 and P.pips_agree(my_tips, rule.none_max):
+                    tip_suit = tip_p if tip_p.max() >= rule.tip_sure else None
             if m.card is not None:  # a doubtful read: kept unless its pips surely name its twin suit
                 if suit_p is None or suit_p.max() < rule.veto or not _twin_suit(m.card.suit, int(suit_p.argmax())):
                     continue
@@ -1055,6 +1067,11 @@ class CardDetector:
             r = int(rank_p.argmax()) + 1
             if suit_p is not None and suit_p.max() >= rule.suit_sure and r <= 10 and _same_colour(card_suit, suit_p):
                 card_suit = _weighed(card_suit, suit_p, rule.weight)
+                told = True
+            elif tip_suit is not None and 2 <= r <= 10 and _same_colour(card_suit, tip_suit):
+                # two or more tips of the top row's pips, each naming the suit (an ace's
+                # one pip lies in the middle, a court's picture holds no pips)
+                card_suit = _weighed(card_suit, tip_suit, rule.weight)
                 told = True
             if shown >= 1.0 and 2 <= r <= 10 and P.pip_count(mine, boxes[k], rule.none_max) == r:
                 rank_p = _sure_rank(r, _COUNTED_RANK)
@@ -1734,6 +1751,7 @@ class PipRule:
     thresh: float
     doubt: float = 0.0
     veto: float = 1.0
+    tip_sure: float = 1.0
 
     @classmethod
     def from_config(cls, cfg, where: Path) -> PipRule | None:
@@ -1745,7 +1763,7 @@ class PipRule:
         try:
             file = cfg["file"]
             vals = {k: cfg[k] for k in names}
-            vals.update({k: cfg[k] for k in ("doubt", "veto") if k in cfg})
+            vals.update({k: cfg[k] for k in ("doubt", "veto", "tip_sure") if k in cfg})
         except (KeyError, TypeError):
             raise ModelError(f"{where}: pips must hold file, {', '.join(names)}") from None
         if not isinstance(file, str) or not file:

@@ -83,6 +83,37 @@ def pip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
     return PipCrops(np.stack(crops), np.array(boxes, np.int32))
 
 
+def tip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
+    """The tips of pips a covering card cuts, in a strip's view (``view_bgr``, down to where
+    the next card lies): ink blobs touching the bottom of the view, at least 3 px tall and
+    4-20 px wide (at the view's 64 px card width), a third of their box inked, away from
+    the sides and the top and from the index columns (their centre between a quarter and
+    four fifths of the width). On a fanned column of a design whose small suit lies low, the
+    next card hides it, and the top row's pips peek out only so (a spade's point, a club's
+    round leaf, a heart's two lobes, a diamond's point); each is cut square and scaled to
+    CROP x CROP as :func:`pip_crops` cuts, for the pip reader, which learnt such cut pips."""
+    h, w = view_bgr.shape[:2]
+    mask = ink_mask(view_bgr)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    crops, boxes = [], []
+    geom = PatchGeom(CROP, CROP, (0.0, 1.0), (0.0, 1.0))
+    for k in range(1, n):
+        x, y, bw, bh, area = (int(s) for s in stats[k])
+        if not (4 <= bw <= 20 and 3 <= bh <= 20 and area >= 0.33 * bw * bh):
+            continue
+        if x < margin or y < margin or x + bw > w - margin or y + bh < h - 3:
+            continue
+        if not 0.25 < (x + bw / 2.0) / w < 0.8:
+            continue
+        side = 1.3 * max(bw, bh)
+        cx, cy = x + bw / 2.0, y + bh / 2.0
+        crops.append(corner_patch(view_bgr, (cx - side / 2, cy - side / 2), (side, 0.0), (0.0, side), geom))
+        boxes.append((x, y, bw, bh))
+    if not crops:
+        return PipCrops(np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros((0, 4), np.int32))
+    return PipCrops(np.stack(crops), np.array(boxes, np.int32))
+
+
 def in_index_corner(box) -> bool:
     """Whether a blob's ``box`` (x, y, w, h in view px) lies in one of a card's two index
     corners (its top-left or, upside down, bottom-right quarter-ish): a rank glyph or a
