@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
 from solitaire_coach.core.cards import Card  # noqa: E402
 from solitaire_coach.vision.decks import _FONTS, _FONTS_WILD, VAL_DECKS, _text_mask  # noqa: E402
-from solitaire_coach.vision.pips import CROP, NO_PIP, card_view, in_index_corner, pip_crops  # noqa: E402
+from solitaire_coach.vision.pips import CROP, NO_PIP, card_view, in_index_corner, pip_crops, tip_crops  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from train_face_reader import _field, _ground, load_faces, train_designs  # noqa: E402
@@ -87,22 +87,32 @@ def _scene(rng, face: np.ndarray, other: np.ndarray, strip: bool):
     return card_view(img, corner, u * (1 + e[2]), v * (1 + e[3]), shown + rng.normal(0, 0.02))
 
 
-def card_samples(rng, faces: np.ndarray, n: int):
+def card_samples(rng, faces: np.ndarray, n: int, tips: bool = False):
     """``n`` cards of the designs ``faces`` (D x 52 x H x W x 3) as the detector would cut
-    them: their blobs' crops and labels (suit 0-3 or NO_PIP)."""
+    them: their blobs' crops and labels (suit 0-3 or NO_PIP). With ``tips``, a strip's
+    blobs cut by the covering card (``vision.pips.tip_crops``: down to 3 px tall) come too,
+    those pip_crops does not cut already."""
     X, Y = [], []
     for _ in range(n):
         d = int(rng.integers(0, len(faces)))
         i = int(rng.integers(0, 52))
         card = Card.from_index(i)
         other = faces[d, int(rng.integers(0, 52))]
-        view = _scene(rng, faces[d, i], other, rng.random() < 0.6)
+        strip = rng.random() < 0.6
+        view = _scene(rng, faces[d, i], other, strip)
         pc = pip_crops(view)
         for crop, box in zip(pc.crops, pc.boxes):
             if in_index_corner(box):
                 continue
             X.append(crop)
             Y.append(NO_PIP if card.rank > 10 else card.suit)
+        if tips and strip:
+            cut = {tuple(b) for b in pc.boxes.tolist()}
+            tc = tip_crops(view)
+            for crop, box in zip(tc.crops, tc.boxes):
+                if tuple(box.tolist()) not in cut:
+                    X.append(crop)
+                    Y.append(NO_PIP if card.rank > 10 else card.suit)
     return X, Y
 
 
@@ -128,10 +138,10 @@ def glyph_samples(rng, n: int):
     return X, Y
 
 
-def make_set(names: list[str], cards: int, glyphs: int, seed: int):
+def make_set(names: list[str], cards: int, glyphs: int, seed: int, tips: bool = False):
     rng = np.random.default_rng(seed)
     faces = load_faces(names)
-    X, Y = card_samples(rng, faces, cards)
+    X, Y = card_samples(rng, faces, cards, tips)
     X2, Y2 = glyph_samples(rng, glyphs)
     X = np.stack(X + X2)
     Y = np.array(Y + Y2, np.int64)
@@ -179,6 +189,7 @@ def main() -> None:
     ap.add_argument("--work", default="out/train-pip")
     ap.add_argument("--out", default=None, help="model folder to export pip_reader.onnx into")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--tips", action="store_true", help="also the tips of pips a strip's covering card cuts")
     args = ap.parse_args()
     import torch
     import torch.nn.functional as F
@@ -186,7 +197,7 @@ def main() -> None:
     torch.set_num_threads(2)
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     os.makedirs(args.work, exist_ok=True)
-    data = os.path.join(args.work, f"data-{args.samples}-{args.seed}.npz")
+    data = os.path.join(args.work, f"data-{args.samples}-{args.seed}{'-tips' if args.tips else ''}.npz")
     t0 = time.time()
     if os.path.exists(data):
         z = np.load(data)
@@ -195,8 +206,8 @@ def main() -> None:
         drawn, art, fonts = train_designs()
         names = drawn + art + fonts
         print(f"cutting {args.samples} cards of {len(names)} designs ...", flush=True)
-        X, Y = make_set(names, args.samples, args.samples // 10, args.seed)
-        Xv, Yv = make_set(list(VAL_DECKS), 3000, 300, args.seed + 1)
+        X, Y = make_set(names, args.samples, args.samples // 10, args.seed, args.tips)
+        Xv, Yv = make_set(list(VAL_DECKS), 3000, 300, args.seed + 1, args.tips)
         np.savez_compressed(data, X=X, Y=Y, Xv=Xv, Yv=Yv)
         print(f"  {len(X)} crops ({np.bincount(Y, minlength=5).tolist()} C D H S none) in {time.time() - t0:.0f} s")
     model = build_model().to(dev)
