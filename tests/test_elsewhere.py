@@ -65,6 +65,36 @@ def test_apply_reads_against_the_frames_other_cards_and_only_faces_left_uu():
     assert back.card is None and other.card is None
 
 
+def test_a_learnt_decks_strip_is_read_by_the_models_own_probabilities_where_the_learnt_ones_agree():
+    """A learnt deck's strip thresholds are high (0.94-0.99: its practice strips' hidden suits);
+    a strip its learnt reads leave UU is read by the shipped model's own probabilities, at
+    the model's thresholds, where the learnt reads find the same card likeliest of those
+    left; never where they find another one likeliest, nor without ``model_thresh``."""
+    read = D._Mark(0, 0, 10, 14, 1.0, kind=0, card=Card.parse("8S"), conf=0.97)
+
+    def strip(learnt: np.ndarray) -> D._Mark:
+        return D._Mark(
+            0,
+            20,
+            10,
+            14,
+            1.0,
+            kind=0,
+            strip=True,
+            face=0.99,
+            conf=0.5,
+            belief=learnt,
+            model_belief=_belief(S8=0.5, C8=0.47),
+        )
+
+    agree = strip(_belief(S8=0.4, C8=0.5))  # set aside, 8C at 0.83 of the learnt: under 0.95
+    assert RULE.apply([read, agree], 0.9, 0.95) == 0
+    assert RULE.apply([read, agree], 0.9, 0.95, model_thresh=(0.85, 0.85)) == 1
+    assert agree.card == Card.parse("8C") and agree.conf >= 0.85
+    other = strip(_belief(S8=0.3, C8=0.2, D8=0.45))  # the learnt reads find the 8 of diamonds likeliest
+    assert RULE.apply([read, other], 0.9, 0.95, model_thresh=(0.85, 0.85)) == 0 and other.card is None
+
+
 @pytest.mark.parametrize(
     "entry, why",
     [
