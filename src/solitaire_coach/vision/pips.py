@@ -57,6 +57,26 @@ def ink_mask(view_bgr: np.ndarray) -> np.ndarray:
     return (drop > max(40, int(paper.mean()) // 4)).astype(np.uint8)
 
 
+def _blobs(view_bgr: np.ndarray) -> list[tuple[int, int, int, int, int]]:
+    """(x, y, w, h, area) of every ink blob of ``view_bgr`` (see :func:`ink_mask`)."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink_mask(view_bgr), connectivity=8)
+    return [tuple(int(v) for v in stats[k]) for k in range(1, n)]
+
+
+def _cut(view_bgr: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> PipCrops:
+    """Each blob box (x, y, w, h) of ``view_bgr`` cut square (1.3 times its larger side,
+    about its centre) and scaled to CROP x CROP."""
+    if not boxes:
+        return PipCrops(np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros((0, 4), np.int32))
+    geom = PatchGeom(CROP, CROP, (0.0, 1.0), (0.0, 1.0))
+    crops = []
+    for x, y, bw, bh in boxes:
+        side = 1.3 * max(bw, bh)
+        cx, cy = x + bw / 2.0, y + bh / 2.0
+        crops.append(corner_patch(view_bgr, (cx - side / 2, cy - side / 2), (side, 0.0), (0.0, side), geom))
+    return PipCrops(np.stack(crops), np.array(boxes, np.int32))
+
+
 def pip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
     """The ink blobs of ``view_bgr`` of a pip's size (4-20 px across at the view's 64 px
     card width, at least a third of their box inked) that touch neither side nor the top of
@@ -64,23 +84,14 @@ def pip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
     its larger side) and scaled to CROP x CROP. A blob may touch the bottom: a strip's top
     pips are often cut there by the covering card; the pip reader learnt such cut pips."""
     h, w = view_bgr.shape[:2]
-    mask = ink_mask(view_bgr)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    crops, boxes = [], []
-    for k in range(1, n):
-        x, y, bw, bh, area = (int(s) for s in stats[k])
+    boxes = []
+    for x, y, bw, bh, area in _blobs(view_bgr):
         if not (4 <= bw <= 20 and 4 <= bh <= 20 and area >= 10 and area >= 0.33 * bw * bh):
             continue
         if x < margin or y < margin or x + bw > w - margin or (y + bh > h - margin and bh < 6):
             continue
-        side = 1.3 * max(bw, bh)
-        cx, cy = x + bw / 2.0, y + bh / 2.0
-        geom = PatchGeom(CROP, CROP, (0.0, 1.0), (0.0, 1.0))
-        crops.append(corner_patch(view_bgr, (cx - side / 2, cy - side / 2), (side, 0.0), (0.0, side), geom))
         boxes.append((x, y, bw, bh))
-    if not crops:
-        return PipCrops(np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros((0, 4), np.int32))
-    return PipCrops(np.stack(crops), np.array(boxes, np.int32))
+    return _cut(view_bgr, boxes)
 
 
 def tip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
@@ -90,28 +101,18 @@ def tip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
     the sides and the top and from the index columns (their centre between a quarter and
     four fifths of the width). On a fanned column of a design whose small suit lies low, the
     next card hides it, and the top row's pips peek out only so (a spade's point, a club's
-    round leaf, a heart's two lobes, a diamond's point); each is cut square and scaled to
-    CROP x CROP as :func:`pip_crops` cuts, for the pip reader, which learnt such cut pips."""
+    round leaf, a heart's two lobes, a diamond's point); each is cut as :func:`pip_crops`
+    cuts, for the pip reader, which learnt such cut pips."""
     h, w = view_bgr.shape[:2]
-    mask = ink_mask(view_bgr)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    crops, boxes = [], []
-    geom = PatchGeom(CROP, CROP, (0.0, 1.0), (0.0, 1.0))
-    for k in range(1, n):
-        x, y, bw, bh, area = (int(s) for s in stats[k])
+    boxes = []
+    for x, y, bw, bh, area in _blobs(view_bgr):
         if not (4 <= bw <= 20 and 3 <= bh <= 20 and area >= 0.33 * bw * bh):
             continue
         if x < margin or y < margin or x + bw > w - margin or y + bh < h - 3:
             continue
-        if not 0.25 < (x + bw / 2.0) / w < 0.8:
-            continue
-        side = 1.3 * max(bw, bh)
-        cx, cy = x + bw / 2.0, y + bh / 2.0
-        crops.append(corner_patch(view_bgr, (cx - side / 2, cy - side / 2), (side, 0.0), (0.0, side), geom))
-        boxes.append((x, y, bw, bh))
-    if not crops:
-        return PipCrops(np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros((0, 4), np.int32))
-    return PipCrops(np.stack(crops), np.array(boxes, np.int32))
+        if 0.25 < (x + bw / 2.0) / w < 0.8:
+            boxes.append((x, y, bw, bh))
+    return _cut(view_bgr, boxes)
 
 
 def in_index_corner(box) -> bool:
