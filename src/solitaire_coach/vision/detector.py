@@ -1023,9 +1023,11 @@ class CardDetector:
             u, v = m.axes()
             shown = _shown(m, marks)
             view = P.card_view(frame_bgr, (m.x, m.y), u, v, shown)
-            pc = P.pip_crops(view)
+            blobs = P.ink_blobs(view)
+            pc = P.pip_crops(view, blobs=blobs)
             # a strip left UU: the tips of its top pips that the next card cuts (issue 40)
-            tc = P.tip_crops(view).crops if shown < 1.0 and m.card is None and rule.tip_sure < 1.0 else ()
+            tips_asked = shown < 1.0 and m.card is None and rule.tip_sure < 1.0
+            tc = P.tip_crops(view, blobs=blobs).crops if tips_asked else ()
             if len(pc.crops) or len(tc) or id(m) in agreed:
                 crops.append(pc.crops)
                 boxes.append(pc.boxes)
@@ -1481,17 +1483,15 @@ class CardDetector:
             self._read_turned(frame_bgr, [m for m in kept if m.kind == 0 and m.conf < (sure_s if m.strip else sure_w)])
         if self.askew_turn and not learnt:
             kept += self._read_askew(frame_bgr, kept)
-        if self.familiar is not None and not learnt:
-            self.familiar.apply(kept, *self._sure_thresholds())
         sure_w, sure_s = self._sure_thresholds()
+        if self.familiar is not None and not learnt:
+            self.familiar.apply(kept, sure_w, sure_s)
         kept = [m for m in kept if _stands(m, sure_w, sure_s)]
         kept = _suppress(kept)
         _dedupe_cards(kept)
         # a learnt deck: the shipped model's own reads, at its own thresholds, count too
         model_thresh = (self.model_read_thresh, self.model_strip_thresh) if model_probs is not None else None
-        if self.elsewhere is not None and self.elsewhere.apply(
-            kept, *self._sure_thresholds(), model_thresh=model_thresh
-        ):
+        if self.elsewhere is not None and self.elsewhere.apply(kept, sure_w, sure_s, model_thresh=model_thresh):
             _dedupe_cards(kept)  # two marks may have been given the one card left
         assign_slots(kept, frame_bgr.shape[1], calibration, frame_bgr.shape[0])
         _cover(kept)
@@ -2736,7 +2736,7 @@ def _twin_sure(card_suit: np.ndarray, suit_p: np.ndarray) -> bool:
     """Whether the card's own suit probabilities (C D H S) name the other suit of the colour
     of ``suit_p``'s likeliest suit at ``_TWIN_SURE`` or more (of all four)."""
     top = int(suit_p.argmax())
-    twin = {0: 3, 3: 0, 1: 2, 2: 1}[top]
+    twin = next(s for s in range(4) if _twin_suit(top, s))
     return float(card_suit[twin]) / float(card_suit.sum()) >= _TWIN_SURE
 
 

@@ -57,8 +57,9 @@ def ink_mask(view_bgr: np.ndarray) -> np.ndarray:
     return (drop > max(40, int(paper.mean()) // 4)).astype(np.uint8)
 
 
-def _blobs(view_bgr: np.ndarray) -> list[tuple[int, int, int, int, int]]:
-    """(x, y, w, h, area) of every ink blob of ``view_bgr`` (see :func:`ink_mask`)."""
+def ink_blobs(view_bgr: np.ndarray) -> list[tuple[int, int, int, int, int]]:
+    """(x, y, w, h, area) of every ink blob of ``view_bgr`` (see :func:`ink_mask`); found
+    once, it serves both :func:`pip_crops` and :func:`tip_crops` of one view."""
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink_mask(view_bgr), connectivity=8)
     return [tuple(int(v) for v in stats[k]) for k in range(1, n)]
 
@@ -77,15 +78,16 @@ def _cut(view_bgr: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> PipCro
     return PipCrops(np.stack(crops), np.array(boxes, np.int32))
 
 
-def pip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
+def pip_crops(view_bgr: np.ndarray, margin: int = 2, blobs: list | None = None) -> PipCrops:
     """The ink blobs of ``view_bgr`` of a pip's size (4-20 px across at the view's 64 px
     card width, at least a third of their box inked) that touch neither side nor the top of
     the view (nor ``margin`` px within them: the card's border), each cut square (1.3 times
     its larger side) and scaled to CROP x CROP. A blob may touch the bottom: a strip's top
-    pips are often cut there by the covering card; the pip reader learnt such cut pips."""
+    pips are often cut there by the covering card; the pip reader learnt such cut pips.
+    ``blobs``: the view's :func:`ink_blobs`, where found already."""
     h, w = view_bgr.shape[:2]
     boxes = []
-    for x, y, bw, bh, area in _blobs(view_bgr):
+    for x, y, bw, bh, area in ink_blobs(view_bgr) if blobs is None else blobs:
         if not (4 <= bw <= 20 and 4 <= bh <= 20 and area >= 10 and area >= 0.33 * bw * bh):
             continue
         if x < margin or y < margin or x + bw > w - margin or (y + bh > h - margin and bh < 6):
@@ -94,7 +96,7 @@ def pip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
     return _cut(view_bgr, boxes)
 
 
-def tip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
+def tip_crops(view_bgr: np.ndarray, margin: int = 2, blobs: list | None = None) -> PipCrops:
     """The tips of pips a covering card cuts, in a strip's view (``view_bgr``, down to where
     the next card lies): ink blobs touching the bottom of the view, at least 3 px tall and
     4-20 px wide (at the view's 64 px card width), a third of their box inked, away from
@@ -102,10 +104,10 @@ def tip_crops(view_bgr: np.ndarray, margin: int = 2) -> PipCrops:
     four fifths of the width). On a fanned column of a design whose small suit lies low, the
     next card hides it, and the top row's pips peek out only so (a spade's point, a club's
     round leaf, a heart's two lobes, a diamond's point); each is cut as :func:`pip_crops`
-    cuts, for the pip reader, which learnt such cut pips."""
+    cuts, for the pip reader, which learnt such cut pips. ``blobs``: as for :func:`pip_crops`."""
     h, w = view_bgr.shape[:2]
     boxes = []
-    for x, y, bw, bh, area in _blobs(view_bgr):
+    for x, y, bw, bh, area in ink_blobs(view_bgr) if blobs is None else blobs:
         if not (4 <= bw <= 20 and 3 <= bh <= 20 and area >= 0.33 * bw * bh):
             continue
         if x < margin or y < margin or x + bw > w - margin or y + bh < h - 3:
