@@ -1051,8 +1051,9 @@ class CardDetector:
             if len(tip_read) and (suit_p is None or suit_p.max() < rule.suit_sure):
                 my_tips = tip_read[tip_owner_a == k]
                 tip_p, tip_looks = P.suit_of_pips(my_tips, rule.none_max)
-                if tip_p is not None and tip_looks >= 2 and P.pips_agree(my_tips, rule.none_max):
-                    tip_suit = tip_p if tip_p.max() >= rule.tip_sure else None
+                if tip_p is not None and P.pips_agree(my_tips, rule.none_max):
+                    sure = rule.tip_sure if tip_looks >= 2 else rule.tip_one_sure
+                    tip_suit = tip_p if tip_p.max() >= sure else None
             if m.card is not None:  # a doubtful read: kept unless its pips surely name its twin suit
                 if suit_p is None or suit_p.max() < rule.veto or not _twin_suit(m.card.suit, int(suit_p.argmax())):
                     continue
@@ -1757,6 +1758,7 @@ class PipRule:
     doubt: float = 0.0
     veto: float = 1.0
     tip_sure: float = 1.0
+    tip_one_sure: float = 1.0
 
     @classmethod
     def from_config(cls, cfg, where: Path) -> PipRule | None:
@@ -1768,7 +1770,7 @@ class PipRule:
         try:
             file = cfg["file"]
             vals = {k: cfg[k] for k in names}
-            vals.update({k: cfg[k] for k in ("doubt", "veto", "tip_sure") if k in cfg})
+            vals.update({k: cfg[k] for k in ("doubt", "veto", "tip_sure", "tip_one_sure") if k in cfg})
         except (KeyError, TypeError):
             raise ModelError(f"{where}: pips must hold file, {', '.join(names)}") from None
         if not isinstance(file, str) or not file:
