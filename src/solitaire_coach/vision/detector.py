@@ -1026,7 +1026,7 @@ class CardDetector:
             blobs = P.ink_blobs(view)
             pc = P.pip_crops(view, blobs=blobs)
             # a strip left UU: the tips of its top pips that the next card cuts (issue 40)
-            tips_asked = shown < 1.0 and m.card is None and rule.tip_sure < 1.0
+            tips_asked = shown < 1.0 and m.card is None and min(rule.tip_sure, rule.tip_one_sure) < 1.0
             tc = P.tip_crops(view, blobs=blobs).crops if tips_asked else ()
             if len(pc.crops) or len(tc) or id(m) in agreed:
                 crops.append(pc.crops)
@@ -1748,7 +1748,10 @@ class PipRule:
     lying straight, in frames of a deck the reader does not know. On the 18 top-right
     designs (60 scenes) 9 of their 14 wrong cards were such corner reads; with the veto
     (doubt 0.97, veto 0.99) 8 wrong cards are left, and the validation designs' 4 are 3,
-    with no card read right lost on either (bench/RESULTS.md, 2026-11-30, the pips' veto)."""
+    with no card read right lost on either (bench/RESULTS.md, 2026-11-30, the pips' veto).
+    A strip left UU takes the suit of the tips of its top pips where two or more agree at
+    ``tip_sure`` or surer, or a lone tip reads it at ``tip_one_sure`` or surer (optional; 1,
+    the default, never)."""
 
     file: str
     none_max: float
