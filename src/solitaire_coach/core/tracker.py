@@ -212,9 +212,18 @@ def _novel_steps(state: GameState, novel: frozenset[Card]) -> Iterator[tuple[tup
     for column in range(COLUMN_COUNT):
         if candidates and state.awaiting_flip(column):
             # the person turned the card over and went on before the snapshot:
-            # a step of no move that names the card (it may since have been covered)
+            # a step of no move that names the card (it may since have been covered), and
+            # the card named and at once played on or covered, one step like the waste's
+            # (a card turned over and moved on between two photos: 4-3 draw 4-5 of game1
+            # every 3 moves took four steps, past the search's horizon)
             for card in sorted(candidates):
-                yield (), state.reveal_column(column, card)
+                seen = state.reveal_column(column, card)
+                yield (), seen
+                for move in seen.legal_moves(include_pointless=True):
+                    if (move.kind in _FROM_COLUMN and move.source == column) or (
+                        move.kind in _ONTO_COLUMN and move.target == column
+                    ):
+                        yield (move,), seen.play(move)
 
 
 def _waste_moves(state: GameState, card: Card) -> list[Move]:
@@ -286,6 +295,8 @@ been several, and a redeal among them."""
 
 
 _TURNS = (MoveKind.DRAW, MoveKind.REDEAL)
+_FROM_COLUMN = (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN)
+_ONTO_COLUMN = (MoveKind.COLUMN_TO_COLUMN, MoveKind.WASTE_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
 _TABLE_MOVES = (MoveKind.COLUMN_TO_FOUNDATION, MoveKind.COLUMN_TO_COLUMN, MoveKind.FOUNDATION_TO_COLUMN)
 _KIND_ORDER = {
     MoveKind.COLUMN_TO_FOUNDATION: 0,
