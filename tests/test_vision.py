@@ -890,6 +890,7 @@ def test_a_model_is_loaded_once_per_process_and_again_when_its_file_changes(tmp_
         "face_reader.onnx",
         "index_reader.onnx",
         "pip_reader.onnx",
+        "strip_reader.onnx",
     ]
     img = cv2.imread(str(SCENES[0]))
     assert own.detect(img).snapshot == a.detect(img).snapshot

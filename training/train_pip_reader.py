@@ -48,12 +48,13 @@ cv2.setNumThreads(1)
 RANK_GLYPHS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "B", "D", "V", "R", "E", "1")
 
 
-def _scene(rng, face: np.ndarray, other: np.ndarray, strip: bool):
+def _scene(rng, face: np.ndarray, other: np.ndarray, strip: bool, shown_range=(0.13, 0.5)):
     """``face`` as a camera sees it on a table (covered from below by ``other`` when
-    ``strip``), and its upright view as the detector cuts it."""
+    ``strip``: ``shown_range`` of its height shows), and its upright view as the detector
+    cuts it."""
     fh, fw = face.shape[:2]
     if strip:
-        shown = rng.uniform(0.13, 0.5)
+        shown = rng.uniform(*shown_range)
         face = face.copy()
         dy = int(shown * fh)
         face[dy:] = other[: fh - dy]
