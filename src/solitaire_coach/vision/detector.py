@@ -1022,7 +1022,7 @@ class CardDetector:
         back and the card left UU (measured: the H/D and S/C misreads of designs never
         trained on, see :class:`PipRule`)."""
         rule = self.pips
-        asked, crops, boxes, owner, tips, tip_owner, strips = [], [], [], [], [], [], []
+        asked, crops, boxes, owner, tips, tip_owner, strips, strip_owner = [], [], [], [], [], [], [], []
         for m, i in list(unsure) + list(doubtful):
             if _covered_right(m, marks):
                 continue
@@ -1037,7 +1037,9 @@ class CardDetector:
             # ... and its whole band, for the strip reader
             strip_asked = shown < 1.0 and m.card is None and self.strip_reader is not None
             if len(pc.crops) or len(tc) or id(m) in agreed or strip_asked:
-                strips.append(ST.strip_canvas(view) if strip_asked else None)
+                if strip_asked:
+                    strips.append(ST.strip_canvas(view))
+                    strip_owner.append(len(asked))
                 crops.append(pc.crops)
                 boxes.append(pc.boxes)
                 owner += [len(asked)] * len(pc.crops)
@@ -1052,15 +1054,17 @@ class CardDetector:
         )
         read, tip_read = read[: len(owner)], read[len(owner) :]
         owner_a, tip_owner_a = np.array(owner), np.array(tip_owner)
-        band = [c for c in strips if c is not None]
-        band_read = iter(self.strip_reader.run(None, {"strip": F.to_tensor(np.stack(band))})[0] if band else ())
-        strip_read = [None if c is None else next(band_read) for c in strips]
+        strip_read = (
+            dict(zip(strip_owner, self.strip_reader.run(None, {"strip": F.to_tensor(np.stack(strips))})[0]))
+            if strips
+            else {}
+        )
         n = 0
         for k, (m, i, shown) in enumerate(asked):
             mine = read[owner_a == k]
             suit_p, looks = P.suit_of_pips(mine, rule.none_max)
             tip_suit = None
-            strip_suit = strip_read[k]
+            strip_suit = strip_read.get(k)
             if strip_suit is not None and strip_suit.max() < rule.strip_sure:
                 strip_suit = None
             if len(tip_read) and (suit_p is None or suit_p.max() < rule.suit_sure):
@@ -1802,7 +1806,7 @@ class PipRule:
             vals = {k: cfg[k] for k in names}
             vals.update({k: cfg[k] for k in ("doubt", "veto", "tip_sure", "tip_one_sure", "strip_sure") if k in cfg})
             strip_file = cfg.get("strip_file", "")
-        except (KeyError, TypeError, AttributeError):
+        except (KeyError, TypeError):
             raise ModelError(f"{where}: pips must hold file, {', '.join(names)}") from None
         if not isinstance(file, str) or not file:
             raise ModelError(f"{where}: pips' file must name the pip reader's ONNX file, not {json.dumps(file)}")
