@@ -183,6 +183,44 @@ def to_input(X: np.ndarray):
     return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
 
 
+def resume(torch, ck: str, model, opt, dev) -> int:
+    """Load the checkpoint ``ck`` (model and optimiser) where there is one, saying so; the
+    passes done already (0 without one)."""
+    if not os.path.exists(ck):
+        return 0
+    s = torch.load(ck, map_location=dev)
+    model.load_state_dict(s["model"])
+    opt.load_state_dict(s["opt"])
+    print(f"resumed at pass {s['epoch']}")
+    return s["epoch"]
+
+
+def export_softmax(torch, model, dummy, path: str, inputs: list[str], outputs: list[str]) -> None:
+    """``model`` (its output one tensor of scores, or a tuple of them) written to ONNX at
+    ``path`` with a softmax on each output, the batch size free."""
+
+    class WithSoftmax(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            out = self.m(x)
+            return tuple(torch.softmax(o, 1) for o in out) if isinstance(out, tuple) else torch.softmax(out, 1)
+
+    torch.onnx.export(
+        WithSoftmax(model.eval().cpu()),
+        dummy,
+        path,
+        input_names=inputs,
+        output_names=outputs,
+        dynamic_axes={k: {0: "n"} for k in inputs + outputs},
+        opset_version=17,
+        dynamo=False,
+    )
+    print(f"wrote {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", type=int, default=40000, help="training cards to cut (default 40000)")
@@ -214,13 +252,7 @@ def main() -> None:
     model = build_model().to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     ck = os.path.join(args.work, "pip_reader.pt")
-    start = 0
-    if os.path.exists(ck):
-        s = torch.load(ck, map_location=dev)
-        model.load_state_dict(s["model"])
-        opt.load_state_dict(s["opt"])
-        start = s["epoch"]
-        print(f"resumed at pass {start}")
+    start = resume(torch, ck, model, opt, dev)
     xt, yt = to_input(X), torch.from_numpy(Y)
     xv, yv = to_input(Xv).to(dev), torch.from_numpy(Yv).to(dev)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 2e-3, total_steps=args.epochs * (len(X) // 256 + 1))
@@ -253,28 +285,9 @@ def main() -> None:
             flush=True,
         )
     if args.out:
-        model.eval().cpu()
-
-        class WithSoftmax(torch.nn.Module):
-            def __init__(self, m):
-                super().__init__()
-                self.m = m
-
-            def forward(self, x):
-                return torch.softmax(self.m(x), 1)
-
-        path = os.path.join(args.out, "pip_reader.onnx")
-        torch.onnx.export(
-            WithSoftmax(model),
-            torch.zeros(1, 3, CROP, CROP),
-            path,
-            input_names=["crop"],
-            output_names=["suit"],
-            dynamic_axes={"crop": {0: "n"}, "suit": {0: "n"}},
-            opset_version=17,
-            dynamo=False,
+        export_softmax(
+            torch, model, torch.zeros(1, 3, CROP, CROP), os.path.join(args.out, "pip_reader.onnx"), ["crop"], ["suit"]
         )
-        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from solitaire_coach.vision.strips import STRIP_H, STRIP_W, strip_canvas  # noqa
 
 sys.path.insert(0, os.path.dirname(__file__))
 from train_face_reader import load_faces, train_designs  # noqa: E402
-from train_pip_reader import _scene  # noqa: E402
+from train_pip_reader import _scene, export_softmax, resume, to_input  # noqa: E402
 
 cv2.setNumThreads(1)
 
@@ -114,13 +114,6 @@ def build_model():
     return StripNet()
 
 
-def to_input(X: np.ndarray):
-    import torch
-
-    x = X[..., ::-1].astype(np.float32) / 255.0
-    return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", type=int, default=80000, help="training strips to cut (default 80000)")
@@ -151,13 +144,7 @@ def main() -> None:
     model = build_model().to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     ck = os.path.join(args.work, "strip_reader.pt")
-    start = 0
-    if os.path.exists(ck):
-        s = torch.load(ck, map_location=dev)
-        model.load_state_dict(s["model"])
-        opt.load_state_dict(s["opt"])
-        start = s["epoch"]
-        print(f"resumed at pass {start}")
+    start = resume(torch, ck, model, opt, dev)
     steps = len(X) // 128 + 1
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 2e-3, total_steps=args.epochs * steps)
     for _ in range(start * steps):
@@ -197,29 +184,8 @@ def main() -> None:
             flush=True,
         )
     if args.out:
-        model.eval().cpu()
-
-        class WithSoftmax(torch.nn.Module):
-            def __init__(self, m):
-                super().__init__()
-                self.m = m
-
-            def forward(self, x):
-                s, r = self.m(x)
-                return torch.softmax(s, 1), torch.softmax(r, 1)
-
         path = os.path.join(args.out, "strip_reader.onnx")
-        torch.onnx.export(
-            WithSoftmax(model),
-            torch.zeros(1, 3, STRIP_H, STRIP_W),
-            path,
-            input_names=["strip"],
-            output_names=["suit", "rank"],
-            dynamic_axes={"strip": {0: "n"}, "suit": {0: "n"}, "rank": {0: "n"}},
-            opset_version=17,
-            dynamo=False,
-        )
-        print(f"wrote {path}")
+        export_softmax(torch, model, torch.zeros(1, 3, STRIP_H, STRIP_W), path, ["strip"], ["suit", "rank"])
 
 
 if __name__ == "__main__":
