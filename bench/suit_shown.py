@@ -91,7 +91,11 @@ def main(argv: list[str] | None = None) -> None:
             c["cards"] += 1
             shows = suit_shows(deck, t.card, int(round(width)), shown_w, shown_h)
             m = marks.get(id(t))
-            read = "" if det is None else ("UU" if m is None or m.card is None else "right" if m.card is t.card else "wrong")
+            read = (
+                ""
+                if det is None
+                else ("UU" if m is None or m.card is None else "right" if m.card is t.card else "wrong")
+            )
             for level, yes in shows.items():
                 if yes:
                     c[level] += 1
