@@ -1,6 +1,6 @@
 """Measure the card detector on real photos (``../shared/realphotos``: see its README).
 
-Usage: python bench/real_photos.py PATH [--model DIR] [--rotate 0|90|180|270] [--width W]
+Usage: python bench/real_photos.py PATH [--model DIR] [--rotate 0|90|180|270] [--width W] [--light F|B,G,R]
                                    [--groups suit_3,simple,...] [--limit N] [--curve] [--json OUT]
 
 PATH is the folder of real photos (its README describes it); when it is absent the benchmark
@@ -21,7 +21,8 @@ labelled):
   cards in their columns, so there every one counted is a phantom), and the latency
   of the whole frame-to-snapshot step (median and 90th percentile).
 
-``--rotate`` turns every frame (and its labels) by that many degrees clockwise and
+``--light`` multiplies every frame's blue, green and red by the factors given (one for all
+three, or three), for a dim room or a coloured lamp. ``--rotate`` turns every frame (and its labels) by that many degrees clockwise and
 ``--width`` scales it to that width (area averaging when shrinking) before reading, for the
 "any orientation, any scale" figures. ``--curve`` reads with no threshold and prints, for
 candidate thresholds, how many cards would be read and how many wrong (how the thresholds
@@ -138,8 +139,13 @@ def rotate_point(x: float, y: float, degrees: int) -> tuple[float, float]:
 ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
-def prepare(frame: np.ndarray, rotate: int, width: int | None) -> np.ndarray:
-    """The frame turned and scaled as asked."""
+def prepare(
+    frame: np.ndarray, rotate: int, width: int | None, light: tuple[float, float, float] | None = None
+) -> np.ndarray:
+    """The frame turned, scaled and its light changed as asked (``light``: a factor for each
+    of its blue, green and red channels: a dim room, a warm lamp)."""
+    if light is not None:
+        frame = np.clip(frame.astype(np.float32) * np.float32(light), 0, 255).astype(np.uint8)
     if rotate:
         frame = cv2.rotate(frame, ROTATE[rotate])
     if width and width != frame.shape[1]:
@@ -221,7 +227,16 @@ def score_frame(cards: dict, extra: set, dets, size: tuple[int, int], thresh=Non
     return outcomes, phantoms
 
 
-def run(root: Path, groups: list[str], model, rotate: int, width: int | None, limit: int | None, curve: bool) -> dict:
+def run(
+    root: Path,
+    groups: list[str],
+    model,
+    rotate: int,
+    width: int | None,
+    limit: int | None,
+    curve: bool,
+    light: tuple[float, float, float] | None = None,
+) -> dict:
     """Read every frame of ``groups``; the figures per group (and the raw rows for ``--curve``)."""
     det = D.CardDetector(model)
     if curve:
@@ -241,7 +256,7 @@ def run(root: Path, groups: list[str], model, rotate: int, width: int | None, li
             if frame is None:
                 print(f"  {path}: cannot be read, skipped", file=sys.stderr)
                 continue
-            frame = prepare(frame, rotate, width)
+            frame = prepare(frame, rotate, width, light)
             cards = {k: [rotate_point(x, y, rotate) for x, y in v] for k, v in cards.items()}
             t0 = time.perf_counter()
             res = det.detect(frame)
@@ -405,6 +420,12 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default=None, help="model folder (default: the shipped one)")
     ap.add_argument("--rotate", type=int, choices=(0, 90, 180, 270), default=0)
     ap.add_argument("--width", type=int, default=None, help="scale every frame to this width first")
+    ap.add_argument(
+        "--light",
+        default=None,
+        help="change every frame's light first: one factor (0.4: a dim room) or three for blue, green, red "
+        "(0.3,0.45,0.6: a dim warm lamp)",
+    )
     ap.add_argument("--groups", default="suit_3,suit_3_layouts,simple,simple_rotated,stacked,suit_1,suit_2,phone")
     ap.add_argument("--limit", type=int, default=None, help="at most this many frames a group")
     ap.add_argument("--curve", action="store_true", help="read with no threshold and print a threshold curve")
@@ -429,11 +450,24 @@ def main(argv=None) -> int:
     if bad:
         print(f"real_photos: error: unknown group {bad[0]!r}", file=sys.stderr)
         return 2
+    light = None
+    if args.light:
+        try:
+            vals = [float(v) for v in args.light.split(",")]
+        except ValueError:
+            vals = []
+        if len(vals) not in (1, 3) or min(vals) <= 0:
+            print(
+                f"real_photos: error: --light must be one or three positive factors, not {args.light!r}",
+                file=sys.stderr,
+            )
+            return 2
+        light = tuple(vals * 3 if len(vals) == 1 else vals)
     t0 = time.time()
-    report = run(root, groups, args.model, args.rotate, args.width, args.limit, args.curve)
+    report = run(root, groups, args.model, args.rotate, args.width, args.limit, args.curve, light)
     print(
         f"model {args.model or 'shipped'}, rotate {args.rotate}, width {args.width or 'as shot'}, "
-        f"{time.time() - t0:.0f} s"
+        f"light {args.light or 'as shot'}, {time.time() - t0:.0f} s"
     )
     print_report(report, args.curve, args.turns)
     if args.close:

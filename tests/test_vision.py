@@ -910,6 +910,31 @@ def test_a_deck_folder_picture_missing_or_damaged_is_named(tmp_path, monkeypatch
         deck.face(Card.parse("KH"))
 
 
+# ---------------------------------------------------------------- a dim room
+def test_a_well_lit_frame_is_read_as_it_comes_and_a_dim_one_is_brightened():
+    img = cv2.imread(str(SCENES[0]))
+    assert D.lift_exposure(img) is img
+    dim = (img * 0.3).astype(np.uint8)
+    lifted = D.lift_exposure(dim)
+    brightest = np.percentile(cv2.cvtColor(lifted, cv2.COLOR_BGR2GRAY), 99.5)
+    assert abs(brightest - D.LIFTED_BRIGHTEST) < 12
+    black = np.zeros_like(img)
+    assert (D.lift_exposure(black) == 0).all()  # nothing to lift: no division by zero
+
+
+def test_a_layout_in_a_dim_room_reads_as_in_daylight(monkeypatch):
+    """Every fixture scene at 12% of its light (a camera whose exposure does not make up for
+    a dim room) gives the snapshot of the scene as lit; without the lift most cards are lost."""
+    for path in SCENES:
+        img = cv2.imread(str(path))
+        dim = (img * 0.12).astype(np.uint8)
+        assert D.CardDetector().detect(dim).snapshot.line() == D.CardDetector().detect(img).snapshot.line(), path.name
+    monkeypatch.setattr(D, "DIM_BRIGHTEST", 0.0)
+    img = cv2.imread(str(SCENES[0]))
+    unlifted = D.CardDetector().detect((img * 0.12).astype(np.uint8))
+    assert unlifted.snapshot.line() != D.CardDetector().detect(img).snapshot.line()
+
+
 # ---------------------------------------------------------------- any orientation, any scale
 @pytest.mark.parametrize("turn", [90, 180, 270])
 def test_turned_frame_reads_as_upright(turn):
